@@ -1,0 +1,34 @@
+"""CEL for DRA Planner: device selectors and general expressions.
+
+The CEL library itself is used only by ``_library``; everything here is the project's own API.
+"""
+
+from __future__ import annotations
+
+from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
+from allocation.engine.cel.expressions import Expression, compile_expression
+from allocation.engine.cel.selectors import (
+    MAX_EXPRESSION_LENGTH,
+    Selector,
+    SelectorOutcome,
+    SelectorStats,
+    compile_selector,
+    reset_stats,
+    stats,
+    validate_selector,
+)
+
+__all__ = [
+    "MAX_EXPRESSION_LENGTH",
+    "CelCompileError",
+    "CelEvaluationError",
+    "Expression",
+    "Selector",
+    "SelectorOutcome",
+    "SelectorStats",
+    "compile_expression",
+    "compile_selector",
+    "reset_stats",
+    "stats",
+    "validate_selector",
+]

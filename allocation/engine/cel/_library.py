@@ -1,0 +1,178 @@
+"""The adapter over cel-expr-python: the only module that imports the CEL library.
+
+Notes on the library (0.1.3): declaring any ``_==_`` or ``_!=_`` overload replaces the
+built-in equality at run time for every type, so equality is declared here for each kind and
+implemented in Python (:func:`cel_equal`). Ordering overloads add to the built-ins. A missing
+map key yields an ERROR value, not an exception; comprehensions past the iteration budget raise
+RuntimeError. Declaring an overload whose argument kinds a built-in already has fails with
+ALREADY_EXISTS, so ``int < double`` type-checks only through ``dyn`` (the run time has it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+
+from cel_expr_python import cel
+
+from allocation.engine.cel import _semantics as sem
+from allocation.engine.cel._errors import CelCompileError
+
+__all__ = ["Program", "compile_program", "SELECTOR_VARIABLES"]
+
+_T = cel.Type
+_TAGGED = _T.Map(_T.STRING, _T.STRING)
+_KINDS = {
+    "dyn": _T.DYN, "bool": _T.BOOL, "int": _T.INT, "uint": _T.UINT, "double": _T.DOUBLE,
+    "string": _T.STRING, "bytes": _T.BYTES, "list": _T.List(_T.DYN),
+    "map": _T.Map(_T.STRING, _T.DYN), "tagged": _TAGGED,
+}
+SELECTOR_VARIABLES = {
+    "attributes": _T.Map(_T.STRING, _T.DYN),
+    "quantities": _T.Map(_T.STRING, _TAGGED),
+    "versions": _T.Map(_T.STRING, _TAGGED),
+    "ints": _T.Map(_T.STRING, _T.INT),
+    "bools": _T.Map(_T.STRING, _T.BOOL),
+    "strings": _T.Map(_T.STRING, _T.STRING),
+    "intSlices": _T.Map(_T.STRING, _T.List(_T.INT)),
+    "stringSlices": _T.Map(_T.STRING, _T.List(_T.STRING)),
+}
+_ERROR_AT = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
+_STATUS = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A checked expression: ``run`` gives (True, plain value) or (False, error message)."""
+
+    result_type: str
+    _expression: cel.Expression
+
+    def run(self, data: Mapping[str, object]) -> tuple[bool, object]:
+        """Evaluate against ``data``; never raises for run-time errors."""
+        try:
+            value = self._expression.eval(data=data)
+        except RuntimeError as error:
+            return False, _clean(str(error))
+        if value.type() == _T.ERROR:
+            return False, _clean(str(value.value()))
+        return True, value.plain_value()
+
+
+def compile_program(source: str, variables: Mapping[str, str] | None = None) -> Program:
+    """Check ``source`` in the selector environment, or with ``variables`` (name -> kind such
+    as "dyn") when given; raise CelCompileError with the first error's position."""
+    env = _selector_env() if variables is None else _env(tuple(sorted(variables.items())))
+    try:
+        expression = env.compile(source)
+    except RuntimeError as error:
+        raise _compile_error(str(error)) from None
+    return Program(_type_name(expression.return_type()), expression)
+
+
+def _compile_error(text: str) -> CelCompileError:
+    match = _ERROR_AT.search(text)
+    if match is None:
+        return CelCompileError(_clean(text.splitlines()[0] if text else "invalid expression"))
+    return CelCompileError(match.group(3).strip(), int(match.group(1)), int(match.group(2)))
+
+
+def _clean(text: str) -> str:
+    return _STATUS_SUFFIX.sub("", _STATUS.sub("", text.strip()))
+
+
+def _type_name(value_type: cel.Type) -> str:
+    for name, kind in (("bool", _T.BOOL), ("dyn", _T.DYN), ("int", _T.INT),
+                       ("double", _T.DOUBLE), ("string", _T.STRING), ("uint", _T.UINT)):
+        if value_type == kind:
+            return name
+    return value_type.name().lower()
+
+
+@lru_cache(maxsize=1)
+def _selector_env() -> cel.Env:
+    return cel.NewEnv(variables=SELECTOR_VARIABLES, extensions=[_extension()])
+
+
+@lru_cache(maxsize=32)
+def _env(variables: tuple[tuple[str, str], ...]) -> cel.Env:
+    declared = {}
+    for name, kind in variables:
+        if kind not in _KINDS:
+            raise CelCompileError(f"unknown variable type {kind!r} for {name!r}")
+        declared[name] = _KINDS[kind]
+    return cel.NewEnv(variables=declared, extensions=[_extension()])
+
+
+def _overload(name: str, result: cel.Type, params: list[cel.Type],
+              impl: Callable[..., object] | None = None, member: bool = False) -> cel.Overload:
+    oid = name + "_" + "_".join(p.name().lower().replace("<", "").replace(">", "")
+                                .replace(", ", "_") for p in params)
+    if impl is None:
+        return cel.Overload(oid, result, params, is_member=member)
+    return cel.Overload(oid, result, params, is_member=member, impl=impl)
+
+
+def _equality() -> list[cel.FunctionDecl]:
+    same = [_T.STRING, _T.BYTES, _T.BOOL, _T.List(_T.DYN), _T.DURATION, _T.TIMESTAMP, _TAGGED]
+    pairs = [(t, t) for t in same]
+    pairs += list(product([_T.INT, _T.UINT, _T.DOUBLE], repeat=2))
+    pairs += [(_TAGGED, _T.STRING), (_T.STRING, _TAGGED)]
+
+    def not_equal(a: object, b: object) -> bool:
+        return not sem.cel_equal(a, b)
+
+    return [
+        cel.FunctionDecl("_==_", [_overload("eq", _T.BOOL, list(p), sem.cel_equal) for p in pairs]),
+        cel.FunctionDecl("_!=_", [_overload("ne", _T.BOOL, list(p), not_equal) for p in pairs]),
+    ]
+
+
+def _ordering() -> list[cel.FunctionDecl]:
+    tests: dict[str, Callable[[int], bool]] = {
+        "_<_": lambda c: c < 0, "_<=_": lambda c: c <= 0,
+        "_>_": lambda c: c > 0, "_>=_": lambda c: c >= 0,
+    }
+    decls = []
+    for op, test in tests.items():
+        def impl(a: object, b: object, test: Callable[[int], bool] = test) -> bool:
+            return test(sem.cel_compare(a, b))
+
+        overloads = [_overload("cmp" + op.strip("_"), _T.BOOL, list(p), impl)
+                     for p in ((_TAGGED, _T.STRING), (_T.STRING, _TAGGED), (_TAGGED, _TAGGED))]
+        decls.append(cel.FunctionDecl(op, overloads))
+    return decls
+
+
+def _functions() -> list[cel.FunctionDecl]:
+    decls = [
+        cel.FunctionDecl("quantity", [_overload("quantity", _TAGGED, [_T.STRING],
+                                                sem.make_quantity)]),
+        cel.FunctionDecl("isQuantity", [_overload("isQuantity", _T.BOOL, [_T.STRING],
+                                                  sem.is_quantity_text)]),
+        cel.FunctionDecl("semver", [_overload("semver", _TAGGED, [_T.STRING], sem.make_version)]),
+        cel.FunctionDecl("isSemver", [_overload("isSemver", _T.BOOL, [_T.STRING],
+                                                sem.is_version_text)]),
+        cel.FunctionDecl("compareTo", [_overload("compareTo", _T.INT, [_TAGGED, _TAGGED],
+                                                 sem.cel_compare, member=True)]),
+        cel.FunctionDecl("isGreaterThan", [_overload(
+            "isGreaterThan", _T.BOOL, [_TAGGED, _TAGGED],
+            lambda a, b: sem.cel_compare(a, b) > 0, member=True)]),
+        cel.FunctionDecl("isLessThan", [_overload(
+            "isLessThan", _T.BOOL, [_TAGGED, _TAGGED],
+            lambda a, b: sem.cel_compare(a, b) < 0, member=True)]),
+    ]
+    for name, (impl, args, result) in {**sem.QUANTITY_MEMBERS, **sem.VERSION_MEMBERS}.items():
+        variants = [args] if "tagged" not in args else [args, ("int",)]
+        overloads = [_overload(name, _KINDS[result], [_TAGGED, *(_KINDS[a] for a in variant)],
+                               impl, member=True) for variant in variants]
+        decls.append(cel.FunctionDecl(name, overloads))
+    return decls
+
+
+def _extension() -> cel.CelExtension:
+    return cel.CelExtension("draplanner", [*_equality(), *_ordering(), *_functions()])

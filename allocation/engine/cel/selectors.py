@@ -1,0 +1,137 @@
+"""Device selectors: boolean CEL expressions over one device's attributes, with a result cache."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from threading import Lock
+
+from allocation.engine.attributes import AttributeSet
+from allocation.engine.cel._analysis import attribute_reads, comprehension_problem
+from allocation.engine.cel._errors import CelCompileError
+from allocation.engine.cel._library import Program, compile_program
+
+__all__ = [
+    "MAX_EXPRESSION_LENGTH",
+    "CACHE_SIZE",
+    "SelectorOutcome",
+    "Selector",
+    "SelectorStats",
+    "compile_selector",
+    "validate_selector",
+    "check_source",
+    "stats",
+    "reset_stats",
+]
+
+MAX_EXPRESSION_LENGTH = 10 * 1024
+CACHE_SIZE = 4096
+_COMPILED_LIMIT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorOutcome:
+    """Whether a device matched; ``error`` (set only when not matched) says why it could not."""
+
+    matched: bool
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class SelectorStats:
+    """Counters over all selectors: ``lookups`` (calls) and ``evaluations`` (cache misses)."""
+
+    evaluations: int = 0
+    lookups: int = 0
+
+
+_STATS = SelectorStats()
+_COMPILED: dict[str, Selector] = {}
+_LOCK = Lock()
+
+
+class Selector:
+    """A compiled selector; ``reads`` is the attribute names it reads (None: possibly any)."""
+
+    __slots__ = ("source", "reads", "_program", "_sorted_reads", "_cache")
+
+    def __init__(self, source: str, program: Program, reads: frozenset[str] | None) -> None:
+        self.source = source
+        self.reads = reads
+        self._program = program
+        self._sorted_reads = None if reads is None else tuple(sorted(reads))
+        self._cache: dict[object, SelectorOutcome] = {}
+
+    def evaluate(self, attributes: AttributeSet) -> SelectorOutcome:
+        """Whether ``attributes`` match; a run-time error is a non-match carrying its message."""
+        _STATS.lookups += 1
+        key: object = attributes if self._sorted_reads is None else tuple(
+            attributes.get(name) for name in self._sorted_reads
+        )
+        outcome = self._cache.get(key)
+        if outcome is None:
+            _STATS.evaluations += 1
+            outcome = self._run(attributes)
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[key] = outcome
+        return outcome
+
+    def _run(self, attributes: AttributeSet) -> SelectorOutcome:
+        ok, value = self._program.run(attributes.cel_activation())
+        if not ok:
+            return SelectorOutcome(False, str(value))
+        if not isinstance(value, bool):
+            return SelectorOutcome(False, f"selector gave {type(value).__name__}, not bool")
+        return SelectorOutcome(value)
+
+    def __repr__(self) -> str:
+        return f"Selector({self.source!r})"
+
+
+def check_source(source: str) -> None:
+    """Raise CelCompileError when ``source`` is too long or its loops could run away."""
+    size = len(source.encode("utf-8"))
+    if size > MAX_EXPRESSION_LENGTH:
+        raise CelCompileError(f"expression is {size} bytes, longer than the "
+                              f"{MAX_EXPRESSION_LENGTH}-byte limit")
+    problem = comprehension_problem(source)
+    if problem is not None:
+        raise CelCompileError(problem)
+
+
+def compile_selector(source: str) -> Selector:
+    """The selector for ``source``, compiled once per distinct source; CelCompileError if it is
+    too long, does not parse or type-check, or cannot give a bool."""
+    selector = _COMPILED.get(source)
+    if selector is not None:
+        return selector
+    check_source(source)
+    program = compile_program(source)
+    if program.result_type not in ("bool", "dyn"):
+        raise CelCompileError(f"a selector must evaluate to bool, not {program.result_type}")
+    selector = Selector(source, program, attribute_reads(source))
+    with _LOCK:
+        if len(_COMPILED) >= _COMPILED_LIMIT:
+            _COMPILED.clear()
+        _COMPILED[source] = selector
+    return selector
+
+
+def validate_selector(source: str) -> list[str]:
+    """Problems with ``source`` as a selector, one message each (empty when it is usable)."""
+    try:
+        compile_selector(source)
+    except CelCompileError as error:
+        return [str(error)]
+    return []
+
+
+def stats() -> SelectorStats:
+    """A snapshot of the selector counters."""
+    return SelectorStats(_STATS.evaluations, _STATS.lookups)
+
+
+def reset_stats() -> None:
+    """Set the selector counters to zero."""
+    _STATS.evaluations = 0
+    _STATS.lookups = 0

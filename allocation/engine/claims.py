@@ -1,0 +1,103 @@
+"""The resource claim controller: claims from templates, releasing, deallocating.
+
+It creates ``<pod>-<podClaimName>`` claims owned by their pod, drops reservations of pods
+that finished or are gone, and deallocates structured ``WaitForFirstConsumer`` claims that
+no pod reserves any more (``Immediate`` claims stay allocated, as the seeds say).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from allocation.engine.models import registry
+from allocation.engine.objects import Pod, ResourceClaim
+
+__all__ = ["ClaimController", "deallocate"]
+
+
+def deallocate(state, claim: ResourceClaim, why: str) -> None:
+    """Clear a structured allocation and give back what it held."""
+    allocation = claim.allocation
+    if allocation is None:
+        return
+    for inventory, candidate in allocation.picks:
+        inventory.release(candidate, claim.ref)
+    claim.allocation = None
+    claim.driver_name = None
+    finalizers = registry.by_finalizer()
+    claim.meta.finalizers = [f for f in claim.meta.finalizers if f not in finalizers]
+    state.epoch += 1
+    state.events.record(claim, "Normal", "Deallocated", why, component="draplanner-claims")
+
+
+class ClaimController:
+    """Reconciles claims with the pods that use them."""
+
+    name = "claims"
+
+    def reconcile(self, state) -> bool:
+        changed = self._create_from_templates(state)
+        changed |= self._release(state)
+        return changed
+
+    def _create_from_templates(self, state) -> bool:
+        changed = False
+        for pod in list(state.pods()):
+            if pod.terminated:
+                continue
+            for pod_claim in pod.claims:
+                if not pod_claim.template_name:
+                    continue
+                name = f"{pod.name}-{pod_claim.name}"
+                if state.get("ResourceClaim", pod.namespace, name) is not None:
+                    continue
+                template = state.get("ResourceClaimTemplate", pod.namespace,
+                                     pod_claim.template_name)
+                if template is None:
+                    continue  # the scheduler reports the missing template on the pod
+                state.add(_claim_from_template(pod, pod_claim.name, template))
+                changed = True
+        return changed
+
+    def _release(self, state) -> bool:
+        changed = False
+        live = {p.name: p for p in state.pods() if not p.terminated}
+        by_uid = {p.meta.uid for p in live.values()}
+        for claim in list(state.claims()):
+            kept = [r for r in claim.reserved_for
+                    if r.get("resource") != "pods" or (
+                        r.get("name") in live and (not r.get("uid") or r["uid"] in by_uid))]
+            if len(kept) != len(claim.reserved_for):
+                gone = [r["name"] for r in claim.reserved_for if r not in kept]
+                claim.reserved_for = kept
+                state.epoch += 1
+                changed = True
+                state.events.record(claim, "Normal", "Released",
+                                    f"No longer reserved for pod(s) {', '.join(gone)}",
+                                    component="draplanner-claims")
+            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
+            if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
+                    and structured and not claim.controller_name):
+                deallocate(state, claim, "No pod uses the claim any more")
+                changed = True
+        return changed
+
+
+def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
+    meta = template.claim_metadata
+    raw = {
+        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+        "metadata": {
+            "name": f"{pod.name}-{pod_claim_name}", "namespace": pod.namespace,
+            "labels": copy.deepcopy(meta.get("labels") or {}),
+            "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
+                            "resource.kubernetes.io/pod-claim-name": pod_claim_name},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name,
+                                 "uid": pod.meta.uid, "controller": True,
+                                 "blockOwnerDeletion": True}],
+        },
+        "spec": copy.deepcopy(template.claim_spec),
+    }
+    if not raw["metadata"]["labels"]:
+        del raw["metadata"]["labels"]
+    return ResourceClaim(raw)

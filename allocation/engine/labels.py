@@ -1,0 +1,54 @@
+"""Label selectors and node selectors, evaluated as Kubernetes does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["label_selector_matches", "node_selector_matches"]
+
+
+def _requirement(op: str, value: str | None, values: list[str]) -> bool:
+    if op == "In":
+        return value is not None and value in values
+    if op == "NotIn":
+        return value is None or value not in values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("Gt", "Lt"):
+        try:
+            left, right = int(value or ""), int(values[0])
+        except (ValueError, IndexError):
+            return False
+        return left > right if op == "Gt" else left < right
+    return False
+
+
+def label_selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    """A metav1.LabelSelector; an empty or missing selector matches everything."""
+    if not selector:
+        return True
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or ():
+        if not _requirement(expr["operator"], labels.get(expr["key"]),
+                            list(expr.get("values") or ())):
+            return False
+    return True
+
+
+def node_selector_matches(selector: dict[str, Any], node) -> bool:
+    """A core NodeSelector: any term matches when all its requirements do."""
+    fields = {"metadata.name": node.name}
+    for term in selector.get("nodeSelectorTerms") or ():
+        ok = all(_requirement(e["operator"], node.meta.labels.get(e["key"]),
+                              list(e.get("values") or ())) for e in term.get(
+            "matchExpressions") or ())
+        ok = ok and all(_requirement(e["operator"], fields.get(e["key"]),
+                                     list(e.get("values") or ())) for e in term.get(
+            "matchFields") or ())
+        if ok and (term.get("matchExpressions") or term.get("matchFields")):
+            return True
+    return False

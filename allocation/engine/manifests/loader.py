@@ -1,0 +1,159 @@
+"""Loading manifests: read, validate every document completely, then build engine objects.
+
+Either every document is valid and :func:`load_files` returns the objects, or it raises
+:class:`InvalidManifests` carrying every problem in every document, in input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from allocation.engine.manifests.kinds import kind_info, known_kinds
+from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
+from allocation.engine.manifests.reader import RawDocument, read_text
+from allocation.engine.manifests.schema import join, suggest
+from allocation.engine.manifests.semantics import check_document
+from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
+
+__all__ = ["LoadResult", "load_files", "load_texts", "build_object"]
+
+
+@dataclass
+class LoadResult:
+    """Valid objects in input order, and the Events given in the input."""
+
+    objects: list[KObject] = field(default_factory=list)
+    events: list[OpaqueObject] = field(default_factory=list)
+
+
+def _ident(data: Any) -> tuple[str, str | None, str | None]:
+    if not isinstance(data, dict):
+        return "", None, None
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else data
+    kind = data.get("kind") if isinstance(data.get("kind"), str) else ""
+    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+    info = kind_info(kind)
+    if info is not None and info.namespaced and namespace is None:
+        namespace = "default"
+    if info is not None and not info.namespaced:
+        namespace = None
+    return kind, namespace, name
+
+
+def _validate(data: Any, problems: ProblemList) -> None:
+    if not isinstance(data, dict):
+        problems.add("", "a document must be an object with apiVersion, kind and metadata")
+        return
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    for field_name, value in (("apiVersion", api_version), ("kind", kind)):
+        if not isinstance(value, str) or not value:
+            problems.add(field_name, "required field is missing")
+    if problems:
+        return
+    info = kind_info(kind)
+    group = api_version.split("/", 1)[0] if "/" in api_version else ""
+    if info is None:
+        if group in ("resource.k8s.io", "draplanner.io"):
+            ours = [k for k, i in known_kinds().items() if group in i.api_versions[0]]
+            problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
+            return
+        meta = data.get("metadata")
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            problems.add("metadata.name", "required field is missing")
+        return
+    if api_version not in info.api_versions:
+        problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "
+                     f"{' or '.join(info.api_versions)}")
+        return
+    info.schema.check(data, "", problems)
+    if not problems:
+        check_document(kind, data, problems)
+
+
+def build_object(data: dict, source: Source | None = None) -> KObject:
+    """The engine object for one valid document."""
+    cls = KIND_CLASSES.get(data["kind"])
+    info = kind_info(data["kind"])
+    if cls is not None and info is not None and data.get("apiVersion") in info.api_versions:
+        return cls(data, source)
+    namespaced = True if info is None else info.namespaced
+    return OpaqueObject(data, source, namespaced=namespaced)
+
+
+def _expand(raw: RawDocument) -> Iterable[tuple[str, Any]]:
+    data = raw.data
+    if isinstance(data, dict) and data.get("kind") == "List" and "items" in data:
+        items = data.get("items")
+        if not isinstance(items, list):
+            yield "items", None
+            return
+        for index, item in enumerate(items):
+            yield f"items[{index}]", item
+    else:
+        yield "", data
+
+
+def load_texts(texts: Sequence[tuple[str, str]]) -> LoadResult:
+    """Load ``(file name, text)`` pairs; raise :class:`InvalidManifests` on any problem."""
+    found: list[Problem] = []
+    result = LoadResult()
+    seen: dict[tuple, str] = {}
+    for file_name, text in texts:
+        for raw in read_text(text, json_hint=file_name.endswith(".json")):
+            if raw.error is not None:
+                hint = raw.hint or {}
+                kind, namespace, name = _ident(hint)
+                found.append(Problem(file_name, raw.doc, hint.get("kind", ""),
+                                     namespace or hint.get("namespace"), hint.get("name"), "",
+                                     raw.error))
+                continue
+            for prefix, data in _expand(raw):
+                problems = ProblemList()
+                _validate(data, problems)
+                kind, namespace, name = _ident(data)
+                for path, message in problems.items:
+                    path = join(prefix, path) if prefix and path else (prefix or path)
+                    found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
+                                         message))
+                if problems:
+                    continue
+                obj = build_object(data, Source(file_name, raw.doc))
+                if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
+                    result.events.append(obj)
+                    continue
+                ident = (obj.api_version.split("/")[0] if isinstance(obj, OpaqueObject)
+                         else "", obj.key)
+                where = f"{file_name}:{raw.doc}"
+                if ident in seen:
+                    found.append(Problem(file_name, raw.doc, kind, namespace, name,
+                                         "metadata.name", f"duplicate object: {obj.key} is "
+                                         f"also defined at {seen[ident]}"))
+                    continue
+                seen[ident] = where
+                result.objects.append(obj)
+    if found:
+        raise InvalidManifests(found)
+    return result
+
+
+def load_files(paths: Iterable[str | Path]) -> LoadResult:
+    """Load manifest files; a file that cannot be read is a problem like any other."""
+    texts: list[tuple[str, str]] = []
+    unreadable: list[Problem] = []
+    for path in paths:
+        try:
+            texts.append((str(path), Path(path).read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            unreadable.append(Problem(str(path), 0, "", None, None, "", f"cannot read: {exc}"))
+    try:
+        result = load_texts(texts)
+    except InvalidManifests as exc:
+        raise InvalidManifests(unreadable + exc.problems) from None
+    if unreadable:
+        raise InvalidManifests(unreadable)
+    return result
+

@@ -1,0 +1,61 @@
+"""Validation problems: what is wrong, where, in which object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Problem", "ProblemList", "InvalidManifests"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with one field of one document.
+
+    Rendered as ``FILE:DOC (Kind namespace/name): field.path: message``; ``DOC`` counts the
+    documents of a file from 1.
+    """
+
+    file: str
+    doc: int
+    kind: str
+    namespace: str | None
+    name: str | None
+    path: str
+    message: str
+
+    @property
+    def object_ref(self) -> str:
+        name = self.name or "<unnamed>"
+        ident = f"{self.namespace}/{name}" if self.namespace else name
+        return f"{self.kind or '<no kind>'} {ident}"
+
+    def __str__(self) -> str:
+        path = self.path or "<document>"
+        return f"{self.file}:{self.doc} ({self.object_ref}): {path}: {self.message}"
+
+
+class ProblemList:
+    """Collects problems for one document; field paths are relative to the document."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append((path, message))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class InvalidManifests(Exception):
+    """Raised when any document is invalid; carries every problem found, in input order."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__(f"{len(problems)} problem(s) in the input")
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)

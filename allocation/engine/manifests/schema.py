@@ -1,0 +1,272 @@
+"""A small declarative schema language for strict manifest validation.
+
+Each schema node checks one value and reports every problem it finds into a
+:class:`~allocation.engine.manifests.problems.ProblemList`, with the field path and, for
+unknown fields, the closest valid name. Checking never raises and never stops early.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from allocation.engine.manifests.problems import ProblemList
+
+__all__ = [
+    "Schema", "Str", "Int", "Bool", "QuantityStr", "AnyValue", "ListOf", "MapOf", "Obj",
+    "Check", "join", "DNS_SUBDOMAIN", "DNS_LABEL", "IDENTIFIER", "suggest",
+]
+
+DNS_SUBDOMAIN = (
+    re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"),
+    253,
+    "must be a DNS subdomain: lower case letters, digits, '-' and '.', starting and ending "
+    "with a letter or digit, at most 253 characters",
+)
+DNS_LABEL = (
+    re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
+    63,
+    "must be a DNS label: lower case letters, digits and '-', starting and ending with a "
+    "letter or digit, at most 63 characters",
+)
+IDENTIFIER = (
+    re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$"),
+    63,
+    "must be an identifier ([A-Za-z_][A-Za-z0-9_]*) of at most 63 characters",
+)
+
+
+def join(path: str, key: str | int) -> str:
+    """The field path of ``key`` below ``path`` (``spec.items[2].name``)."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def suggest(name: str, valid: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the closest valid name, or an empty string."""
+    choices = list(valid)
+    lowered = {c.lower(): c for c in choices}
+    if name.lower() in lowered:
+        return f" (did you mean {lowered[name.lower()]}?)"
+    match = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f" (did you mean {match[0]}?)" if match else ""
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
+            dict: "object"}.get(type(value), type(value).__name__)
+
+
+class Schema:
+    """Base class: ``check`` reports problems for ``value`` found at ``path``."""
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+class AnyValue(Schema):
+    """Anything at all (opaque vendor data)."""
+
+    def __init__(self, kind: type | None = None) -> None:
+        self.kind = kind
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if self.kind is dict and not isinstance(value, dict):
+            problems.add(path, f"must be an object, not {_type_name(value)}")
+
+
+class Str(Schema):
+    """A string, optionally with a name pattern, an enumeration or a length limit."""
+
+    def __init__(self, name: tuple | None = None, enum: Iterable[str] | None = None,
+                 max_len: int | None = None, allow_empty: bool = True) -> None:
+        self.name = name
+        self.enum = tuple(enum) if enum is not None else None
+        self.max_len = max_len
+        self.allow_empty = allow_empty
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if not isinstance(value, str):
+            problems.add(path, f"must be a string, not {_type_name(value)}")
+            return
+        if self.enum is not None and value not in self.enum:
+            problems.add(path, f"unsupported value {value!r}: must be one of "
+                         f"{', '.join(self.enum)}{suggest(value, self.enum)}")
+        if self.name is not None:
+            pattern, limit, message = self.name
+            if len(value) > limit or not pattern.match(value):
+                problems.add(path, f"invalid name {value!r}: {message}")
+        if self.max_len is not None and len(value.encode()) > self.max_len:
+            problems.add(path, f"is {len(value.encode())} bytes, longer than the limit of "
+                         f"{self.max_len} bytes")
+        if not self.allow_empty and value == "":
+            problems.add(path, "must not be empty")
+
+
+class Int(Schema):
+    """An integer (booleans are not integers) within optional bounds."""
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                problems.add(path, f"must be an integer, not {_type_name(value)}"
+                             + (f" {value!r}" if isinstance(value, float | str) else ""))
+                return
+        if self.minimum is not None and value < self.minimum:
+            problems.add(path, f"must be at least {self.minimum}, not {value}")
+        if self.maximum is not None and value > self.maximum:
+            problems.add(path, f"must be at most {self.maximum}, not {value}")
+
+
+class Bool(Schema):
+    """A JSON boolean (``"true"`` as a string is refused, as the API server does)."""
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if not isinstance(value, bool):
+            problems.add(path, f"must be a boolean, not {_type_name(value)}")
+
+
+class QuantityStr(Schema):
+    """A Kubernetes quantity: a string such as ``16Gi`` or ``500m``, or a plain number."""
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        from allocation.engine.quantity import Quantity
+
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            problems.add(path, f"must be a quantity such as \"16Gi\", not {_type_name(value)}")
+            return
+        try:
+            Quantity.parse(value)
+        except ValueError as exc:
+            problems.add(path, str(exc))
+
+
+class Check(Schema):
+    """A schema followed by a custom check ``fn(value, path, problems)``."""
+
+    def __init__(self, inner: Schema, fn: Callable[[Any, str, ProblemList], None]) -> None:
+        self.inner = inner
+        self.fn = fn
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        before = len(problems)
+        self.inner.check(value, path, problems)
+        if len(problems) == before:
+            self.fn(value, path, problems)
+
+
+class ListOf(Schema):
+    """A list whose items all follow ``item``, with optional size bounds."""
+
+    def __init__(self, item: Schema, min_items: int = 0, max_items: int | None = None,
+                 unique_key: str | None = None) -> None:
+        self.item = item
+        self.min_items = min_items
+        self.max_items = max_items
+        self.unique_key = unique_key
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if not isinstance(value, list):
+            problems.add(path, f"must be a list, not {_type_name(value)}")
+            return
+        if len(value) < self.min_items:
+            problems.add(path, f"must have at least {self.min_items} item(s), not {len(value)}")
+        if self.max_items is not None and len(value) > self.max_items:
+            problems.add(path, f"must have at most {self.max_items} items, not {len(value)}")
+        seen: dict[Any, int] = {}
+        for index, item in enumerate(value):
+            self.item.check(item, join(path, index), problems)
+            if self.unique_key and isinstance(item, dict):
+                key = item.get(self.unique_key)
+                if isinstance(key, str):
+                    if key in seen:
+                        problems.add(join(join(path, index), self.unique_key),
+                                     f"duplicate {self.unique_key} {key!r} (also at "
+                                     f"{join(path, seen[key])})")
+                    else:
+                        seen[key] = index
+
+
+class MapOf(Schema):
+    """An object used as a map from string keys to values following ``value``."""
+
+    def __init__(self, value: Schema, key: tuple | None = None) -> None:
+        self.value = value
+        self.key = key
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if not isinstance(value, dict):
+            problems.add(path, f"must be an object, not {_type_name(value)}")
+            return
+        for key, item in value.items():
+            if not isinstance(key, str):
+                problems.add(path, f"keys must be strings, not {_type_name(key)} {key!r}")
+                continue
+            if self.key is not None:
+                pattern, limit, message = self.key
+                if len(key) > limit or not pattern.match(key):
+                    problems.add(join(path, key), f"invalid key {key!r}: {message}")
+            self.value.check(item, join(path, key), problems)
+
+
+class Obj(Schema):
+    """An object with named fields.
+
+    ``required`` names fields that must be present; ``one_of`` groups fields of which exactly
+    one must be set (``at_most_one`` relaxes that to zero or one). A closed object (the
+    default) reports unknown fields, suggesting the closest valid name; an open object (core
+    Kubernetes kinds) keeps them untouched.
+    """
+
+    def __init__(self, fields: Mapping[str, Schema], required: Iterable[str] = (),
+                 one_of: Iterable[tuple[str, ...]] = (), at_most_one: Iterable[tuple] = (),
+                 open: bool = False, what: str = "field") -> None:
+        self.fields = dict(fields)
+        self.required = tuple(required)
+        self.one_of = tuple(one_of)
+        self.at_most_one = tuple(at_most_one)
+        self.open = open
+        self.what = what
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        if not isinstance(value, dict):
+            problems.add(path, f"must be an object, not {_type_name(value)}")
+            return
+        for name in self.required:
+            if value.get(name) is None:
+                problems.add(join(path, name), "required field is missing")
+        for key, item in value.items():
+            schema = self.fields.get(key)
+            if schema is None:
+                if not self.open:
+                    problems.add(join(path, key), f"unknown {self.what}"
+                                 f"{suggest(str(key), self.fields)}")
+                continue
+            if item is None and key not in self.required:
+                continue
+            schema.check(item, join(path, key), problems)
+        for group in self.one_of:
+            present = [name for name in group if value.get(name) is not None]
+            if len(present) != 1:
+                where = path or "<document>"
+                if present:
+                    problems.add(where, f"exactly one of {', '.join(group)} may be set, "
+                                 f"found {', '.join(present)}")
+                else:
+                    problems.add(where, f"exactly one of {', '.join(group)} must be set")
+        for group in self.at_most_one:
+            present = [name for name in group if value.get(name) is not None]
+            if len(present) > 1:
+                problems.add(path or "<document>", f"at most one of {', '.join(group)} may "
+                             f"be set, found {', '.join(present)}")

@@ -1,0 +1,71 @@
+"""Checks beyond the schemas: rules that relate several fields of one document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.schema import join
+from allocation.engine.models import registry
+
+__all__ = ["check_document"]
+
+
+def _resource_class(data: dict, problems: ProblemList) -> None:
+    modes = []
+    if data.get("structuredParameters") is True:
+        modes.append("structuredParameters")
+    if data.get("semanticParameters") is True:
+        modes.append("semanticParameters")
+    if data.get("numericParameters"):
+        modes.append("numericParameters")
+    if data.get("controllerName"):
+        modes.append("controllerName")
+    if modes == ["structuredParameters", "semanticParameters"]:
+        return  # the two names of one mode
+    if not modes:
+        problems.add("", "exactly one allocation mode must be set: structuredParameters: true, "
+                     "numericParameters, or controllerName")
+    elif len(modes) > 1:
+        problems.add("", f"exactly one allocation mode may be set, found {', '.join(modes)}")
+
+
+def _slice_spec(spec: dict, path: str, problems: ProblemList) -> None:
+    for model in registry.slice_models():
+        if spec.get(model.name) is not None:
+            model.check_slice(spec[model.name], join(path, model.name), problems)
+
+
+def _node_group(data: dict, problems: ProblemList) -> None:
+    spec = data["spec"]
+    if spec.get("minSize", 0) > spec["maxSize"]:
+        problems.add("spec.minSize", f"must not exceed maxSize ({spec['maxSize']})")
+    if spec.get("capacityFromNode") and (spec.get("resourceSlices")
+                                         or spec.get("resourceCapacities")):
+        problems.add("spec.capacityFromNode", "set either capacityFromNode or inline "
+                     "resourceSlices/resourceCapacities, not both")
+    for index, entry in enumerate(spec.get("resourceSlices") or ()):
+        _slice_spec(entry, f"spec.resourceSlices[{index}]", problems)
+
+
+def _driver_simulation(data: dict, problems: ProblemList) -> None:
+    from allocation.engine.cel import CelCompileError, compile_expression
+
+    source = data["spec"].get("requestCount")
+    if source:
+        try:
+            compile_expression(source, {"object": "dyn"})
+        except CelCompileError as exc:
+            problems.add("spec.requestCount", f"invalid CEL expression: {exc}")
+
+
+def check_document(kind: str, data: Any, problems: ProblemList) -> None:
+    """Report cross-field problems of a document that passed its schema."""
+    if kind == "ResourceClass":
+        _resource_class(data, problems)
+    elif kind == "NodeResourceSlice":
+        _slice_spec(data["spec"], "spec", problems)
+    elif kind == "NodeGroup":
+        _node_group(data, problems)
+    elif kind == "DriverSimulation":
+        _driver_simulation(data, problems)

@@ -1,0 +1,31 @@
+"""Typed engine objects for every kind the planner reads and writes."""
+
+from __future__ import annotations
+
+from allocation.engine.objects.core import Node, OpaqueObject, Pod, PodClaim, PodTemplate
+from allocation.engine.objects.meta import KObject, ObjectKey, ObjectMeta, Source, stable_uid
+from allocation.engine.objects.planner import DriverSimulation, NodeGroup, ProvisioningRequest
+from allocation.engine.objects.resource import (
+    Allocation,
+    NodeResourceCapacity,
+    NodeResourceSlice,
+    PodSchedulingContext,
+    ResourceClaim,
+    ResourceClaimParameters,
+    ResourceClaimTemplate,
+    ResourceClass,
+    ResourceClassParameters,
+)
+
+__all__ = [
+    "KObject", "ObjectKey", "ObjectMeta", "Source", "stable_uid", "Node", "Pod", "PodClaim",
+    "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
+    "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
+    "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",
+    "NodeGroup", "DriverSimulation", "KIND_CLASSES",
+]
+
+KIND_CLASSES: dict[str, type[KObject]] = {cls.kind: cls for cls in (
+    Node, Pod, PodTemplate, NodeResourceSlice, NodeResourceCapacity, ResourceClass,
+    ResourceClassParameters, ResourceClaimParameters, ResourceClaim, ResourceClaimTemplate,
+    PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation)}

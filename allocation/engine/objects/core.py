@@ -1,0 +1,172 @@
+"""Core Kubernetes kinds as the planner reads them: Node, Pod, PodTemplate, and others kept."""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from allocation.engine.objects.meta import KObject
+
+__all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
+           "DEFAULT_MAX_PODS"]
+
+DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
+
+
+def _value(quantity: Any):
+    from allocation.engine.quantity import Quantity
+
+    return Quantity.parse(quantity).value
+
+
+def milli(quantity: Any) -> int:
+    """A quantity in thousandths, rounded up (cpu in millicores)."""
+    return math.ceil(_value(quantity) * 1000)
+
+
+def whole(quantity: Any) -> int:
+    """A quantity as a whole number, rounded up (memory in bytes, pod counts)."""
+    return math.ceil(_value(quantity))
+
+
+class Node(KObject):
+    kind = "Node"
+    namespaced = False
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw.get("spec") or {}
+        self.unschedulable = bool(spec.get("unschedulable"))
+        allocatable = (raw.get("status") or {}).get("allocatable") or {}
+        self.cpu_milli: int | None = milli(allocatable["cpu"]) if "cpu" in allocatable else None
+        self.memory: int | None = whole(allocatable["memory"]) if "memory" in allocatable \
+            else None
+        self.max_pods: int = whole(allocatable["pods"]) if "pods" in allocatable \
+            else DEFAULT_MAX_PODS
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaim:
+    """One ``spec.resourceClaims`` entry: a claim by name or a claim from a template."""
+
+    name: str
+    claim_name: str | None
+    template_name: str | None
+
+
+def _pod_claims(spec: dict) -> list[PodClaim]:
+    out = []
+    for entry in spec.get("resourceClaims") or ():
+        source = entry.get("source") or entry  # the flat 1.31 form has no "source"
+        out.append(PodClaim(entry["name"], source.get("resourceClaimName"),
+                            source.get("resourceClaimTemplateName")))
+    return out
+
+
+def _requests(spec: dict) -> tuple[int, int]:
+    def total(containers: list) -> tuple[int, int]:
+        cpu = mem = 0
+        for container in containers or ():
+            requests = (container.get("resources") or {}).get("requests") or {}
+            cpu += milli(requests["cpu"]) if "cpu" in requests else 0
+            mem += whole(requests["memory"]) if "memory" in requests else 0
+        return cpu, mem
+
+    cpu, mem = total(spec.get("containers"))
+    for init in spec.get("initContainers") or ():  # init containers run one at a time
+        icpu, imem = total([init])
+        cpu, mem = max(cpu, icpu), max(mem, imem)
+    return cpu, mem
+
+
+class Pod(KObject):
+    kind = "Pod"
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw.get("spec") or {}
+        self.node_name: str | None = spec.get("nodeName") or None
+        self.node_selector: dict[str, str] = dict(spec.get("nodeSelector") or {})
+        self.claims = _pod_claims(spec)
+        self.cpu_milli, self.memory = _requests(spec)
+        status = raw.get("status") or {}
+        self.phase: str | None = status.get("phase")
+        self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]
+        self.input_node_name = self.node_name
+
+    @property
+    def terminated(self) -> bool:
+        """Succeeded, Failed or being deleted: the pod no longer holds resources."""
+        return self.phase in ("Succeeded", "Failed") or self.meta.deletion_timestamp is not None
+
+    def condition(self, type_: str) -> dict | None:
+        return next((c for c in self.conditions if c.get("type") == type_), None)
+
+    def set_condition(self, condition: dict) -> bool:
+        """Set a condition by type; returns whether anything changed."""
+        for index, current in enumerate(self.conditions):
+            if current.get("type") == condition["type"]:
+                same = all(current.get(k) == v for k, v in condition.items()
+                           if k != "lastTransitionTime")
+                if same:
+                    return False
+                if current.get("status") == condition.get("status"):
+                    condition = {**condition, "lastTransitionTime":
+                                 current.get("lastTransitionTime",
+                                             condition.get("lastTransitionTime"))}
+                self.conditions[index] = condition
+                return True
+        self.conditions.append(condition)
+        return True
+
+    def spec_changes(self, out: dict) -> None:
+        spec = out.setdefault("spec", {})
+        if self.node_name:
+            spec["nodeName"] = self.node_name
+        else:
+            spec.pop("nodeName", None)
+
+    def status_manifest(self) -> Any:
+        status = copy.deepcopy(self.raw.get("status") or {})
+        if self.conditions:
+            status["conditions"] = copy.deepcopy(self.conditions)
+        else:
+            status.pop("conditions", None)
+        if self.phase:
+            status["phase"] = self.phase
+        elif not status.get("phase"):
+            status["phase"] = "Pending"
+        return status
+
+
+class PodTemplate(KObject):
+    kind = "PodTemplate"
+
+    @property
+    def template(self) -> dict:
+        return self.raw.get("template") or {}
+
+
+class OpaqueObject(KObject):
+    """An object the planner keeps but does not interpret: vendor parameters, Events."""
+
+    def __init__(self, raw: dict, source=None, namespaced: bool = True) -> None:
+        self._namespaced = namespaced
+        super().__init__(raw, source)
+
+    @property
+    def kind_name(self) -> str:
+        return self.raw.get("kind", "")
+
+    @property
+    def api_group(self) -> str:
+        return self.api_version.split("/", 1)[0] if "/" in self.api_version else ""
+
+    def to_manifest(self) -> dict:
+        return copy.deepcopy(self.raw)

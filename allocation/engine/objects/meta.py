@@ -1,0 +1,145 @@
+"""Object metadata, object keys, and the base class of every engine object."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+__all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "stable_uid"]
+
+_UID_NAMESPACE = uuid.UUID("6f1c3f7e-4a8e-4d59-9a57-0d1ad3a0c0de")
+
+
+def stable_uid(kind: str, namespace: str | None, name: str) -> str:
+    """A UID derived from the object's identity, so output is deterministic."""
+    return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace or ''}/{name}"))
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ObjectKey:
+    kind: str
+    namespace: str | None
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else \
+            f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where an object came from: a file and its document number (from 1)."""
+
+    file: str
+    doc: int
+
+
+@dataclass(slots=True)
+class ObjectMeta:
+    name: str
+    namespace: str | None = None
+    uid: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    finalizers: list[str] = field(default_factory=list)
+    owner_references: list[dict] = field(default_factory=list)
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+
+    @classmethod
+    def from_raw(cls, raw: dict, namespaced: bool) -> ObjectMeta:
+        return cls(
+            name=raw["name"],
+            namespace=(raw.get("namespace") or "default") if namespaced else None,
+            uid=raw.get("uid"),
+            labels=dict(raw.get("labels") or {}),
+            annotations=dict(raw.get("annotations") or {}),
+            finalizers=list(raw.get("finalizers") or []),
+            owner_references=[dict(r) for r in raw.get("ownerReferences") or []],
+            creation_timestamp=raw.get("creationTimestamp"),
+            deletion_timestamp=raw.get("deletionTimestamp"),
+        )
+
+    def write_into(self, out: dict) -> None:
+        """Update a metadata mapping with the fields the planner may change."""
+        if self.namespace is not None:
+            out["namespace"] = self.namespace
+        for key, value in (("uid", self.uid), ("creationTimestamp", self.creation_timestamp),
+                           ("deletionTimestamp", self.deletion_timestamp)):
+            if value is not None:
+                out[key] = value
+        for key, value in (("labels", self.labels), ("annotations", self.annotations),
+                           ("finalizers", self.finalizers),
+                           ("ownerReferences", self.owner_references)):
+            if value:
+                out[key] = copy.deepcopy(value)
+            else:
+                out.pop(key, None)
+
+
+class KObject:
+    """Base of every engine object: identity, metadata, the input document, its source.
+
+    ``raw`` is the document as read (or as generated); :meth:`to_manifest` writes it back with
+    the planner's changes (metadata, status, and fields such as a pod's ``spec.nodeName``).
+    """
+
+    kind: ClassVar[str] = ""
+    namespaced: ClassVar[bool] = True
+    default_api_version: ClassVar[str] = "v1"
+
+    def __init__(self, raw: dict, source: Source | None = None) -> None:
+        self.raw = raw
+        self.source = source
+        self.api_version: str = raw.get("apiVersion") or self.default_api_version
+        namespaced = getattr(self, "_namespaced", self.namespaced)
+        self.meta = ObjectMeta.from_raw(raw.get("metadata") or {}, namespaced)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str | None:
+        return self.meta.namespace
+
+    @property
+    def key(self) -> ObjectKey:
+        return ObjectKey(self.kind_name, self.meta.namespace, self.meta.name)
+
+    @property
+    def kind_name(self) -> str:
+        return self.kind or self.raw.get("kind", "")
+
+    @property
+    def ref(self) -> str:
+        """``namespace/name`` (or ``name`` for cluster-scoped objects)."""
+        return f"{self.meta.namespace}/{self.meta.name}" if self.meta.namespace else \
+            self.meta.name
+
+    def status_manifest(self) -> Any:
+        """The status to write, or ``...`` to keep the input's status untouched."""
+        return ...
+
+    def spec_changes(self, out: dict) -> None:
+        """Apply the planner's changes outside metadata and status to ``out``."""
+
+    def to_manifest(self) -> dict:
+        out = copy.deepcopy(self.raw)
+        out["apiVersion"] = self.api_version
+        out["kind"] = self.kind_name
+        meta = out.setdefault("metadata", {})
+        self.meta.write_into(meta)
+        self.spec_changes(out)
+        status = self.status_manifest()
+        if status is not ...:
+            if status:
+                out["status"] = status
+            else:
+                out.pop("status", None)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<{self.key}>"

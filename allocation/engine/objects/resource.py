@@ -1,0 +1,211 @@
+"""The ``resource.k8s.io/v1alpha2`` kinds of the seeds, typed for the engine."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from allocation.engine.objects.meta import KObject
+
+__all__ = [
+    "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass", "ResourceClassParameters",
+    "ResourceClaimParameters", "ResourceClaim", "ResourceClaimTemplate",
+    "PodSchedulingContext", "Allocation", "node_selector_for",
+]
+
+RESOURCE_API = "resource.k8s.io/v1alpha2"
+
+
+def node_selector_for(node_name: str) -> dict:
+    """The ``availableOnNodes`` selector of a node-local allocation."""
+    return {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+
+
+class _Resource(KObject):
+    default_api_version = RESOURCE_API
+
+
+class NodeResourceSlice(_Resource):
+    kind = "NodeResourceSlice"
+    namespaced = False
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw["spec"]
+        self.node_name: str = spec["nodeName"]
+        self.driver_name: str = spec["driverName"]
+        self.model_name, self.model_value = next(
+            (k, v) for k, v in spec.items() if k not in ("nodeName", "driverName")
+            and v is not None)
+
+
+class NodeResourceCapacity(_Resource):
+    kind = "NodeResourceCapacity"
+    namespaced = False
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        self.node_name: str = raw["nodeName"]
+        self.driver_name: str = raw["driverName"]
+        self.instances: list[dict] = list(raw.get("instances") or ())
+
+
+class ResourceClass(_Resource):
+    kind = "ResourceClass"
+    namespaced = False
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        self.driver_name: str = raw["driverName"]
+        self.parameters_ref: dict | None = raw.get("parametersRef")
+        self.suitable_nodes: dict | None = raw.get("suitableNodes")
+        self.numeric_parameters: list[dict] = list(raw.get("numericParameters") or ())
+        self.controller_name: str | None = raw.get("controllerName") or None
+        if self.controller_name:
+            self.mode = "controller"
+        elif self.numeric_parameters:
+            self.mode = "numeric"
+        else:
+            self.mode = "structured"
+
+
+class ResourceClassParameters(_Resource):
+    kind = "ResourceClassParameters"
+    namespaced = False
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        self.generated_from: dict | None = raw.get("generatedFrom")
+        self.vendor_parameters: Any = raw.get("vendorParameters")
+        self.filters: list[dict] = list(raw.get("filters") or ())
+
+
+class ResourceClaimParameters(_Resource):
+    kind = "ResourceClaimParameters"
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        self.generated_from: dict | None = raw.get("generatedFrom")
+        self.shareable = bool(raw.get("shareable"))
+        self.vendor_parameters: Any = raw.get("vendorParameters")
+        self.requests: list[dict] = list(raw.get("requests") or ())
+
+
+@dataclass(slots=True)
+class Allocation:
+    """A claim's ``status.allocation`` plus what the engine holds for it."""
+
+    handles: list[dict]
+    shareable: bool = False
+    node_name: str | None = None
+    available_on_nodes: dict | None = None
+    picks: list = field(default_factory=list)  # (Inventory, Candidate) pairs held
+
+    def to_manifest(self) -> dict:
+        out: dict[str, Any] = {"resourceHandles": copy.deepcopy(self.handles)}
+        if self.shareable:
+            out["shareable"] = True
+        if self.available_on_nodes is not None:
+            out["availableOnNodes"] = copy.deepcopy(self.available_on_nodes)
+        return out
+
+
+class ResourceClaim(_Resource):
+    kind = "ResourceClaim"
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw["spec"]
+        self.class_name: str = spec["resourceClassName"]
+        self.parameters_ref: dict | None = spec.get("parametersRef")
+        self.allocation_mode: str = spec.get("allocationMode") or "WaitForFirstConsumer"
+        status = raw.get("status") or {}
+        self.driver_name: str | None = status.get("driverName")
+        self.controller_name: str | None = status.get("controllerName")
+        self.reserved_for: list[dict] = [dict(r) for r in status.get("reservedFor") or ()]
+        self.deallocation_requested = bool(status.get("deallocationRequested"))
+        self.allocation: Allocation | None = None
+        raw_allocation = status.get("allocation")
+        if raw_allocation is not None:
+            handles = list(raw_allocation.get("resourceHandles") or ())
+            node = next((h["structuredData"].get("nodeName") for h in handles
+                         if h.get("structuredData")), None)
+            self.allocation = Allocation(
+                handles=copy.deepcopy(handles), shareable=bool(raw_allocation.get("shareable")),
+                node_name=node, available_on_nodes=raw_allocation.get("availableOnNodes"))
+        self.pending_reason: str | None = None
+
+    @property
+    def immediate(self) -> bool:
+        return self.allocation_mode == "Immediate"
+
+    @property
+    def owner_pod(self) -> str | None:
+        """The name of the pod that owns this claim (claims made from templates)."""
+        for ref in self.meta.owner_references:
+            if ref.get("kind") == "Pod" and ref.get("apiVersion", "v1") == "v1":
+                return ref.get("name")
+        return None
+
+    def reserved_pods(self) -> list[str]:
+        return [r["name"] for r in self.reserved_for if r.get("resource") == "pods"]
+
+    def spec_changes(self, out: dict) -> None:
+        return None
+
+    def status_manifest(self) -> Any:
+        status: dict[str, Any] = {}
+        if self.driver_name:
+            status["driverName"] = self.driver_name
+        if self.controller_name:
+            status["controllerName"] = self.controller_name
+        if self.allocation is not None:
+            status["allocation"] = self.allocation.to_manifest()
+        if self.reserved_for:
+            status["reservedFor"] = copy.deepcopy(self.reserved_for)
+        if self.deallocation_requested:
+            status["deallocationRequested"] = True
+        return status
+
+
+class ResourceClaimTemplate(_Resource):
+    kind = "ResourceClaimTemplate"
+
+    @property
+    def claim_spec(self) -> dict:
+        return self.raw["spec"]["spec"]
+
+    @property
+    def claim_metadata(self) -> dict:
+        return self.raw["spec"].get("metadata") or {}
+
+
+class PodSchedulingContext(_Resource):
+    kind = "PodSchedulingContext"
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw.get("spec") or {}
+        self.selected_node: str | None = spec.get("selectedNode") or None
+        self.potential_nodes: list[str] = list(spec.get("potentialNodes") or ())
+        status = raw.get("status") or {}
+        self.claim_status: dict[str, list[str]] = {
+            c["name"]: list(c.get("unsuitableNodes") or ())
+            for c in status.get("resourceClaims") or ()}
+
+    def spec_changes(self, out: dict) -> None:
+        spec: dict[str, Any] = {}
+        if self.selected_node:
+            spec["selectedNode"] = self.selected_node
+        if self.potential_nodes:
+            spec["potentialNodes"] = list(self.potential_nodes)
+        out["spec"] = spec
+
+    def status_manifest(self) -> Any:
+        if not self.claim_status:
+            return {}
+        return {"resourceClaims": [{"name": name, **({"unsuitableNodes": nodes} if nodes
+                                                      else {})}
+                                   for name, nodes in sorted(self.claim_status.items())]}

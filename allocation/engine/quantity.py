@@ -1,0 +1,170 @@
+"""Kubernetes resource quantities (``16Gi``, ``500m``, ``1e3``), parsed exactly."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from functools import total_ordering
+
+__all__ = ["Quantity", "QUANTITY_PATTERN"]
+
+QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+
+_SYNTAX = re.compile(
+    r"^(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE](?P<exponent>[+-]?[0-9]+))?$"
+)
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_MAX_EXPONENT = 1000  # keeps "1e999999999" from building a gigantic integer
+
+
+def _ceil(value: Fraction) -> int:
+    return math.ceil(value)
+
+
+@total_ordering
+class Quantity:
+    """An immutable, exact Kubernetes quantity; equal values compare and hash equal."""
+
+    __slots__ = ("_value", "_text")
+
+    def __init__(self, value: Fraction | int | str = 0) -> None:
+        if isinstance(value, str):
+            value = _parse_value(value)
+        self._value = Fraction(value)
+        self._text: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Quantity:
+        """Parse Kubernetes quantity syntax, raising ValueError when ``text`` is not one."""
+        return cls(_parse_value(text))
+
+    @property
+    def value(self) -> Fraction:
+        """The exact value (bytes for memory, cores for cpu)."""
+        return self._value
+
+    @property
+    def is_integer(self) -> bool:
+        """Whether the value is a whole number."""
+        return self._value.denominator == 1
+
+    def int_value(self) -> int:
+        """The value rounded up to an integer, as Kubernetes' ``Value()`` does."""
+        return _ceil(self._value)
+
+    def milli_value(self) -> int:
+        """The value in thousandths, rounded up (millicores for cpu), like ``MilliValue()``."""
+        return _ceil(self._value * 1000)
+
+    def as_integer(self) -> int:
+        """The value as an int, raising ValueError when it has a fractional part."""
+        if not self.is_integer:
+            raise ValueError(f"quantity {self} is not an integer")
+        return int(self._value)
+
+    def __add__(self, other: object) -> Quantity:
+        if isinstance(other, Quantity):
+            return Quantity(self._value + other._value)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return Quantity(self._value + other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> Quantity:
+        if isinstance(other, Quantity):
+            return Quantity(self._value - other._value)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return Quantity(self._value - other)
+        return NotImplemented
+
+    def __neg__(self) -> Quantity:
+        return Quantity(-self._value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self._value == other._value
+        return NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self._value < other._value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("Quantity", self._value))
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = _format(self._value)
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Quantity({str(self)!r})"
+
+
+def _parse_value(text: str) -> Fraction:
+    if not isinstance(text, str):
+        raise ValueError(f"a quantity must be a string, not {type(text).__name__}")
+    match = _SYNTAX.match(text)
+    if match is None:
+        if not text or not re.match(QUANTITY_PATTERN, text):
+            raise ValueError(
+                f"{_quote(text)} is not a valid quantity: quantities must match the regular "
+                f"expression '{QUANTITY_PATTERN}'"
+            )
+        raise ValueError(f"{_quote(text)} is not a valid quantity")
+    number = Fraction(match["number"])
+    if match["sign"] == "-":
+        number = -number
+    suffix, exponent = match["suffix"], match["exponent"]
+    if suffix in _BINARY:
+        return number * (1 << _BINARY[suffix])
+    power = _DECIMAL[suffix or ""] if exponent is None else int(exponent)
+    if abs(power) > _MAX_EXPONENT:
+        raise ValueError(f"{_quote(text)} is not a valid quantity: exponent out of range")
+    return number * Fraction(10) ** power
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _format(value: Fraction) -> str:
+    """Canonical text: the shorter of the binary-suffix form (whole multiples of 1Ki only) and
+    the decimal SI form, preferring binary on a tie."""
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    decimal = _format_decimal(magnitude)
+    if magnitude.denominator == 1 and magnitude.numerator % 1024 == 0:
+        number, suffix = magnitude.numerator, ""
+        for name, bits in _BINARY.items():
+            if number % (1 << bits) == 0:
+                suffix = name
+        binary = f"{number >> _BINARY[suffix]}{suffix}"
+        if len(binary) <= len(decimal):
+            return sign + binary
+    return sign + decimal
+
+
+def _format_decimal(magnitude: Fraction) -> str:
+    # Write the value as mantissa * 10**exponent with the mantissa not divisible by 10.
+    exponent = 0
+    while magnitude.denominator != 1:
+        magnitude *= 10
+        exponent -= 1
+    mantissa = magnitude.numerator
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    if exponent < -9 or exponent > 21:
+        return f"{mantissa}e{exponent}"
+    for name, power in sorted(_DECIMAL.items(), key=lambda item: -item[1]):
+        if power <= exponent:
+            return f"{mantissa * 10 ** (exponent - power)}{name}"
+    raise AssertionError("unreachable")  # pragma: no cover

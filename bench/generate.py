@@ -1,0 +1,75 @@
+"""Synthetic cluster generators for the benchmarks (and for tests that need big inputs).
+
+Each generator returns a list of manifest documents; :func:`write` stores them as YAML.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+__all__ = ["named_gpu_cluster", "write"]
+
+DRIVER = "gpu.example.com"
+
+
+def _node(name: str, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels or {"pool": "gpu"}},
+            "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}}}
+
+
+def named_gpu_cluster(nodes: int, pods: int, devices: int = 8) -> list[dict]:
+    """The **single** workload of issue 2.
+
+    ``nodes`` nodes, each with one slice of ``devices`` named GPUs (``model`` string, ``index``
+    int, ``memory`` 40Gi on even and 80Gi on odd indexes, a unique ``uuid``); ``pods`` pods,
+    each with one claim from a template: every 4th asks for ``memory >= 80Gi``, the others
+    for ``memory >= 32Gi``.
+    """
+    docs: list[dict] = []
+    width = len(str(nodes))
+    for n in range(nodes):
+        name = f"node-{n:0{width}d}"
+        docs.append(_node(name))
+        docs.append({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "NodeResourceSlice",
+                     "metadata": {"name": f"{name}-gpus"},
+                     "spec": {"nodeName": name, "driverName": DRIVER,
+                              "namedResourcesWithAttributes": [
+                                  {"name": f"gpu-{i}", "attributes": [
+                                      {"name": "model", "string": "A100"},
+                                      {"name": "index", "int": i},
+                                      {"name": "memory", "quantity": "80Gi" if i % 2 else "40Gi"},
+                                      {"name": "uuid", "string": str(uuid.UUID(int=n * 64 + i))},
+                                  ]} for i in range(devices)]}})
+    docs.append({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
+                 "metadata": {"name": "gpu"}, "driverName": DRIVER,
+                 "structuredParameters": True})
+    for size in ("32Gi", "80Gi"):
+        docs.append({"apiVersion": "resource.k8s.io/v1alpha2",
+                     "kind": "ResourceClaimParameters",
+                     "metadata": {"name": f"gpu-{size.lower()}", "namespace": "default"},
+                     "requests": [{"driverName": DRIVER, "namedResourcesWithAttributes": {
+                         "required": [{"selector": f'quantities["memory"] >= "{size}"'}]}}]})
+        docs.append({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
+                     "metadata": {"name": f"gpu-{size.lower()}", "namespace": "default"},
+                     "spec": {"spec": {"resourceClassName": "gpu", "parametersRef": {
+                         "apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
+                         "name": f"gpu-{size.lower()}"}}}})
+    for p in range(pods):
+        template = "gpu-80gi" if p % 4 == 3 else "gpu-32gi"
+        docs.append({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": f"pod-{p:05d}", "namespace": "default"},
+                     "spec": {"containers": [{"name": "main", "image": "example/app",
+                                              "resources": {"requests": {"cpu": "1"},
+                                                            "claims": [{"name": "gpu"}]}}],
+                              "resourceClaims": [{"name": "gpu", "source": {
+                                  "resourceClaimTemplateName": template}}]}})
+    return docs
+
+
+def write(docs: list[dict], path: str) -> None:
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    with open(path, "w", encoding="utf-8") as out:
+        yaml.dump_all(docs, out, Dumper=dumper, sort_keys=False)

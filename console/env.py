@@ -1,0 +1,157 @@
+"""Read deployment settings from environment variables.
+
+Small, dependency-free parsers for ``DATABASE_URL``, ``REDIS_URL`` and boolean
+flags. Every malformed value raises :class:`EnvError` (an
+``ImproperlyConfigured``) naming the variable and what was expected, so a typo
+fails at start-up instead of at the first query.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+POSTGRES_SCHEMES = frozenset({"postgres", "postgresql", "pgsql"})
+SQLITE_SCHEMES = frozenset({"sqlite"})
+REDIS_SCHEMES = frozenset({"redis", "rediss", "unix"})
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+class EnvError(ImproperlyConfigured):
+    """An environment variable holds a value the console cannot use."""
+
+
+def _describe(url: str) -> str:
+    """The URL with any password masked, for error messages."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def _split(url: str, name: str) -> SplitResult:
+    """``urlsplit`` that also validates the port, raising :class:`EnvError`."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - accessing .port validates it (raises ValueError)
+    except ValueError as exc:
+        raise EnvError(f"{name}={_describe(url)!r} is not a valid URL: {exc}") from None
+    return parts
+
+
+def env_bool(value: str | None, *, name: str, default: bool) -> bool:
+    """Interpret a boolean flag such as ``DJANGO_DEBUG``."""
+    if value is None:
+        return default
+    normalised = value.strip().lower()
+    if normalised in _TRUE:
+        return True
+    if normalised in _FALSE:
+        return False
+    raise EnvError(f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off")
+
+
+def parse_database_url(
+    url: str | None, *, base_dir: Path, name: str = "DATABASE_URL"
+) -> dict[str, Any]:
+    """Turn ``DATABASE_URL`` into one entry of Django's ``DATABASES``.
+
+    * unset or empty -> SQLite at ``base_dir / "db.sqlite3"``
+    * ``sqlite:///relative/path.sqlite3`` (relative to ``base_dir``),
+      ``sqlite:////absolute/path.sqlite3`` or ``sqlite:///:memory:``
+    * ``postgres://user:pass@host:port/dbname?sslmode=require`` (also
+      ``postgresql://``) -> PostgreSQL through psycopg; query parameters become
+      ``OPTIONS``. User, password and database name are percent-decoded.
+    """
+    if url is None or not url.strip():
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "db.sqlite3"}
+    url = url.strip()
+    parts = _split(url, name)
+    scheme = parts.scheme.lower()
+
+    if scheme in SQLITE_SCHEMES:
+        if parts.netloc:
+            raise EnvError(
+                f"{name}={url!r}: a SQLite URL has no host; "
+                "use sqlite:///relative/path or sqlite:////absolute/path"
+            )
+        raw = unquote(parts.path)
+        path = raw[1:] if raw.startswith("/") else raw
+        if not path:
+            raise EnvError(f"{name}={url!r}: the SQLite URL names no file")
+        if path == ":memory:":
+            db_name: Any = ":memory:"
+        else:
+            candidate = Path(path)
+            db_name = candidate if candidate.is_absolute() else base_dir / candidate
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": db_name}
+
+    if scheme in POSTGRES_SCHEMES:
+        db = unquote(parts.path.lstrip("/"))
+        if not parts.hostname:
+            raise EnvError(f"{name}={_describe(url)!r}: the PostgreSQL URL names no host")
+        if not db or "/" in db:
+            raise EnvError(
+                f"{name}={_describe(url)!r}: expected exactly one database name after the host, "
+                "as in postgres://user:pass@host:5432/dbname"
+            )
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": db,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname,
+            "PORT": str(parts.port) if parts.port is not None else "",
+            "OPTIONS": dict(parse_qsl(parts.query)),
+        }
+
+    expected = ", ".join(f"{s}://" for s in sorted(POSTGRES_SCHEMES | SQLITE_SCHEMES))
+    raise EnvError(
+        f"{name}={_describe(url)!r}: unsupported scheme {parts.scheme or '(none)'!r}; "
+        f"expected one of {expected}"
+    )
+
+
+def parse_redis_url(url: str | None, *, name: str = "REDIS_URL") -> dict[str, Any]:
+    """Turn ``REDIS_URL`` into Django Channels' ``CHANNEL_LAYERS["default"]``.
+
+    * unset or empty -> ``InMemoryChannelLayer`` (single process; development/tests)
+    * ``redis://[:password@]host[:port][/db]``, ``rediss://...`` or
+      ``unix:///path/to/redis.sock`` -> ``channels_redis.core.RedisChannelLayer``
+    """
+    if url is None or not url.strip():
+        return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    url = url.strip()
+    parts = _split(url, name)
+    scheme = parts.scheme.lower()
+    if scheme not in REDIS_SCHEMES:
+        expected = ", ".join(f"{s}://" for s in sorted(REDIS_SCHEMES))
+        raise EnvError(
+            f"{name}={_describe(url)!r}: unsupported scheme {parts.scheme or '(none)'!r}; "
+            f"expected one of {expected}"
+        )
+    if scheme == "unix":
+        if not parts.path:
+            raise EnvError(f"{name}={url!r}: a unix:// Redis URL needs a socket path")
+    else:
+        if not parts.hostname:
+            raise EnvError(f"{name}={_describe(url)!r}: the Redis URL names no host")
+        db = parts.path.lstrip("/")
+        if db and not db.isdigit():
+            raise EnvError(
+                f"{name}={_describe(url)!r}: the Redis database must be a number, got {db!r}"
+            )
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # channels-redis passes URL strings straight to redis-py's from_url().
+        "CONFIG": {"hosts": [url]},
+    }

@@ -1,0 +1,147 @@
+"""Django settings for the DRA Planner console (development defaults).
+
+Environment variables:
+
+``DJANGO_DEBUG``
+    "1" (default) or "0". Development is the default; production uses
+    ``console.settings_production``, which forces DEBUG off.
+``DJANGO_SECRET_KEY``
+    Required when DEBUG is off. With DEBUG on, a fixed and clearly insecure
+    development key is used if it is unset.
+``DJANGO_ALLOWED_HOSTS``
+    Comma-separated host names (default: localhost names when DEBUG is on).
+``DATABASE_URL``
+    Unset: SQLite at ``BASE_DIR/db.sqlite3``. ``postgres://user:pass@host:port/name``:
+    PostgreSQL through psycopg. See ``console.env.parse_database_url``.
+``REDIS_URL``
+    Unset: in-memory channel layer (one process). ``redis://host:6379/0``:
+    ``channels_redis``. See ``console.env.parse_redis_url``.
+"""
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from console.env import env_bool, parse_database_url, parse_redis_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool(os.environ.get("DJANGO_DEBUG"), name="DJANGO_DEBUG", default=True)
+
+# Never used outside development: it is public, in the repository.
+DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    SECRET_KEY = DEVELOPMENT_SECRET_KEY
+
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h.strip()
+]
+if not ALLOWED_HOSTS and DEBUG:
+    ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    # daphne first: its runserver replaces Django's and serves ASGI (HTTP + WebSocket).
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "rest_framework",
+    "template_partials",
+    "django_htmx",
+    "allocation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Sets request.htmx (truthy for htmx-initiated requests).
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "console.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.debug",
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+            # {% partialdef %} / {% partial %} in every template without {% load partials %}.
+            "builtins": ["template_partials.templatetags.partials"],
+        },
+    },
+]
+# "template_partials" (INSTALLED_APPS) wraps the loaders above so that
+# "template.html#partial-name" can be rendered or included.
+
+ASGI_APPLICATION = "console.asgi.application"
+
+DATABASES = {"default": parse_database_url(os.environ.get("DATABASE_URL"), base_dir=BASE_DIR)}
+
+CHANNEL_LAYERS = {"default": parse_redis_url(os.environ.get("REDIS_URL"))}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "allocation:home"
+LOGOUT_REDIRECT_URL = "allocation:home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+    ],
+}
+
+LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO")
+# Django's default logging (django.* to the console when DEBUG) plus the project's own loggers.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
+        for name in ("console", "allocation", "bench")
+    },
+}

@@ -1,0 +1,11 @@
+"""Root URL configuration of the DRA Planner console."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    # login/, logout/, password_change/, password_reset/ ... (template: registration/*.html)
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("allocation.urls")),
+]

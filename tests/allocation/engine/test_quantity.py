@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from allocation.engine.quantity import Quantity
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "canonical"),
+    [
+        ("16Gi", 16 * 2**30, "16Gi"),
+        ("500m", Fraction(1, 2), "500m"),
+        ("1e3", 1000, "1k"),
+        ("1E3", 1000, "1k"),
+        ("1000", 1000, "1k"),
+        ("1024", 1024, "1Ki"),
+        ("0.1", Fraction(1, 10), "100m"),
+        ("-1.5", Fraction(-3, 2), "-1500m"),
+        ("+.5Ki", 512, "512"),
+        ("1.5Gi", 1536 * 2**20, "1536Mi"),
+        ("12n", Fraction(12, 10**9), "12n"),
+        ("3u", Fraction(3, 10**6), "3u"),
+        ("2E", 2 * 10**18, "2E"),
+        ("1Ei", 2**60, "1Ei"),
+        ("1e-12", Fraction(1, 10**12), "1e-12"),
+        ("0", 0, "0"),
+        ("5.", 5, "5"),
+    ],
+)
+def test_parse_and_canonical_text(text: str, value: Fraction, canonical: str) -> None:
+    quantity = Quantity.parse(text)
+    assert quantity.value == value
+    assert str(quantity) == canonical
+    assert Quantity.parse(canonical) == quantity
+
+
+@pytest.mark.parametrize("text", ["16Gx", "", "abc", "1.2.3", "Gi", "1 Gi", "1e", "--1", "1ki"])
+def test_invalid_quantities_are_rejected_clearly(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a valid quantity"):
+        Quantity.parse(text)
+
+
+def test_message_names_the_regular_expression() -> None:
+    with pytest.raises(ValueError, match="quantities must match the regular expression"):
+        Quantity.parse("16Gx")
+
+
+def test_integer_helpers_round_up() -> None:
+    assert Quantity.parse("100m").milli_value() == 100
+    assert Quantity.parse("1.5").milli_value() == 1500
+    assert Quantity.parse("1n").milli_value() == 1
+    assert Quantity.parse("100m").int_value() == 1
+    assert Quantity.parse("-1.5").int_value() == -1
+    assert Quantity.parse("16Gi").int_value() == 17179869184
+    assert Quantity.parse("2k").as_integer() == 2000
+    with pytest.raises(ValueError):
+        Quantity.parse("1.5").as_integer()
+
+
+def test_equal_values_are_equal_and_hash_alike() -> None:
+    assert Quantity.parse("1Ki") == Quantity.parse("1024")
+    assert hash(Quantity.parse("1Ki")) == hash(Quantity.parse("1024"))
+    assert len({Quantity.parse("1k"), Quantity.parse("1000"), Quantity.parse("1e3")}) == 1
+    assert Quantity.parse("1G") < Quantity.parse("1Gi")
+    assert Quantity.parse("1Gi") + Quantity.parse("1Gi") == Quantity.parse("2Gi")
+    assert Quantity.parse("1") - 2 == Quantity.parse("-1")
+
+
+_suffixes = st.sampled_from(
+    ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+     "e3", "e-4", "E2"]
+)
+_texts = st.builds(
+    lambda sign, whole, frac, suffix: f"{sign}{whole}{'.' + frac if frac else ''}{suffix}",
+    st.sampled_from(["", "+", "-"]),
+    st.integers(min_value=0, max_value=10**12),
+    st.text(alphabet="0123456789", max_size=6),
+    _suffixes,
+)
+
+
+@given(_texts)
+def test_text_round_trips(text: str) -> None:
+    quantity = Quantity.parse(text)
+    assert Quantity.parse(str(quantity)) == quantity
+    assert str(Quantity.parse(str(quantity))) == str(quantity)
+
+
+@given(st.fractions(max_denominator=10**6).filter(lambda f: 10**6 % f.denominator == 0),
+       st.fractions(max_denominator=10**6).filter(lambda f: 10**6 % f.denominator == 0))
+def test_ordering_agrees_with_fractions(a: Fraction, b: Fraction) -> None:
+    qa, qb = Quantity(a), Quantity(b)
+    assert (qa < qb) == (a < b)
+    assert (qa == qb) == (a == b)
+    assert Quantity.parse(str(qa)).value == a

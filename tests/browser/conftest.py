@@ -1,0 +1,86 @@
+"""Playwright (sync API) fixtures driving Debian's headless Chromium.
+
+Fixtures for browser tests:
+
+* ``browser`` (session): a Playwright ``Browser`` on ``/usr/bin/chromium``.
+* ``page``: a fresh ``Page`` in a fresh context (own cookies/storage) per test,
+  with ``base_url`` set to pytest-django's ``live_server`` so tests can call
+  ``page.goto("/")``. Console errors and uncaught page errors are collected on
+  ``page.js_errors`` (a list of strings) for tests that want to assert none occurred.
+
+Mark browser tests with ``@pytest.mark.browser`` (``pytest -m browser`` runs only
+them, ``-m "not browser"`` leaves them out); they run after all other tests.
+``DJANGO_ALLOW_ASYNC_UNSAFE=true`` is set while Playwright runs (see
+``playwright_instance``), so browser tests may use the ORM directly. A missing
+Chromium is an error, not a skip: run ``make browser`` to install it.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = Path(os.environ.get("DRAPLANNER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DEFAULT_TIMEOUT_MS = 10_000
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    # Playwright's sync API runs an asyncio event loop in the test thread, and
+    # Django refuses ORM calls from a thread with a running loop
+    # (SynchronousOnlyOperation), e.g. live_server's database set-up and any test
+    # data a browser test creates. It is safe here: the loop never runs while
+    # Django code does. Set only while Playwright runs, so async tests elsewhere
+    # keep Django's check (tests/conftest.py orders browser tests last).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            yield playwright
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} not found: browser tests need Debian's chromium "
+            "(run `make browser`, i.e. apt-get install chromium)",
+            pytrace=False,
+        )
+    browser = playwright_instance.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    )
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server.url)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    page = context.new_page()
+    page.js_errors = []
+    page.on(
+        "console",
+        lambda msg: page.js_errors.append(f"console.{msg.type}: {msg.text}")
+        if msg.type == "error"
+        else None,
+    )
+    page.on("pageerror", lambda exc: page.js_errors.append(f"pageerror: {exc}"))
+    yield page
+    context.close()
