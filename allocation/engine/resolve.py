@@ -115,16 +115,16 @@ def plan_claim(state, claim: ResourceClaim) -> ClaimPlan:
                                              repr(sorted((claim.parameters_ref or {}).items()))))
     if rc.mode == "controller":
         return plan
-    filters, plan.vendor_class_parameters, error = _class_parameters(state, rc)
-    if error:
-        plan.error = error
-        return plan
-    if rc.mode == "numeric":
+    if rc.mode == "numeric":  # the hook resolves class parameters itself (vendor objects)
         hook = getattr(registry.get("counter"), "plan_numeric", None)
         if hook is None:
             plan.error = f"class {rc.name!r} uses numericParameters, which no model handles"
             return plan
         return hook(state, claim, rc, plan)
+    filters, plan.vendor_class_parameters, error = _class_parameters(state, rc)
+    if error:
+        plan.error = error
+        return plan
     found, error = _claim_parameters(state, claim, rc)
     if error:
         plan.error = error

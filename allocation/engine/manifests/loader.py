@@ -6,6 +6,7 @@ Either every document is valid and :func:`load_files` returns the objects, or it
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,9 @@ def _validate(data: Any, problems: ProblemList) -> None:
                      f"{' or '.join(info.api_versions)}")
         return
     info.schema.check(data, "", problems)
-    if not problems:
+    # Cross-field rules too, so every problem is reported at once; if the structure is
+    # broken the schema has already reported why.
+    with contextlib.suppress(KeyError, TypeError, AttributeError, ValueError):
         check_document(kind, data, problems)
 
 
@@ -80,7 +83,12 @@ def build_object(data: dict, source: Source | None = None) -> KObject:
     info = kind_info(data["kind"])
     if cls is not None and info is not None and data.get("apiVersion") in info.api_versions:
         return cls(data, source)
-    namespaced = True if info is None else info.namespaced
+    if info is None:
+        # A vendor kind: the planner cannot know its scope, so it takes the document's word.
+        # Class parameters are cluster-scoped; claim parameters live in the claim's namespace.
+        namespaced = bool((data.get("metadata") or {}).get("namespace"))
+    else:
+        namespaced = info.namespaced
     return OpaqueObject(data, source, namespaced=namespaced)
 
 

@@ -36,6 +36,13 @@ def _slice_spec(spec: dict, path: str, problems: ProblemList) -> None:
             model.check_slice(spec[model.name], join(path, model.name), problems)
 
 
+def _capacities(instances: Any, path: str, problems: ProblemList) -> None:
+    for model in registry.all_models():
+        check = getattr(model, "check_capacity", None)
+        if model.source == "capacity" and check is not None:
+            check(instances, path, problems)
+
+
 def _node_group(data: dict, problems: ProblemList) -> None:
     spec = data["spec"]
     if spec.get("minSize", 0) > spec["maxSize"]:
@@ -46,6 +53,9 @@ def _node_group(data: dict, problems: ProblemList) -> None:
                      "resourceSlices/resourceCapacities, not both")
     for index, entry in enumerate(spec.get("resourceSlices") or ()):
         _slice_spec(entry, f"spec.resourceSlices[{index}]", problems)
+    for index, entry in enumerate(spec.get("resourceCapacities") or ()):
+        _capacities(entry.get("instances"), f"spec.resourceCapacities[{index}].instances",
+                    problems)
 
 
 def _driver_simulation(data: dict, problems: ProblemList) -> None:
@@ -65,6 +75,8 @@ def check_document(kind: str, data: Any, problems: ProblemList) -> None:
         _resource_class(data, problems)
     elif kind == "NodeResourceSlice":
         _slice_spec(data["spec"], "spec", problems)
+    elif kind == "NodeResourceCapacity":
+        _capacities(data.get("instances"), "instances", problems)
     elif kind == "NodeGroup":
         _node_group(data, problems)
     elif kind == "DriverSimulation":

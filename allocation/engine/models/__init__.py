@@ -10,9 +10,12 @@ from allocation.engine.models.base import (
     Request,
     StructuredModel,
 )
+from allocation.engine.models.counter import CounterModel
 from allocation.engine.models.named import NamedResourcesModel
+from allocation.engine.models.partitionable import PartitionableModel
 
 __all__ = ["registry", "Candidate", "Inventory", "Refusal", "Request", "StructuredModel"]
 
-if registry.get(NamedResourcesModel.name) is None:
-    registry.register(NamedResourcesModel())
+for _model in (NamedResourcesModel(), PartitionableModel(), CounterModel()):
+    if registry.get(_model.name) is None:
+        registry.register(_model)

@@ -1,0 +1,90 @@
+"""The claim lifecycle: template claims, reservations, deallocation, Immediate claims."""
+
+from __future__ import annotations
+
+from tests.factories import (
+    claim,
+    claim_parameters,
+    claim_template,
+    device,
+    named_slice,
+    node,
+    pod,
+    resource_class,
+    run,
+)
+
+BASE = [resource_class("gpu"), node("n0"), named_slice("n0", [device("d0")]),
+        claim_parameters("any", "true")]
+
+
+def _allocated(name="c", mode=None, holder="done"):
+    status = {"driverName": "cards.dra.example.com", "allocation": {"resourceHandles": [{
+        "driverName": "cards.dra.example.com", "structuredData": {
+            "nodeName": "n0", "namedResourcesWithAttributes": {"resources": [{"id": "d0"}]}}}]},
+        "reservedFor": [{"resource": "pods", "name": holder, "uid": "x"}]}
+    doc = claim(name, params="any", mode=mode, status=status)
+    doc["metadata"]["finalizers"] = ["structured.dra.k8s.io/delete-protection"]
+    return doc
+
+
+def test_template_claims_are_named_after_pod_and_owned_by_it():
+    sim = run(BASE + [claim_template("t", params="any"), pod("p", templates={"gpu": "t"})])
+    c = sim.state.get("ResourceClaim", "default", "p-gpu")
+    assert c.owner_pod == "p"
+    assert c.meta.owner_references[0]["uid"] == sim.state.get("Pod", "default", "p").meta.uid
+
+
+def test_a_claim_not_owned_by_the_pod_is_not_used():
+    sim = run(BASE + [claim_template("t", params="any"), claim("p-gpu", params="any"),
+                      pod("p", templates={"gpu": "t"})])
+    message = sim.state.get("Pod", "default", "p").condition("PodScheduled")["message"]
+    assert "not owned by it" in message
+
+
+def test_finished_pod_releases_and_wait_for_first_consumer_is_deallocated():
+    sim = run(BASE + [_allocated(), pod("done", claims={"x": "c"}, node_name="n0",
+                                       phase="Succeeded"),
+                      pod("next", claims={"x": "c"})])
+    c = sim.state.get("ResourceClaim", "default", "c")
+    # Released by "done", deallocated, then allocated again for "next".
+    assert c.reserved_pods() == ["next"]
+    reasons = [e["reason"] for e in sim.state.events.items]
+    assert reasons[:2] == ["Released", "Deallocated"] and "Allocated" in reasons
+
+
+def test_immediate_claims_stay_allocated_when_unused():
+    sim = run(BASE + [_allocated(mode="Immediate"),
+                      pod("done", claims={"x": "c"}, node_name="n0", phase="Failed")])
+    c = sim.state.get("ResourceClaim", "default", "c")
+    assert c.reserved_for == [] and c.allocation is not None
+    assert c.meta.finalizers == ["structured.dra.k8s.io/delete-protection"]
+
+
+def test_deleted_pod_releases_its_claim():
+    gone = pod("done", claims={"x": "c"}, node_name="n0")
+    gone["metadata"]["deletionTimestamp"] = "2024-12-31T00:00:00Z"
+    sim = run(BASE + [_allocated(), gone])
+    c = sim.state.get("ResourceClaim", "default", "c")
+    assert c.allocation is None and c.meta.finalizers == []
+
+
+def test_pre_scheduled_pod_gets_its_claims_on_its_node():
+    sim = run(BASE + [node("n1"), claim_template("t", params="any"),
+                      pod("bound", templates={"g": "t"}, node_name="n0")])
+    c = sim.state.get("ResourceClaim", "default", "bound-g")
+    assert c.allocation.node_name == "n0" and c.reserved_pods() == ["bound"]
+
+
+def test_pre_scheduled_pod_whose_node_cannot_serve_is_explained():
+    sim = run(BASE + [node("n1"), claim_template("t", params="any"),
+                      pod("bound", templates={"g": "t"}, node_name="n1")])
+    p = sim.state.get("Pod", "default", "bound")
+    assert p.node_name == "n1"
+    assert "pod is bound to n1, where its claims cannot be allocated" in \
+        p.condition("PodScheduled")["message"]
+
+
+def test_unused_immediate_claim_is_allocated_when_a_pod_needs_it():
+    sim = run(BASE + [claim("c", params="any", mode="Immediate"), pod("p", claims={"x": "c"})])
+    assert sim.state.get("ResourceClaim", "default", "c").allocation.node_name == "n0"

@@ -1,0 +1,89 @@
+"""``manage.py simulate``: output, determinism, exit codes 0/2/1, no database."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[4]
+EXAMPLE = ROOT / "examples" / "quickstart.yaml"
+
+
+def simulate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "manage.py", "simulate", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_readme_example_gives_the_documented_result_twice_identically():
+    first, second = simulate(str(EXAMPLE)), simulate(str(EXAMPLE))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    out = yaml.safe_load(first.stdout)
+    assert out["kind"] == "List"
+    pods = {i["metadata"]["name"]: i for i in out["items"] if i["kind"] == "Pod"}
+    assert pods["trainer-a"]["spec"]["nodeName"] == "worker-1"
+    assert pods["trainer-b"]["spec"]["nodeName"] == "worker-2"
+    condition = pods["trainer-c"]["status"]["conditions"][0]
+    assert condition["message"] == "0/2 nodes are available: 2 cannot allocate all claims."
+    kinds = [i["kind"] for i in out["items"]]
+    assert kinds.index("Event") > max(i for i, k in enumerate(kinds) if k != "Event")
+
+
+def test_json_output_and_flags():
+    result = simulate(str(EXAMPLE), "-o", "json", "--strategy", "best-fit", "--now",
+                      "2026-03-01T12:00:00Z", "--advance", "20m")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    events = [i for i in out["items"] if i["kind"] == "Event"]
+    assert events[0]["firstTimestamp"] == "2026-03-01T12:00:00Z"
+
+
+def test_invalid_input_exits_2_with_every_problem_and_no_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\n"
+                   "metadata: {name: Bad}\ndriverName: d.example.com\n---\n"
+                   "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: 7}\n")
+    result = simulate(str(bad))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert any(line.startswith(f"{bad}:1 (ResourceClass Bad): metadata.name: invalid name")
+               for line in lines)
+    assert any("exactly one allocation mode must be set" in line for line in lines)
+    assert f"{bad}:2 (Pod default/p): spec.nodeName: must be a string, not integer" in lines
+
+
+def test_bad_flags_and_missing_files_exit_2(tmp_path):
+    assert simulate(str(EXAMPLE), "--advance", "soon").returncode == 2
+    missing = simulate(str(tmp_path / "nope.yaml"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_internal_errors_exit_1(monkeypatch, capsys):
+    import pytest
+    from django.core.management import call_command
+
+    import allocation.engine.simulation as simulation
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(simulation, "simulate_files", boom)
+    with pytest.raises(SystemExit) as info:
+        call_command("simulate", str(EXAMPLE))
+    assert info.value.code == 1
+    assert "internal error" in capsys.readouterr().err
+
+
+def test_simulate_never_touches_the_database(tmp_path):
+    db = tmp_path / "absent.sqlite3"
+    result = subprocess.run([sys.executable, "manage.py", "simulate", str(EXAMPLE)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120,
+                            env={**__import__("os").environ, "DATABASE_URL": f"sqlite:///{db}"})
+    assert result.returncode == 0, result.stderr
+    assert not db.exists()
