@@ -62,6 +62,10 @@ class ClusterState:
         """Add an object (input or generated); ``index`` refreshes node indexes if needed."""
         if isinstance(obj, OpaqueObject):
             self.vendor[(obj.api_group, obj.kind_name, obj.namespace, obj.name)] = obj
+            if not (obj.raw.get("metadata") or {}).get("namespace"):
+                # The planner cannot know a vendor kind's scope: one written without a
+                # namespace is also what a class (cluster-scoped reference) finds.
+                self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
         if isinstance(obj, Pod | ResourceClaim) and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         self.objects[obj.key] = obj

@@ -83,12 +83,7 @@ def build_object(data: dict, source: Source | None = None) -> KObject:
     info = kind_info(data["kind"])
     if cls is not None and info is not None and data.get("apiVersion") in info.api_versions:
         return cls(data, source)
-    if info is None:
-        # A vendor kind: the planner cannot know its scope, so it takes the document's word.
-        # Class parameters are cluster-scoped; claim parameters live in the claim's namespace.
-        namespaced = bool((data.get("metadata") or {}).get("namespace"))
-    else:
-        namespaced = info.namespaced
+    namespaced = True if info is None else info.namespaced
     return OpaqueObject(data, source, namespaced=namespaced)
 
 
