@@ -61,12 +61,14 @@ class ClaimController:
 
     def _release(self, state) -> bool:
         changed = False
-        live = {p.name: p for p in state.pods() if not p.terminated}
+        # reservedFor names pods of the claim's own namespace.
+        live = {(p.namespace, p.name): p for p in state.pods() if not p.terminated}
         by_uid = {p.meta.uid for p in live.values()}
         for claim in list(state.claims()):
             kept = [r for r in claim.reserved_for
                     if r.get("resource") != "pods" or (
-                        r.get("name") in live and (not r.get("uid") or r["uid"] in by_uid))]
+                        (claim.namespace, r.get("name")) in live
+                        and (not r.get("uid") or r["uid"] in by_uid))]
             if len(kept) != len(claim.reserved_for):
                 gone = [r["name"] for r in claim.reserved_for if r not in kept]
                 claim.reserved_for = kept
@@ -75,7 +77,11 @@ class ClaimController:
                 state.events.record(claim, "Normal", "Released",
                                     f"No longer reserved for pod(s) {', '.join(gone)}",
                                     component="draplanner-claims")
-            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
+            # Structured: the planner allocated it (finalizer) or the input says so (a
+            # structuredData handle); controller-managed claims are the drivers' business.
+            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers) or (
+                claim.allocation is not None
+                and any(h.get("structuredData") for h in claim.allocation.handles))
             if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
                     and structured and not claim.controller_name):
                 deallocate(state, claim, "No pod uses the claim any more")

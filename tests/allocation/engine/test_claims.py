@@ -88,3 +88,25 @@ def test_pre_scheduled_pod_whose_node_cannot_serve_is_explained():
 def test_unused_immediate_claim_is_allocated_when_a_pod_needs_it():
     sim = run(BASE + [claim("c", params="any", mode="Immediate"), pod("p", claims={"x": "c"})])
     assert sim.state.get("ResourceClaim", "default", "c").allocation.node_name == "n0"
+
+
+def test_a_pod_of_the_same_name_in_another_namespace_does_not_keep_a_reservation():
+    from tests.factories import claim, named_slice, node, pod, resource_class, run
+    from tests.factories import device as dev
+
+    finished = pod("p", claims={"gpu": "c"}, namespace="team-a")
+    finished["spec"]["nodeName"] = "n"
+    finished["status"] = {"phase": "Succeeded"}
+    held = claim("c", namespace="team-a")
+    held["status"] = {"driverName": "cards.dra.example.com",
+                      "reservedFor": [{"resource": "pods", "name": "p"}],
+                      "allocation": {"resourceHandles": [{
+                          "driverName": "cards.dra.example.com",
+                          "structuredData": {"nodeName": "n", "namedResourcesWithAttributes": {
+                              "resources": [{"id": "gpu-0"}]}}}]}}
+    docs = [node("n"), named_slice("n", [dev("gpu-0")]), resource_class("gpu"), held,
+            finished, pod("p", namespace="team-b")]
+    sim = run(docs)
+    released = sim.state.get("ResourceClaim", "team-a", "c")
+    assert released.reserved_for == []
+    assert released.allocation is None  # WaitForFirstConsumer: deallocated once unused
