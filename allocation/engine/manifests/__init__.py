@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from allocation.engine.manifests.loader import LoadResult, build_object, load_files, load_texts
+from allocation.engine.manifests.loader import (
+    LoadResult,
+    build_object,
+    load_documents,
+    load_files,
+    load_texts,
+)
 from allocation.engine.manifests.problems import InvalidManifests, Problem
 
-__all__ = ["LoadResult", "build_object", "load_files", "load_texts", "InvalidManifests",
-           "Problem"]
+__all__ = ["LoadResult", "build_object", "load_documents", "load_files", "load_texts",
+           "InvalidManifests", "Problem"]

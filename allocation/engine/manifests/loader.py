@@ -19,7 +19,7 @@ from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
 from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
 
-__all__ = ["LoadResult", "load_files", "load_texts", "build_object"]
+__all__ = ["LoadResult", "load_documents", "load_files", "load_texts", "build_object"]
 
 
 @dataclass
@@ -102,42 +102,62 @@ def _expand(raw: RawDocument) -> Iterable[tuple[str, Any]]:
 
 def load_texts(texts: Sequence[tuple[str, str]]) -> LoadResult:
     """Load ``(file name, text)`` pairs; raise :class:`InvalidManifests` on any problem."""
+    return _load((file_name, raw) for file_name, text in texts
+                 for raw in read_text(text, json_hint=file_name.endswith(".json")))
+
+
+def load_documents(documents: Iterable[tuple[str, Any]]) -> LoadResult:
+    """Load already-parsed ``(source name, document)`` pairs (from a database, a scenario).
+
+    Validation and problems are those of :func:`load_texts`; a document's number is its
+    position among those with the same source name, from 1.
+    """
+    counters: dict[str, int] = {}
+
+    def numbered():
+        for name, data in documents:
+            counters[name] = counters.get(name, 0) + 1
+            yield name, RawDocument(counters[name], data)
+
+    return _load(numbered())
+
+
+def _load(raws: Iterable[tuple[str, RawDocument]]) -> LoadResult:
     found: list[Problem] = []
     result = LoadResult()
     seen: dict[tuple, str] = {}
-    for file_name, text in texts:
-        for raw in read_text(text, json_hint=file_name.endswith(".json")):
-            if raw.error is not None:
-                hint = raw.hint or {}
-                kind, namespace, name = _ident(hint)
-                found.append(Problem(file_name, raw.doc, hint.get("kind", ""),
-                                     namespace or hint.get("namespace"), hint.get("name"), "",
-                                     raw.error))
+    for file_name, raw in raws:
+        if raw.error is not None:
+            hint = raw.hint or {}
+            kind, namespace, name = _ident(hint)
+            found.append(Problem(file_name, raw.doc, hint.get("kind", ""),
+                                 namespace or hint.get("namespace"), hint.get("name"), "",
+                                 raw.error))
+            continue
+        for prefix, data in _expand(raw):
+            problems = ProblemList()
+            _validate(data, problems)
+            kind, namespace, name = _ident(data)
+            for path, message in problems.items:
+                path = join(prefix, path) if prefix and path else (prefix or path)
+                found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
+                                     message))
+            if problems:
                 continue
-            for prefix, data in _expand(raw):
-                problems = ProblemList()
-                _validate(data, problems)
-                kind, namespace, name = _ident(data)
-                for path, message in problems.items:
-                    path = join(prefix, path) if prefix and path else (prefix or path)
-                    found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
-                                         message))
-                if problems:
-                    continue
-                obj = build_object(data, Source(file_name, raw.doc))
-                if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
-                    result.events.append(obj)
-                    continue
-                ident = (obj.api_version.split("/")[0] if isinstance(obj, OpaqueObject)
-                         else "", obj.key)
-                where = f"{file_name}:{raw.doc}"
-                if ident in seen:
-                    found.append(Problem(file_name, raw.doc, kind, namespace, name,
-                                         "metadata.name", f"duplicate object: {obj.key} is "
-                                         f"also defined at {seen[ident]}"))
-                    continue
-                seen[ident] = where
-                result.objects.append(obj)
+            obj = build_object(data, Source(file_name, raw.doc))
+            if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
+                result.events.append(obj)
+                continue
+            ident = (obj.api_version.split("/")[0] if isinstance(obj, OpaqueObject)
+                     else "", obj.key)
+            where = f"{file_name}:{raw.doc}"
+            if ident in seen:
+                found.append(Problem(file_name, raw.doc, kind, namespace, name,
+                                     "metadata.name", f"duplicate object: {obj.key} is "
+                                     f"also defined at {seen[ident]}"))
+                continue
+            seen[ident] = where
+            result.objects.append(obj)
     if found:
         raise InvalidManifests(found)
     return result

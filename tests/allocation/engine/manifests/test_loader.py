@@ -196,3 +196,16 @@ def test_invalid_manifests_message_lists_problems():
     with pytest.raises(InvalidManifests) as info:
         load_texts([("x.yaml", "kind: Node\n")])
     assert "x.yaml:1 (Node <unnamed>): apiVersion: required field is missing" in str(info.value)
+
+
+def test_load_documents_validates_parsed_documents_like_text():
+    from allocation.engine.manifests import load_documents
+
+    good = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"nodeName": 7}}
+    assert [o.name for o in load_documents([("db", good)]).objects] == ["n1"]
+    with pytest.raises(InvalidManifests) as caught:
+        load_documents([("db", good), ("db", bad)])
+    assert [str(p) for p in caught.value.problems] == [
+        "db:2 (Pod default/p): spec.nodeName: must be a string, not integer"]
