@@ -75,7 +75,7 @@ class Scheduler:
     def needs(self, state, pod: Pod) -> _PodNeeds:
         needs = _PodNeeds()
         signature: list = [pod.namespace, tuple(sorted(pod.node_selector.items())),
-                           pod.cpu_milli, pod.memory]
+                           repr(pod.node_affinity), pod.cpu_milli, pod.memory]
         for pod_claim in pod.claims:
             name = pod_claim.claim_name or f"{pod.name}-{pod_claim.name}"
             claim = state.get("ResourceClaim", pod.namespace, name)
@@ -141,6 +141,8 @@ class Scheduler:
             for key, value in pod.node_selector.items():
                 if labels.get(key) != value:
                     return R_SELECTOR
+            if pod.node_affinity and not node_selector_matches(pod.node_affinity, node):
+                return R_SELECTOR
             used = state.usage.get(node.name) or [0, 0, 0]
             if node.cpu_milli is not None and used[0] + pod.cpu_milli > node.cpu_milli:
                 return R_CPU

@@ -226,6 +226,11 @@ def _core_kinds() -> dict[str, Schema]:
         "nodeName": Str(DNS_SUBDOMAIN), "nodeSelector": MapOf(Str()),
         "containers": ListOf(container), "initContainers": ListOf(container),
         "resourceClaims": ListOf(pod_claim, unique_key="name"),
+        # Only required node affinity is read (what-if pins use matchFields metadata.name,
+        # as DaemonSets do); the other affinity kinds are kept and ignored.
+        "affinity": Obj({"nodeAffinity": Obj({
+            "requiredDuringSchedulingIgnoredDuringExecution": node_selector}, open=True)},
+            open=True),
     }, open=True)
     pod_status = Obj({"phase": Str(), "conditions": ListOf(_condition)}, open=True)
     return {

@@ -93,6 +93,8 @@ class Pod(KObject):
         spec = raw.get("spec") or {}
         self.node_name: str | None = spec.get("nodeName") or None
         self.node_selector: dict[str, str] = dict(spec.get("nodeSelector") or {})
+        self.node_affinity: dict | None = ((spec.get("affinity") or {}).get(
+            "nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.claims = _pod_claims(spec)
         self.cpu_milli, self.memory = _requests(spec)
         status = raw.get("status") or {}

@@ -225,3 +225,24 @@ def test_class_vendor_parameters_without_generated_object_name_the_class():
     sim = run(docs[:3] + docs[4:])
     message = sim.state.get("Pod", "default", "p").condition("PodScheduled")["message"]
     assert "CardClassParameters 'fast' of class 'gpu' not found" in message, message
+
+
+def test_required_node_affinity_pins_a_pod_by_node_name():
+    pinned = pod("pinned")
+    pinned["spec"]["affinity"] = {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["b"]}]}]}}}
+    sim = run([node("a"), node("b"), pod("free"), pinned])
+    assert sim.state.get("Pod", "default", "free").node_name == "a"
+    assert sim.state.get("Pod", "default", "pinned").node_name == "b"
+
+
+def test_node_affinity_is_validated():
+    bad = pod("p")
+    bad["spec"]["affinity"] = {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "Is"}]}]}}}
+    from tests.factories import problems_of, to_yaml
+    [problem] = problems_of(to_yaml([bad]))
+    assert "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution." \
+        "nodeSelectorTerms[0].matchFields[0].operator" in problem
