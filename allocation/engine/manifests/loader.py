@@ -7,7 +7,7 @@ Either every document is valid and :func:`load_files` returns the objects, or it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,11 +106,13 @@ def load_texts(texts: Sequence[tuple[str, str]]) -> LoadResult:
                  for raw in read_text(text, json_hint=file_name.endswith(".json")))
 
 
-def load_documents(documents: Iterable[tuple[str, Any]]) -> LoadResult:
+def load_documents(documents: Iterable[tuple[str, Any]],
+                   trusted: Callable[[Any], bool] | None = None) -> LoadResult:
     """Load already-parsed ``(source name, document)`` pairs (from a database, a scenario).
 
     Validation and problems are those of :func:`load_texts`; a document's number is its
-    position among those with the same source name, from 1.
+    position among those with the same source name, from 1. Documents for which
+    ``trusted`` is true were validated before (a stored baseline) and are not checked again.
     """
     counters: dict[str, int] = {}
 
@@ -119,10 +121,11 @@ def load_documents(documents: Iterable[tuple[str, Any]]) -> LoadResult:
             counters[name] = counters.get(name, 0) + 1
             yield name, RawDocument(counters[name], data)
 
-    return _load(numbered())
+    return _load(numbered(), trusted)
 
 
-def _load(raws: Iterable[tuple[str, RawDocument]]) -> LoadResult:
+def _load(raws: Iterable[tuple[str, RawDocument]],
+          trusted: Callable[[Any], bool] | None = None) -> LoadResult:
     found: list[Problem] = []
     result = LoadResult()
     seen: dict[tuple, str] = {}
@@ -136,7 +139,8 @@ def _load(raws: Iterable[tuple[str, RawDocument]]) -> LoadResult:
             continue
         for prefix, data in _expand(raw):
             problems = ProblemList()
-            _validate(data, problems)
+            if trusted is None or not trusted(data):
+                _validate(data, problems)
             kind, namespace, name = _ident(data)
             for path, message in problems.items:
                 path = join(prefix, path) if prefix and path else (prefix or path)

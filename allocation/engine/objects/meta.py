@@ -7,9 +7,19 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-__all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "stable_uid"]
+__all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "stable_uid"]
 
 _UID_NAMESPACE = uuid.UUID("6f1c3f7e-4a8e-4d59-9a57-0d1ad3a0c0de")
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than
+    ``copy.deepcopy``, which matters when every claim of a large cluster is copied."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def stable_uid(kind: str, namespace: str | None, name: str) -> str:
@@ -127,7 +137,7 @@ class KObject:
         """Apply the planner's changes outside metadata and status to ``out``."""
 
     def to_manifest(self) -> dict:
-        out = copy.deepcopy(self.raw)
+        out = json_copy(self.raw)
         out["apiVersion"] = self.api_version
         out["kind"] = self.kind_name
         meta = out.setdefault("metadata", {})

@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from allocation.engine.objects.meta import KObject
+from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = [
     "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass", "ResourceClassParameters",
@@ -104,7 +104,7 @@ class Allocation:
     picks: list = field(default_factory=list)  # (Inventory, Candidate) pairs held
 
     def to_manifest(self) -> dict:
-        out: dict[str, Any] = {"resourceHandles": copy.deepcopy(self.handles)}
+        out: dict[str, Any] = {"resourceHandles": json_copy(self.handles)}
         if self.shareable:
             out["shareable"] = True
         if self.available_on_nodes is not None:
@@ -133,7 +133,7 @@ class ResourceClaim(_Resource):
             node = next((h["structuredData"].get("nodeName") for h in handles
                          if h.get("structuredData")), None)
             self.allocation = Allocation(
-                handles=copy.deepcopy(handles), shareable=bool(raw_allocation.get("shareable")),
+                handles=json_copy(handles), shareable=bool(raw_allocation.get("shareable")),
                 node_name=node, available_on_nodes=raw_allocation.get("availableOnNodes"))
         self.pending_reason: str | None = None
 
@@ -164,7 +164,7 @@ class ResourceClaim(_Resource):
         if self.allocation is not None:
             status["allocation"] = self.allocation.to_manifest()
         if self.reserved_for:
-            status["reservedFor"] = copy.deepcopy(self.reserved_for)
+            status["reservedFor"] = json_copy(self.reserved_for)
         if self.deallocation_requested:
             status["deallocationRequested"] = True
         return status

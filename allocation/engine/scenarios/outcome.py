@@ -1,0 +1,124 @@
+"""What a simulated cluster came to, and how two such outcomes differ.
+
+An :class:`Outcome` is a small summary of a settled :class:`ClusterState`: where each pod
+runs (or why it waits), which devices each claim holds, how much of each driver and class
+is allocated, the ProvisioningRequests' conditions and the nodes. :func:`diff` compares a
+scenario's outcome with the baseline's, which is what a what-if view shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["Outcome", "Diff", "summarize", "diff"]
+
+_EXPLAIN = "draplanner.io/explain"
+
+
+@dataclass
+class Outcome:
+    """The facts of a settled state that a what-if comparison looks at."""
+
+    pods: dict[str, str | None] = field(default_factory=dict)  # pod -> node or None
+    reasons: dict[str, str] = field(default_factory=dict)  # pending pod -> message
+    claims: dict[str, list[str]] = field(default_factory=dict)  # claim -> ["node/driver/id"]
+    drivers: dict[str, tuple[int, int]] = field(default_factory=dict)  # driver -> (used, total)
+    classes: dict[str, int] = field(default_factory=dict)  # class -> devices allocated
+    requests: dict[str, dict[str, str]] = field(default_factory=dict)  # PR -> type: status
+    nodes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Diff:
+    """A scenario against the baseline; every list is sorted, empty when nothing differs."""
+
+    newly_scheduled: list[dict] = field(default_factory=list)
+    newly_pending: list[dict] = field(default_factory=list)
+    moved_pods: list[dict] = field(default_factory=list)
+    moved_claims: list[dict] = field(default_factory=list)
+    drivers: list[dict] = field(default_factory=list)
+    classes: list[dict] = field(default_factory=list)
+    requests: list[dict] = field(default_factory=list)
+    nodes_added: list[str] = field(default_factory=list)
+    nodes_removed: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not any((self.newly_scheduled, self.newly_pending, self.moved_pods,
+                        self.moved_claims, self.requests, self.nodes_added, self.nodes_removed))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarize(state) -> Outcome:
+    """The outcome of a settled state."""
+    out = Outcome(nodes=list(state.node_order))
+    for pod in state.pods():
+        ref = f"{pod.namespace}/{pod.name}"
+        out.pods[ref] = pod.node_name
+        if not pod.node_name and not pod.terminated:
+            condition = pod.condition("PodScheduled") or {}
+            out.reasons[ref] = condition.get("message") or "not scheduled yet"
+    classes: dict[str, int] = defaultdict(int)
+    for claim in state.claims():
+        if claim.allocation is None:
+            continue
+        held = sorted(f"{inventory.node_name}/{inventory.driver_name}/{candidate.id}"
+                      for inventory, candidate in claim.allocation.picks)
+        if not held:  # controller-managed: handles, not picks
+            held = sorted(f"{claim.allocation.node_name or '*'}/{h.get('driverName', '')}/"
+                          f"{json.dumps(h.get('data', ''))}" for h in claim.allocation.handles)
+        out.claims[claim.ref] = held
+        classes[claim.class_name] += len(claim.allocation.picks)
+    out.classes = dict(classes)
+    drivers: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for inventories in state.inventories.values():
+        for inventory in inventories:
+            usage = inventory.usage()
+            drivers[inventory.driver_name][0] += usage.get("allocated", 0)
+            drivers[inventory.driver_name][1] += usage.get("total", 0)
+    out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
+    for obj in state.objects.values():
+        if obj.kind == "ProvisioningRequest":
+            status = obj.to_manifest().get("status") or {}
+            out.requests[f"{obj.namespace}/{obj.name}"] = {
+                c["type"]: f"{c.get('status')} ({c.get('reason', '')})"
+                for c in status.get("conditions") or () if "type" in c}
+    return out
+
+
+def diff(before: Outcome, after: Outcome) -> Diff:
+    """How ``after`` (a scenario) differs from ``before`` (its baseline)."""
+    result = Diff()
+    for pod in sorted(set(before.pods) | set(after.pods)):
+        was, now = before.pods.get(pod), after.pods.get(pod)
+        if now and not was:
+            result.newly_scheduled.append({"pod": pod, "node": now})
+        elif was and not now and pod in after.pods:
+            result.newly_pending.append({"pod": pod, "was": was,
+                                         "reason": after.reasons.get(pod, "")})
+        elif was and now and was != now:
+            result.moved_pods.append({"pod": pod, "from": was, "to": now})
+        elif not was and not now and pod in after.reasons and pod not in before.pods:
+            result.newly_pending.append({"pod": pod, "was": None,
+                                         "reason": after.reasons[pod]})
+    for claim in sorted(set(before.claims) | set(after.claims)):
+        was, now = before.claims.get(claim, []), after.claims.get(claim, [])
+        if was != now:
+            result.moved_claims.append({"claim": claim, "before": was, "after": now})
+    for name in sorted(set(before.drivers) | set(after.drivers)):
+        was, now = before.drivers.get(name, (0, 0)), after.drivers.get(name, (0, 0))
+        result.drivers.append({"driver": name, "before": list(was), "after": list(now)})
+    for name in sorted(set(before.classes) | set(after.classes)):
+        result.classes.append({"class": name, "before": before.classes.get(name, 0),
+                               "after": after.classes.get(name, 0)})
+    for name in sorted(set(before.requests) | set(after.requests)):
+        was, now = before.requests.get(name, {}), after.requests.get(name, {})
+        if was != now:
+            result.requests.append({"request": name, "before": was, "after": now})
+    result.nodes_added = sorted(set(after.nodes) - set(before.nodes))
+    result.nodes_removed = sorted(set(before.nodes) - set(after.nodes))
+    return result

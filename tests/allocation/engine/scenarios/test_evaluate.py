@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from allocation.engine.manifests import InvalidManifests
+from allocation.engine.scenarios import evaluate, refusal
+from tests.allocation.engine.scenarios.cluster import baseline_documents
+
+
+def test_no_changes_no_difference():
+    result = evaluate(baseline_documents(), [])
+    assert result.diff.empty
+    assert result.outcome.pods == {"default/p0": "worker-1", "default/p1": "worker-2",
+                                   "default/p2": None}
+
+
+def test_pinning_a_pending_pod_where_a_device_is_free():
+    docs = baseline_documents()
+    pin = {"op": "pin-pod", "pod": "default/p2", "node": "worker-2"}
+    result = evaluate(docs, [{"op": "remove-object", "kind": "Pod", "name": "p1"}, pin])
+    assert refusal(result, pin) is None
+    assert result.outcome.pods["default/p2"] == "worker-2"
+    assert result.diff.newly_scheduled == [{"pod": "default/p2", "node": "worker-2"}]
+    assert [m["claim"] for m in result.diff.moved_claims] == ["default/p1-gpu",
+                                                              "default/p2-gpu"]
+
+
+def test_a_pod_back_in_the_queue_is_planned_again():
+    result = evaluate(baseline_documents(), [{"op": "unpin-pod", "pod": "default/p1"}])
+    # Document order: p1 comes before p2 and takes the free card again.
+    assert result.outcome.pods["default/p1"] == "worker-2"
+    assert result.diff.empty
+
+
+def test_an_impossible_pin_is_explained_by_the_engine():
+    pin = {"op": "pin-pod", "pod": "default/p2", "node": "worker-1"}
+    result = evaluate(baseline_documents(), [pin])
+    reason = refusal(result, pin)
+    assert reason is not None
+    assert reason.startswith("default/p2 cannot run on worker-1: cannot allocate all claims")
+    assert "allocated to claim default/p0-gpu" in reason
+
+
+def test_removing_a_node_evicts_and_replans_its_pods():
+    result = evaluate(baseline_documents(), [{"op": "remove-node", "node": "worker-1"}])
+    assert result.diff.nodes_removed == ["worker-1"]
+    assert result.outcome.pods["default/p0"] is None
+    assert "default/p0" in {p["pod"] for p in result.diff.newly_pending}
+    assert result.diff.drivers == [{"driver": "cards.dra.example.com", "before": [2, 2],
+                                    "after": [1, 1]}]
+
+
+def test_a_stricter_selector_leaves_pods_pending_and_strategy_switch_is_used():
+    result = evaluate(baseline_documents(), [
+        {"op": "edit-selector", "kind": "ResourceClaimParameters", "object": "default/big",
+         "path": "requests[0].namedResourcesWithAttributes.required[0].selector",
+         "expression": 'attributes["memory"] >= "64Gi"'},
+        {"op": "set-strategy", "strategy": "best-fit"}])
+    # Allocated claims keep their devices (input status is honoured); p2 cannot start.
+    assert result.applied.strategy == "best-fit"
+    assert result.simulation.strategy == "best-fit"
+    assert result.outcome.pods["default/p2"] is None
+
+
+def test_a_broken_selector_is_an_input_problem_naming_object_and_field():
+    with pytest.raises(InvalidManifests) as caught:
+        evaluate(baseline_documents(), [
+            {"op": "edit-selector", "kind": "ResourceClaimParameters", "object": "default/big",
+             "path": "requests[0].namedResourcesWithAttributes.required[0].selector",
+             "expression": 'attributes["memory"] >='}])
+    [problem] = caught.value.problems
+    assert "(ResourceClaimParameters default/big): requests[0].namedResourcesWithAttributes" \
+        ".required[0].selector: invalid CEL selector" in str(problem)
