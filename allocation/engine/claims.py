@@ -12,16 +12,19 @@ import copy
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, ResourceClaim
 
-__all__ = ["ClaimController", "deallocate"]
+__all__ = ["ClaimController", "deallocate", "claim_from_template"]
 
 
 def deallocate(state, claim: ResourceClaim, why: str) -> None:
     """Clear a structured allocation and give back what it held."""
+    claim = state.writable(claim)  # a fork changes its own copies (ClusterState.fork)
     allocation = claim.allocation
     if allocation is None:
         return
     for inventory, candidate in allocation.picks:
-        inventory.release(candidate, claim.ref)
+        own = state.inventory_for(inventory)
+        if own is not None:
+            own.release(candidate, claim.ref)
     claim.allocation = None
     claim.driver_name = None
     finalizers = registry.by_finalizer()
@@ -71,22 +74,26 @@ class ClaimController:
                         and (not r.get("uid") or r["uid"] in by_uid))]
             if len(kept) != len(claim.reserved_for):
                 gone = [r["name"] for r in claim.reserved_for if r not in kept]
+                claim = state.writable(claim)
                 claim.reserved_for = kept
                 state.epoch += 1
                 changed = True
                 state.events.record(claim, "Normal", "Released",
                                     f"No longer reserved for pod(s) {', '.join(gone)}",
                                     component="draplanner-claims")
-            # Structured: the planner allocated it (finalizer) or the input says so (a
-            # structuredData handle); controller-managed claims are the drivers' business.
-            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers) or (
-                claim.allocation is not None
-                and any(h.get("structuredData") for h in claim.allocation.handles))
+            # Structured claims carry their model's delete-protection finalizer; an input
+            # allocation without it is left as it stands (the input is honoured).
+            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
             if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
                     and structured and not claim.controller_name):
                 deallocate(state, claim, "No pod uses the claim any more")
                 changed = True
         return changed
+
+
+def claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
+    """The claim a pod's template entry gets: ``<pod>-<podClaimName>``, owned by the pod."""
+    return _claim_from_template(pod, pod_claim_name, template)
 
 
 def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from allocation.engine.allocator import Want, explain_node, search
+from allocation.engine.controlplane.common import drop_context
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects import Allocation, Node, Pod, ResourceClaim
 from allocation.engine.objects.resource import node_selector_for
@@ -40,6 +41,8 @@ class _PodNeeds:
 
     allocated: list[ResourceClaim] = field(default_factory=list)
     pending: list[tuple[ResourceClaim, ClaimPlan]] = field(default_factory=list)
+    # (pod claim name, claim, plan) of claims a control-plane controller must allocate
+    controlled: list[tuple[str, ResourceClaim, ClaimPlan]] = field(default_factory=list)
     error: str | None = None
     signature: tuple = ()
 
@@ -70,6 +73,10 @@ class Scheduler:
         self.cursors: dict[tuple, tuple[int, int]] = {}
         self.failures: dict[tuple, tuple[int, str, dict]] = {}
         self.plans: dict[str, ClaimPlan] = {}
+        # Imported here: the negotiation builds on this module's reasons and methods.
+        from allocation.engine.controlplane.negotiation import Negotiation
+
+        self.negotiation = Negotiation(self)
 
     # -- what a pod needs ---------------------------------------------------------------
     def needs(self, state, pod: Pod) -> _PodNeeds:
@@ -112,9 +119,12 @@ class Scheduler:
                 needs.error = f"resourceclaim \"{claim.ref}\": {plan.error}"
                 return needs
             if plan.controller:
-                needs.error = (f"resourceclaim \"{claim.ref}\" waits for control-plane "
-                               f"controller {plan.controller}")
-                return needs
+                needs.error = self.negotiation.blocker(claim, plan)
+                if needs.error:
+                    return needs
+                needs.controlled.append((pod_claim.name, claim, plan))
+                signature.append(("controlled", claim.ref))
+                continue
             needs.pending.append((claim, plan))
             signature.append(("template", plan.key) if claim.owner_pod == pod.name
                              else ("claim", claim.ref))
@@ -176,6 +186,7 @@ class Scheduler:
     # -- committing ---------------------------------------------------------------------
     def commit(self, state, pod: Pod, node: Node, needs: _PodNeeds, picks: list) -> None:
         """Record the allocations in the claims, reserve them, bind the pod."""
+        pod = state.writable(pod)  # a fork changes its own copy (ClusterState.fork)
         by_owner: dict[str, list] = {}
         for want, pick in zip(needs.wants, picks, strict=True):
             by_owner.setdefault(want.owner, []).append(pick)
@@ -191,11 +202,13 @@ class Scheduler:
         pod.set_condition({"type": "PodScheduled", "status": "True",
                            "lastTransitionTime": state.clock.stamp()})
         pod.meta.annotations.pop(EXPLAIN_ANNOTATION, None)
+        drop_context(state, pod)  # seed 004: the scheduler deletes the PodSchedulingContext
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state) -> bool:
         changed = False
         self.plans = {}
+        self.negotiation.begin(state)
         for pod in list(state.pods()):
             if pod.terminated:
                 continue
@@ -210,7 +223,10 @@ class Scheduler:
         needs = self.needs(state, pod)
         node = state.nodes.get(pod.node_name)
         reserved_all = all(pod.name in c.reserved_pods() for c in needs.allocated)
-        if needs.error is None and not needs.pending and reserved_all:
+        if needs.controlled and needs.error is None and node is not None:
+            return self.negotiation.bound(state, pod, node, needs)
+        if (needs.error is None and not needs.pending and reserved_all
+                and not self.negotiation.involved(state, pod)):
             return False
         if needs.error is not None or node is None:
             return self._mark_unschedulable(state, pod, needs.error or "node not found", {})
@@ -228,6 +244,8 @@ class Scheduler:
         if needs.error is not None:
             return self._mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {needs.error}.", {})
+        if needs.controlled or self.negotiation.involved(state, pod):
+            return self.negotiation.schedule(state, pod, needs)
         key = needs.signature
         failure = self.failures.get(key)
         if failure is not None and failure[0] == state.epoch:
@@ -277,6 +295,7 @@ class Scheduler:
         return message, detail
 
     def _mark_unschedulable(self, state, pod: Pod, message: str, detail: dict) -> bool:
+        pod = state.writable(pod)
         explain = json.dumps({"summary": message, **detail}, sort_keys=True)
         changed = pod.set_condition({"type": "PodScheduled", "status": "False",
                                      "reason": "Unschedulable", "message": message,
@@ -290,6 +309,7 @@ class Scheduler:
 
 def allocate(state, claim: ResourceClaim, plan: ClaimPlan, node_name: str, picks: list) -> None:
     """Write a structured allocation of ``picks`` on ``node_name`` into ``claim``."""
+    claim = state.writable(claim)
     handles = []
     grouped: dict[tuple[str, str], list] = {}
     models = {}
@@ -325,5 +345,6 @@ def allocate(state, claim: ResourceClaim, plan: ClaimPlan, node_name: str, picks
 
 def reserve(state, claim: ResourceClaim, pod: Pod) -> None:
     """Add ``pod`` to the claim's ``reservedFor`` if it is not there yet."""
+    claim = state.writable(claim)
     if pod.name not in claim.reserved_pods():
         claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.meta.uid})

@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from allocation.engine.autoscaler.provisioning import ProvisioningController
 from allocation.engine.claims import ClaimController
+from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.manifests import LoadResult, load_files
 from allocation.engine.scheduler import Scheduler
@@ -25,6 +27,8 @@ MAX_ROUNDS = 10_000
 CONTROLLER_FACTORIES: list[Callable[[str], object]] = [
     lambda strategy: ClaimController(),
     lambda strategy: Scheduler(strategy),
+    lambda strategy: DriverController(),  # control-plane controllers (seed 004)
+    lambda strategy: ProvisioningController(strategy),  # node groups, ProvisioningRequests
 ]
 """Controllers in the order they run each round; later issues append theirs."""
 

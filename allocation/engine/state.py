@@ -3,17 +3,28 @@
 A :class:`ClusterState` is built from loaded manifests. Building also checks the input's
 status: every allocated device must exist, and no device may be held by two claims that
 cannot share it. Controllers then change the state in place.
+
+:meth:`ClusterState.fork` makes a copy-on-write snapshot for what-if work (the autoscaler,
+scenarios): parent and fork share every object and inventory until one of them changes it.
+Code that changes an object calls :meth:`ClusterState.writable` first and changes what it
+returns; inventories are copied when looked up through ``inventory_index`` (see
+``docs/autoscaling.md``).
 """
 
 from __future__ import annotations
 
+import bisect
+import copy
+import dataclasses
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
 from allocation.engine.models import Inventory, registry
 from allocation.engine.objects import (
+    Allocation,
     KObject,
     Node,
     NodeResourceCapacity,
@@ -25,24 +36,152 @@ from allocation.engine.objects import (
     stable_uid,
 )
 
-__all__ = ["ClusterState"]
+__all__ = ["ClusterState", "NodeInUse"]
+
+_T = TypeVar("_T", bound=KObject)
+
+
+class NodeInUse(ValueError):
+    """A node cannot be removed: pods or allocated claims still use it."""
+
+
+class _InventoryIndex(dict):
+    """``(node, driver, model) -> Inventory``; ``get`` and ``[]`` hand out the state's own copy.
+
+    Iterating (``values()``, ``items()``) gives inventories that may be shared with a fork:
+    read them, never take or release through them.
+    """
+
+    def __init__(self, state: ClusterState, *args) -> None:
+        super().__init__(*args)
+        self._state = state
+
+    def get(self, key, default=None):
+        inventory = dict.get(self, key)
+        if inventory is None:
+            return default
+        if getattr(inventory, "_cow_token", None) is not self._state._token:
+            inventory = self._state._own_inventory(key, inventory)
+        return inventory
+
+    def __getitem__(self, key):
+        inventory = self.get(key)
+        if inventory is None:
+            raise KeyError(key)
+        return inventory
+
+
+def _copy_value(value):
+    """Containers copied two levels deep (conditions, reservations, per-claim lists)."""
+    if isinstance(value, list):
+        return [_copy_value(v) if isinstance(v, list | dict) else v for v in value] \
+            if any(isinstance(v, list | dict) for v in value) else list(value)
+    if isinstance(value, dict):
+        return {k: (copy.copy(v) if isinstance(v, list | dict) else v)
+                for k, v in value.items()}
+    if isinstance(value, Allocation):
+        return dataclasses.replace(value, picks=list(value.picks))
+    return value
+
+
+def _clone(obj: _T) -> _T:
+    """A copy of ``obj`` whose mutable parts are its own; the input document stays shared."""
+    twin = copy.copy(obj)
+    meta = obj.meta
+    twin.meta = dataclasses.replace(
+        meta, labels=dict(meta.labels), annotations=dict(meta.annotations),
+        finalizers=list(meta.finalizers),
+        owner_references=[dict(r) for r in meta.owner_references])
+    for name, value in vars(obj).items():
+        if name not in ("raw", "source", "meta"):
+            setattr(twin, name, _copy_value(value))
+    return twin
 
 
 class ClusterState:
-    """Objects of one cluster plus the engine's indexes; controllers mutate it in place."""
+    """Objects of one cluster plus the engine's indexes; controllers mutate it in place.
+
+    ``node_order`` and the lists in ``usage`` and ``inventories`` are replaced, never changed
+    in place, so a fork may share them.
+    """
 
     def __init__(self, clock: VirtualClock | None = None) -> None:
+        self._token = object()  # inventories carrying this token belong to this state alone
+        self._owned: set[ObjectKey] | None = None  # None: no fork shares any object
         self.objects: dict[ObjectKey, KObject] = {}
         self.vendor: dict[tuple[str, str, str | None, str], OpaqueObject] = {}
         self.nodes: dict[str, Node] = {}
         self.node_order: list[str] = []
         self.inventories: dict[str, list[Inventory]] = defaultdict(list)
-        self.inventory_index: dict[tuple[str, str, str], Inventory] = {}
+        self.inventory_index: dict[tuple[str, str, str], Inventory] = _InventoryIndex(self)
         self.usage: dict[str, list[int]] = {}
         self.epoch = 0
         self.clock = clock or VirtualClock()
         self.events = EventRecorder(self.clock)
         self.problems: list[Problem] = []
+
+    # -- copy-on-write ----------------------------------------------------------------
+    def fork(self) -> ClusterState:
+        """A snapshot that can change without changing this state, and vice versa.
+
+        Nothing is deep-copied: the fork gets shallow copies of the indexes (pointer copies,
+        a few milliseconds for thousands of nodes) and shares every object and inventory.
+        From now on both states copy an object or inventory the first time they change it.
+        The fork has its own clock (at the same time) and its own Event list.
+        """
+        child = ClusterState.__new__(ClusterState)
+        child._token = object()
+        child._owned = set()
+        child.objects = dict(self.objects)
+        child.vendor = dict(self.vendor)
+        child.nodes = dict(self.nodes)
+        child.node_order = self.node_order
+        child.inventories = defaultdict(list, self.inventories)
+        child.inventory_index = _InventoryIndex(child, self.inventory_index)
+        child.usage = dict(self.usage)
+        child.epoch = self.epoch
+        child.clock = VirtualClock(self.clock.now)
+        child.events = EventRecorder(child.clock)
+        child.events.items = list(self.events.items)
+        child.events._seq = self.events._seq
+        child.problems = list(self.problems)
+        self._token = object()  # what this state held alone it now shares with the fork
+        self._owned = set()
+        return child
+
+    def writable(self, obj: _T) -> _T:
+        """This state's own version of ``obj``, safe to change (a private copy after a fork).
+
+        Always change what this returns: in a fork (or a state that was forked) ``obj`` may
+        be shared. Objects not in the state are returned as they are.
+        """
+        owned = self._owned
+        key = obj.key
+        current = self.objects.get(key)
+        if current is None:
+            return obj
+        if owned is None or key in owned:
+            return current  # type: ignore[return-value]
+        twin = _clone(current)
+        self.objects[key] = twin
+        owned.add(key)
+        if isinstance(twin, Node) and self.nodes.get(twin.name) is current:
+            self.nodes[twin.name] = twin
+        return twin
+
+    def inventory_for(self, inventory: Inventory) -> Inventory | None:
+        """This state's own version of ``inventory`` (by node, driver and model), if any."""
+        return self.inventory_index.get((inventory.node_name, inventory.driver_name,
+                                         inventory.model.name))
+
+    def _own_inventory(self, key: tuple[str, str, str], inventory: Inventory) -> Inventory:
+        twin = inventory.clone()
+        twin._cow_token = self._token
+        dict.__setitem__(self.inventory_index, key, twin)
+        node = key[0]
+        self.inventories[node] = [twin if i is inventory else i
+                                  for i in self.inventories.get(node, ())]
+        return twin
 
     # -- building ---------------------------------------------------------------------
     @classmethod
@@ -69,44 +208,101 @@ class ClusterState:
         if isinstance(obj, Pod | ResourceClaim) and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         self.objects[obj.key] = obj
+        if self._owned is not None:
+            self._owned.add(obj.key)
         if index and isinstance(obj, Node | NodeResourceSlice | NodeResourceCapacity):
             self.reindex()
 
     def remove(self, obj: KObject) -> None:
         self.objects.pop(obj.key, None)
 
-    def reindex(self, record: bool = False) -> None:
-        """Rebuild node order, inventories and usage (after nodes or slices change)."""
-        held = [(c, c.allocation) for c in self.claims() if c.allocation is not None]
-        self.nodes = {o.name: o for o in self.of_kind(Node)}
-        self.node_order = sorted(self.nodes)
-        self.inventories = defaultdict(list)
-        self.inventory_index = {}
+    def _index(self, slices: Iterable[NodeResourceSlice],
+               capacities: Iterable[NodeResourceCapacity]) -> None:
+        """Build and register the inventories that ``slices`` and ``capacities`` publish."""
         grouped: dict[tuple[str, str, str], list] = defaultdict(list)
-        for piece in self.of_kind(NodeResourceSlice):
+        for piece in slices:
             grouped[(piece.node_name, piece.driver_name, piece.model_name)].append(
                 piece.model_value)
-        capacities: dict[tuple[str, str], list] = defaultdict(list)
-        for capacity in self.of_kind(NodeResourceCapacity):
-            capacities[(capacity.node_name, capacity.driver_name)].append(capacity.instances)
+        by_driver: dict[tuple[str, str], list] = defaultdict(list)
+        for capacity in capacities:
+            by_driver[(capacity.node_name, capacity.driver_name)].append(capacity.instances)
         for model in registry.all_models():
             if model.source == "capacity":
-                for (node, driver), instances in capacities.items():
+                for (node, driver), instances in by_driver.items():
                     grouped[(node, driver, model.name)].append(instances)
         for (node, driver, model_name), published in sorted(grouped.items()):
             model = registry.get(model_name)
             if model is None:
                 continue
             inventory = model.build_inventory(node, driver, published)
-            self.inventories[node].append(inventory)
-            self.inventory_index[(node, driver, model_name)] = inventory
-        for claim, allocation in held:  # re-take what allocated claims hold
-            allocation.picks = []
+            inventory._cow_token = self._token
+            self.inventories[node] = [*self.inventories.get(node, ()), inventory]
+            dict.__setitem__(self.inventory_index, (node, driver, model_name), inventory)
+
+    def reindex(self, record: bool = False) -> None:
+        """Rebuild node order, inventories and usage (after nodes or slices change)."""
+        held = [self.writable(c) for c in list(self.claims()) if c.allocation is not None]
+        self.nodes = {o.name: o for o in self.of_kind(Node)}
+        self.node_order = sorted(self.nodes)
+        self.inventories = defaultdict(list)
+        self.inventory_index = _InventoryIndex(self)
+        self._index(self.of_kind(NodeResourceSlice), self.of_kind(NodeResourceCapacity))
+        for claim in held:  # re-take what allocated claims hold
+            claim.allocation.picks = []
             self._take_result(claim, record=record)
         self.usage = {name: [0, 0, 0] for name in self.nodes}
         for pod in self.pods():
             if pod.node_name and not pod.terminated and pod.node_name in self.usage:
                 self.charge(pod, pod.node_name, +1)
+        self.epoch += 1
+
+    def add_node(self, node: Node, slices: Iterable[NodeResourceSlice] = (),
+                 capacities: Iterable[NodeResourceCapacity] = ()) -> None:
+        """Add a node with the slices and capacities it publishes, indexing only that node.
+
+        Raises ValueError (nothing added) if the node exists or a slice names another node.
+        """
+        slices, capacities = list(slices), list(capacities)
+        if node.name in self.nodes:
+            raise ValueError(f"node {node.name!r} exists already")
+        for piece in (*slices, *capacities):
+            if piece.node_name != node.name:
+                raise ValueError(f"{piece.kind_name} {piece.name!r} is for node "
+                                 f"{piece.node_name!r}, not {node.name!r}")
+        for piece in (node, *slices, *capacities):
+            self.add(piece, index=False)
+        self.nodes[node.name] = node
+        order = list(self.node_order)
+        bisect.insort(order, node.name)
+        self.node_order = order
+        self._index(slices, capacities)
+        self.usage[node.name] = [0, 0, 0]
+        self.epoch += 1  # new capacity: cached "nothing fits" answers are stale
+
+    def remove_node(self, name: str) -> None:
+        """Remove a node, its slices, capacities and inventories.
+
+        Raises :class:`NodeInUse` (nothing removed) while a pod is bound to it or a claim is
+        allocated there; evict those pods first.
+        """
+        if name not in self.nodes:
+            raise ValueError(f"node {name!r} not found")
+        pods = sorted(p.ref for p in self.pods() if p.node_name == name and not p.terminated)
+        claims = sorted(c.ref for c in self.claims()
+                        if c.allocation is not None and c.allocation.node_name == name)
+        if pods or claims:
+            users = [f"pod(s) {', '.join(pods)}"] if pods else []
+            users += [f"allocated claim(s) {', '.join(claims)}"] if claims else []
+            raise NodeInUse(f"node {name} is in use by {' and '.join(users)}; evict them first")
+        for obj in list(self.of_kind(NodeResourceSlice | NodeResourceCapacity)):
+            if obj.node_name == name:
+                self.remove(obj)
+        self.remove(self.nodes[name])
+        del self.nodes[name]
+        self.node_order = [n for n in self.node_order if n != name]
+        for inventory in self.inventories.pop(name, ()):
+            self.inventory_index.pop((name, inventory.driver_name, inventory.model.name), None)
+        self.usage.pop(name, None)
         self.epoch += 1
 
     def _problem(self, obj: KObject, path: str, message: str) -> None:
@@ -180,10 +376,10 @@ class ClusterState:
             (api_group, kind, None, name))
 
     def charge(self, pod: Pod, node_name: str, sign: int) -> None:
-        usage = self.usage.setdefault(node_name, [0, 0, 0])
-        usage[0] += sign * pod.cpu_milli
-        usage[1] += sign * pod.memory
-        usage[2] += sign
+        cpu, memory, count = self.usage.get(node_name) or (0, 0, 0)
+        # A new list, not an update in place: a fork may share the old one.
+        self.usage[node_name] = [cpu + sign * pod.cpu_milli, memory + sign * pod.memory,
+                                 count + sign]
         if sign < 0:
             self.epoch += 1
 

@@ -58,6 +58,25 @@ def _node_group(data: dict, problems: ProblemList) -> None:
                     problems)
 
 
+def _provisioning_request(data: dict, problems: ProblemList) -> None:
+    # Imported here: the autoscaler package imports the manifests package.
+    from allocation.engine.autoscaler import limits
+
+    spec = data["spec"]
+    key = "parameters" if "parameters" in spec else "Parameters"
+    try:
+        limits.valid_until(spec.get(key) or {})
+    except ValueError as exc:
+        problems.add(f"spec.{key}.{limits.VALID_UNTIL}", str(exc))
+    # The spec is immutable. A planner reading files sees an update as a status computed
+    # for another spec: the digest the planner stored with the status no longer matches.
+    recorded = ((data.get("status") or {}).get("statuses") or {}).get(limits.DIGEST_KEY)
+    if recorded and recorded != limits.spec_digest(spec):
+        problems.add("spec", "field is immutable: the status was computed for a different "
+                     f"spec (digest {recorded}); create a new ProvisioningRequest instead "
+                     "of editing this one, or drop its status")
+
+
 def _driver_simulation(data: dict, problems: ProblemList) -> None:
     from allocation.engine.cel import CelCompileError, compile_expression
 
@@ -67,6 +86,16 @@ def _driver_simulation(data: dict, problems: ProblemList) -> None:
             compile_expression(source, {"object": "dyn"})
         except CelCompileError as exc:
             problems.add("spec.requestCount", f"invalid CEL expression: {exc}")
+    template = data["spec"].get("handleData")
+    if template:
+        from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
+
+        for index, placeholder in enumerate(placeholders(template)):
+            try:
+                compile_expression(placeholder, HANDLE_VARIABLES)
+            except CelCompileError as exc:
+                problems.add("spec.handleData", f"placeholder {index + 1} "
+                             f"{{{{{placeholder}}}}} is not valid CEL: {exc}")
 
 
 def check_document(kind: str, data: Any, problems: ProblemList) -> None:
@@ -81,3 +110,5 @@ def check_document(kind: str, data: Any, problems: ProblemList) -> None:
         _node_group(data, problems)
     elif kind == "DriverSimulation":
         _driver_simulation(data, problems)
+    elif kind == "ProvisioningRequest":
+        _provisioning_request(data, problems)

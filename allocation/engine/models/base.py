@@ -8,6 +8,7 @@ to give it back, and asks the model to encode the chosen candidates into the cla
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -85,6 +86,15 @@ class Inventory(ABC):
     @abstractmethod
     def resolve(self, item: dict) -> Candidate | str:
         """The candidate an allocation result item names, or why it names none."""
+
+    def clone(self) -> Inventory:
+        """A copy that shares what the node publishes and owns a copy of what is taken.
+
+        Forks of a cluster state (``ClusterState.fork``) clone an inventory before taking
+        from it. This default deep-copies everything but the model; built-in models
+        override it to copy only their holdings.
+        """
+        return copy.deepcopy(self, {id(self.model): self.model})
 
     def usage(self) -> dict[str, int]:
         """``{"total": n, "allocated": m}`` for dashboards; models may add more."""

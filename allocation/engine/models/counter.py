@@ -15,6 +15,7 @@ with the fewest units left that still fits (then document order).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -190,6 +191,12 @@ class CounterInventory(Inventory):
         for _left, _order, instance in fitting:
             if self.left[instance.id] >= demand.required:  # the search may have taken some
                 yield Candidate(instance.id, instance.order, instance.labels, demand.required)
+
+    def clone(self) -> CounterInventory:
+        twin = copy.copy(self)
+        twin.left = dict(self.left)
+        twin.held = {ident: dict(owners) for ident, owners in self.held.items()}
+        return twin
 
     def take(self, candidate: Candidate, owner: Owner) -> None:
         instance = self.by_id.get(candidate.id)

@@ -7,6 +7,7 @@ filters. A device's ID in the allocation result is its name.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -68,6 +69,11 @@ class NamedInventory(Inventory):
                 yield device
             elif refusals is not None:
                 refusals.append(Refusal(device.id, refusal_for(selectors, device.data)))
+
+    def clone(self) -> NamedInventory:
+        twin = copy.copy(self)
+        twin.holder = dict(self.holder)
+        return twin
 
     def take(self, candidate: Candidate, owner: Owner) -> None:
         current = self.holder.get(candidate.id)

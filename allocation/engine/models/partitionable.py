@@ -29,6 +29,7 @@ Candidate order:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,6 +195,13 @@ class PartitionableInventory(Inventory):
         if refusals is not None:
             refusals.append(Refusal(leaf.id, refusal_for(selectors, leaf.data[0])))
         return False
+
+    def clone(self) -> PartitionableInventory:
+        twin = copy.copy(self)
+        twin.holder = dict(self.holder)
+        twin.active = {instance: list(entry) for instance, entry in self.active.items()}
+        twin.in_use = dict(self.in_use)
+        return twin
 
     def take(self, candidate: Candidate, owner: Owner) -> None:
         current = self.holder.get(candidate.id)

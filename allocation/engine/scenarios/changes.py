@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from allocation.engine.allocator import STRATEGIES
+from allocation.engine.autoscaler.nodegroups import blueprints, free_names, group_size
+from allocation.engine.manifests import load_documents
+from allocation.engine.state import ClusterState
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
 
 OPS = ("pin-pod", "unpin-pod", "add-nodes", "remove-node", "add-object", "remove-object",
        "edit-selector", "set-strategy")
-NODE_GROUP_LABEL = "draplanner.io/node-group"
 _EXPLAIN = "draplanner.io/explain"
 _CLUSTER_SCOPED = {"Node", "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
                    "ResourceClassParameters", "NodeGroup", "DriverSimulation"}
@@ -203,59 +205,27 @@ def pinned_node(pod: dict) -> str | None:
 
 
 def _add_nodes(docs: _Docs, change: dict, index: int, applied: Applied) -> None:
-    group_key = ("NodeGroup", None, change["group"])
-    group = docs.by_key.get(group_key)
-    if group is None:
-        raise ChangeError(index, "group", f"node group {change['group']!r} not found")
-    spec = group.get("spec") or {}
-    members = [k[2] for k in docs.of_kind("Node") if (docs.by_key[k].get("metadata") or {})
-               .get("labels", {}).get(NODE_GROUP_LABEL) == change["group"]]
-    if len(members) + change["count"] > spec.get("maxSize", 0):
-        raise ChangeError(index, "count", f"node group {change['group']} would exceed maxSize "
-                          f"{spec.get('maxSize', 0)} ({len(members)} nodes now)")
-    used = {k[2] for k in docs.of_kind("Node")}
-    number = 1
-    for _ in range(change["count"]):
-        while f"{change['group']}-{number}" in used:
-            number += 1
-        name = f"{change['group']}-{number}"
-        used.add(name)
-        for doc in _node_documents(docs, group, name):
-            docs.put(doc)
+    group_name = change["group"]
+    if ("NodeGroup", None, group_name) not in docs.by_key:
+        raise ChangeError(index, "group", f"node group {group_name!r} not found")
+    # The autoscaler's own blueprint makes the nodes, so a what-if node is exactly the node
+    # a scale-up would add; it needs only the nodes, their resources and the groups.
+    kinds = ("Node", "NodeResourceSlice", "NodeResourceCapacity", "NodeGroup")
+    infrastructure = [docs.by_key[k] for kind in kinds for k in docs.of_kind(kind)]
+    state = ClusterState.build(load_documents((("scenario", d) for d in infrastructure),
+                                              trusted=lambda d: True))
+    blueprint = next(b for b in blueprints(state) if b.name == group_name)
+    if blueprint.problem:
+        raise ChangeError(index, "group", f"node group {group_name}: {blueprint.problem}")
+    size, limit = group_size(state, group_name), blueprint.group.max_size
+    if size + change["count"] > limit:
+        raise ChangeError(index, "count", f"node group {group_name} would exceed maxSize "
+                          f"{limit} ({size} nodes now)")
+    for name in free_names(state, group_name, change["count"]):
+        node, slices, capacities = blueprint.make(name)
+        for obj in (node, *slices, *capacities):
+            docs.put(obj.to_manifest())
         applied.added_nodes.append(name)
-
-
-def _node_documents(docs: _Docs, group: dict, name: str) -> list[dict]:
-    spec = group.get("spec") or {}
-    template = spec.get("template") or {}
-    labels = {**((template.get("metadata") or {}).get("labels") or {}),
-              NODE_GROUP_LABEL: group["metadata"]["name"]}
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
-    if template.get("status"):
-        node["status"] = copy.deepcopy(template["status"])
-    out = [node]
-    source = spec.get("capacityFromNode")
-    if source:
-        for kind in ("NodeResourceSlice", "NodeResourceCapacity"):
-            for key in docs.of_kind(kind):
-                doc = docs.by_key[key]
-                holder = doc.get("spec", doc) if kind == "NodeResourceSlice" else doc
-                if holder.get("nodeName") != source:
-                    continue
-                clone = copy.deepcopy(doc)
-                clone["metadata"] = {"name": f"{name}-{key[2]}"}
-                (clone.get("spec", clone) if kind == "NodeResourceSlice" else clone)[
-                    "nodeName"] = name
-                out.append(clone)
-    for i, slice_spec in enumerate(spec.get("resourceSlices") or ()):
-        out.append({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "NodeResourceSlice",
-                    "metadata": {"name": f"{name}-slice-{i}"},
-                    "spec": {**copy.deepcopy(slice_spec), "nodeName": name}})
-    for i, capacity in enumerate(spec.get("resourceCapacities") or ()):
-        out.append({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "NodeResourceCapacity",
-                    "metadata": {"name": f"{name}-capacity-{i}"}, "nodeName": name,
-                    **copy.deepcopy(capacity)})
-    return out
 
 
 def _remove_node(docs: _Docs, change: dict, index: int, applied: Applied) -> None:

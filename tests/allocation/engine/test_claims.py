@@ -98,6 +98,7 @@ def test_a_pod_of_the_same_name_in_another_namespace_does_not_keep_a_reservation
     finished["spec"]["nodeName"] = "n"
     finished["status"] = {"phase": "Succeeded"}
     held = claim("c", namespace="team-a")
+    held["metadata"]["finalizers"] = ["structured.dra.k8s.io/delete-protection"]
     held["status"] = {"driverName": "cards.dra.example.com",
                       "reservedFor": [{"resource": "pods", "name": "p"}],
                       "allocation": {"resourceHandles": [{

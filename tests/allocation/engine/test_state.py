@@ -54,3 +54,97 @@ def test_valid_status_is_taken_as_it_stands():
     state = ClusterState.build(loaded)
     [inventory] = state.inventories["n0"]
     assert inventory.holder == {"d1": "default/a"}
+
+
+# -- fork: copy-on-write snapshots ------------------------------------------------------------
+def _cluster(pods: int = 0):
+    from tests.factories import claim_parameters, claim_template
+
+    docs = [resource_class("gpu"), claim_parameters("one", 'quantities["memory"] >= "0"'),
+            claim_template("gpu", params="one"), claim("shared-c", params="one")]
+    for n in range(3):
+        docs += [node(f"n{n}"), named_slice(f"n{n}", [device("d0", memory=("quantity", "1Gi")),
+                                                       device("d1", memory=("quantity", "1Gi"))])]
+    docs += [pod(f"p{i}", templates={"gpu": "gpu"}) for i in range(pods)]
+    from allocation.engine.simulation import simulate
+
+    return simulate(load_texts([("in.yaml", to_yaml(docs))])).state
+
+
+def _fingerprint(state) -> tuple:
+    return (sorted((str(k), repr(o.to_manifest())) for k, o in state.objects.items()),
+            sorted((k, repr(sorted(i.holder.items()))) for k, i in dict.items(
+                state.inventory_index)),
+            sorted((k, tuple(v)) for k, v in state.usage.items()), list(state.node_order),
+            len(state.events.items))
+
+
+def test_fork_shares_objects_and_inventories_instead_of_copying():
+    state = _cluster(pods=2)
+    fork = state.fork()
+    assert all(fork.objects[k] is o for k, o in state.objects.items())
+    assert all(dict.get(fork.inventory_index, k) is i
+               for k, i in dict.items(state.inventory_index))
+
+
+def test_a_fork_never_changes_its_parent():
+    from allocation.engine.autoscaler import AutoscalerSimulation
+    from allocation.engine.objects import Node, Pod
+
+    state = _cluster(pods=2)
+    before = _fingerprint(state)
+    sim = AutoscalerSimulation(state)
+    assert sim.evict_pod("p0").ok  # deallocates its claim in the fork
+    sim.add_pod(Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+                     "spec": {"resourceClaims": [{"name": "gpu", "source": {
+                         "resourceClaimTemplateName": "gpu"}}]}}))
+    assert sim.place("x").ok
+    assert sim.add_node(Node({"apiVersion": "v1", "kind": "Node",
+                              "metadata": {"name": "n9"}})).ok
+    assert sim.remove_node("n2").ok
+    sim.state.clock.advance_to(sim.state.clock.now.replace(year=2030))
+    assert _fingerprint(state) == before
+    assert state.get("ResourceClaim", "default", "p0-gpu").allocation is not None
+    assert sim.state.get("ResourceClaim", "default", "p0-gpu").allocation is None
+
+
+def test_parent_changes_after_a_fork_do_not_reach_the_fork():
+    from allocation.engine.simulation import Simulation
+
+    state = _cluster(pods=0)
+    fork = state.fork()
+    before = _fingerprint(fork)
+    from allocation.engine.objects import Pod
+
+    state.add(Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late"},
+                   "spec": {"resourceClaims": [{"name": "gpu", "source": {
+                       "resourceClaimTemplateName": "gpu"}}]}}))
+    Simulation(state, controllers=[__import__("allocation.engine.claims").engine.claims
+                                   .ClaimController(),
+                                   __import__("allocation.engine.scheduler").engine.scheduler
+                                   .Scheduler()]).settle()
+    assert state.get("Pod", "default", "late").node_name == "n0"
+    assert _fingerprint(fork) == before
+
+
+def test_forks_of_forks_are_independent():
+    state = _cluster(pods=0)
+    first = state.fork()
+    second = first.fork()
+    inventory = first.inventory_index[("n0", "cards.dra.example.com",
+                                       "namedResourcesWithAttributes")]
+    inventory.take(inventory.devices[0], "default/x")
+    other = second.inventory_index[("n0", "cards.dra.example.com",
+                                    "namedResourcesWithAttributes")]
+    assert other.holder == {} and inventory.holder == {"d0": "default/x"}
+    assert dict.get(state.inventory_index, ("n0", "cards.dra.example.com",
+                                            "namedResourcesWithAttributes")).holder == {}
+
+
+def test_remove_node_is_refused_while_used():
+    from allocation.engine.state import NodeInUse
+
+    state = _cluster(pods=1)
+    with pytest.raises(NodeInUse, match="pod\\(s\\) default/p0 and allocated claim"):
+        state.remove_node("n0")
+    assert "n0" in state.nodes

@@ -45,7 +45,7 @@ def test_add_nodes_copies_the_template_nodes_resources():
     by_key = _by_key(applied.documents)
     assert by_key[("Node", None, "pool-2")]["metadata"]["labels"] == {
         "tier": "gpu", "draplanner.io/node-group": "pool"}
-    copied = by_key[("NodeResourceSlice", None, "pool-1-worker-1-cards")]
+    copied = by_key[("NodeResourceSlice", None, "pool-1-slice-0")]
     assert copied["spec"]["nodeName"] == "pool-1"
     with pytest.raises(ChangeError, match=r"changes\[1\]\.count: .*maxSize 2"):
         apply_changes(docs, [{"op": "add-nodes", "group": "pool", "count": 2},

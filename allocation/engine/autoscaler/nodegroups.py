@@ -1,0 +1,136 @@
+"""Node groups: the nodes a NodeGroup adds, with the DRA resources they bring.
+
+A group's nodes are named ``<group>-<n>`` (the lowest free ``n`` from 1) and labelled
+``draplanner.io/node-group: <group>``. Their slices and capacities are copies of
+``capacityFromNode``'s (the numeric seed's ``autoscaling.k8s.io/node-resource-capacity``
+annotation names that node on each copy) or built from the group's inline
+``resourceSlices``/``resourceCapacities`` (scaling from zero).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
+
+__all__ = ["GROUP_LABEL", "CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
+           "free_names", "grow"]
+
+GROUP_LABEL = "draplanner.io/node-group"
+CAPACITY_ANNOTATION = "autoscaling.k8s.io/node-resource-capacity"
+_API = "resource.k8s.io/v1alpha2"
+
+
+@dataclass
+class Blueprint:
+    """How to make one more node of ``group``; ``problem`` says why none can be made."""
+
+    group: NodeGroup
+    node: dict = field(default_factory=dict)
+    slices: list[dict] = field(default_factory=list)
+    capacities: list[dict] = field(default_factory=list)
+    source: str | None = None
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.group.name
+
+    def make(self, name: str) -> tuple[Node, list[NodeResourceSlice], list[NodeResourceCapacity]]:
+        """The node ``name`` with its own copies of the group's slices and capacities."""
+        raw = copy.deepcopy(self.node)
+        raw["metadata"]["name"] = name
+        slices = []
+        for index, spec in enumerate(self.slices):
+            slices.append(NodeResourceSlice({
+                "apiVersion": _API, "kind": "NodeResourceSlice",
+                "metadata": {"name": f"{name}-slice-{index}"},
+                "spec": {**copy.deepcopy(spec), "nodeName": name}}))
+        capacities = []
+        for index, entry in enumerate(self.capacities):
+            capacities.append(NodeResourceCapacity({
+                "apiVersion": _API, "kind": "NodeResourceCapacity",
+                "metadata": {"name": f"{name}-capacity-{index}"}, "nodeName": name,
+                "driverName": entry["driverName"],
+                "instances": copy.deepcopy(entry.get("instances") or [])}))
+        return Node(raw), slices, capacities
+
+
+def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node: dict
+               ) -> Blueprint:
+    template = group.template
+    meta = template.get("metadata") or {}
+    labels = {**(meta.get("labels") or {}), GROUP_LABEL: group.name}
+    node = {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "", "labels": labels,
+                         **({"annotations": dict(meta["annotations"])}
+                            if meta.get("annotations") else {})},
+            "spec": copy.deepcopy(template.get("spec") or {}),
+            "status": copy.deepcopy(template.get("status") or {})}
+    blueprint = Blueprint(group, node)
+    source = group.capacity_from_node
+    if source:
+        original = state.nodes.get(source)
+        if original is None:
+            blueprint.problem = f"its capacityFromNode {source} is not a node of the cluster"
+            return blueprint
+        blueprint.source = source
+        node["metadata"].setdefault("annotations", {})[CAPACITY_ANNOTATION] = source
+        if not (node["status"].get("allocatable")):
+            allocatable = (original.raw.get("status") or {}).get("allocatable") or {}
+            node["status"]["allocatable"] = copy.deepcopy(allocatable)
+        blueprint.slices = [{k: v for k, v in s.raw["spec"].items() if k != "nodeName"}
+                            for s in slices_by_node.get(source, ())]
+        blueprint.capacities = [{"driverName": c.driver_name, "instances": c.instances}
+                                for c in capacities_by_node.get(source, ())]
+    else:
+        blueprint.slices = [dict(s) for s in group.resource_slices]
+        blueprint.capacities = [dict(c) for c in group.resource_capacities]
+    return blueprint
+
+
+def blueprints(state) -> list[Blueprint]:
+    """A blueprint per NodeGroup of ``state``, in name order."""
+    groups = sorted(state.of_kind(NodeGroup), key=lambda g: g.name)
+    if not groups:
+        return []
+    slices_by_node: dict[str, list] = {}
+    capacities_by_node: dict[str, list] = {}
+    sources = {g.capacity_from_node for g in groups if g.capacity_from_node}
+    if sources:
+        for piece in state.of_kind(NodeResourceSlice):
+            if piece.node_name in sources:
+                slices_by_node.setdefault(piece.node_name, []).append(piece)
+        for piece in state.of_kind(NodeResourceCapacity):
+            if piece.node_name in sources:
+                capacities_by_node.setdefault(piece.node_name, []).append(piece)
+    return [_blueprint(state, g, slices_by_node, capacities_by_node) for g in groups]
+
+
+def group_size(state, group: str) -> int:
+    """How many nodes of ``state`` belong to ``group``."""
+    return sum(1 for node in state.nodes.values() if node.meta.labels.get(GROUP_LABEL) == group)
+
+
+def free_names(state, group: str, count: int) -> list[str]:
+    names, n = [], 0
+    while len(names) < count:
+        n += 1
+        name = f"{group}-{n}"
+        if name not in state.nodes:
+            names.append(name)
+    return names
+
+
+def grow(state, blueprint: Blueprint, count: int) -> list[str]:
+    """Add ``count`` nodes of the blueprint's group to ``state``; their names."""
+    names = free_names(state, blueprint.name, count)
+    for name in names:
+        node, slices, capacities = blueprint.make(name)
+        state.add_node(node, slices, capacities)
+    group = state.get("NodeGroup", None, blueprint.name)
+    if group is not None:
+        group = state.writable(group)
+        group.nodes = sorted({*group.nodes, *names})
+    return names

@@ -1,0 +1,228 @@
+"""The seeds' ``ClusterAutoScalerPlugin`` as an engine API: what-if scheduling on a snapshot.
+
+:class:`AutoscalerSimulation` starts over a fork of a cluster state (``StartSimulation``)
+and offers ``SimulateAddNode`` (:meth:`~AutoscalerSimulation.add_node`),
+``SimulateRemoveNode`` (:meth:`~AutoscalerSimulation.remove_node`), ``SimulateBindPod``
+(:meth:`~AutoscalerSimulation.bind_pod`), ``SimulateEvictPod``
+(:meth:`~AutoscalerSimulation.evict_pod`) and the Filter question "does this pod fit this
+node, and if not why" (:meth:`~AutoscalerSimulation.fits`). Nothing is ever written back
+to the state it started from. Decisions use the scheduler's own checks, so a pod that fits
+here is a pod the scheduler would place.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from allocation.engine.allocator import explain_node
+from allocation.engine.claims import claim_from_template, deallocate
+from allocation.engine.objects import Node, Pod, PodTemplate
+from allocation.engine.scheduler import R_BUDGET, R_CLAIMS, Scheduler
+from allocation.engine.state import ClusterState, NodeInUse
+
+__all__ = ["Status", "AutoscalerSimulation", "pod_from_template"]
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The outcome of one simulation call: ``ok`` and a message (the reason when not ok)."""
+
+    ok: bool
+    message: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def pod_from_template(template: PodTemplate, name: str) -> Pod:
+    """A pending pod ``name`` made from a PodTemplate, as a workload controller would."""
+    body = template.template
+    meta = copy.deepcopy(body.get("metadata") or {})
+    meta.update({"name": name, "namespace": template.namespace})
+    meta.pop("uid", None)
+    spec = copy.deepcopy(body.get("spec") or {})
+    spec.pop("nodeName", None)
+    return Pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+
+
+def _why_claims(state, node: str, wants, strategy: str) -> str:
+    """The first request that has no candidate left on ``node``, in a few words."""
+    for entry in explain_node(state.inventory_index, node, wants, strategy):
+        if entry.get("problem"):
+            return f"{entry['claim']} {entry['request']}: {entry['problem']}"
+        if not entry.get("matching"):
+            counts: dict[str, int] = {}
+            for refusal in entry.get("refused") or ():  # "allocated to claim x" -> "allocated"
+                reason = refusal["reason"].split(" to claim ")[0]
+                counts[reason] = counts.get(reason, 0) + len(refusal["candidates"])
+            refused = "; ".join(f"{n} {r}" for r, n in counts.items())
+            return (f"{entry['claim']} {entry['request']}: no free matching candidate"
+                    + (f" ({refused})" if refused else ""))
+    return "the requests cannot all be met together"
+
+
+class AutoscalerSimulation:
+    """One autoscaler simulation over a copy-on-write snapshot of a cluster state."""
+
+    def __init__(self, state: ClusterState, strategy: str = "first-fit") -> None:
+        self.state = state.fork()
+        self.strategy = strategy
+        self.scheduler = Scheduler(strategy)
+        self._cursors: dict[tuple, tuple[int, int]] = {}
+        self._failures: dict[tuple, tuple[int, str]] = {}
+
+    @classmethod
+    def start(cls, state: ClusterState, strategy: str = "first-fit") -> AutoscalerSimulation:
+        """``StartSimulation``: a simulation over a snapshot of ``state``."""
+        return cls(state, strategy)
+
+    def fork(self) -> AutoscalerSimulation:
+        """A simulation that starts where this one is and never changes it."""
+        return AutoscalerSimulation(self.state, self.strategy)
+
+    # -- nodes --------------------------------------------------------------------------
+    def add_node(self, node: Node, slices=(), capacities=()) -> Status:
+        """``SimulateAddNode``: a fictional node with the slices and capacities it brings."""
+        try:
+            self.state.add_node(node, slices, capacities)
+        except ValueError as exc:
+            return Status(False, str(exc))
+        return Status(True, f"added node {node.name}")
+
+    def remove_node(self, name: str) -> Status:
+        """``SimulateRemoveNode``: refused while pods or allocated claims use the node."""
+        try:
+            self.state.remove_node(name)
+        except (NodeInUse, ValueError) as exc:
+            return Status(False, str(exc))
+        return Status(True, f"removed node {name}")
+
+    # -- pods ---------------------------------------------------------------------------
+    def add_pod(self, pod: Pod) -> Status:
+        """Add a pending pod, with the claims its templates give it (as the claim controller
+        would); a missing template is reported when the pod is placed."""
+        state = self.state
+        if state.get("Pod", pod.namespace, pod.name) is not None:
+            return Status(False, f"pod {pod.ref} exists already")
+        state.add(pod)
+        for pod_claim in pod.claims:
+            if not pod_claim.template_name:
+                continue
+            template = state.get("ResourceClaimTemplate", pod.namespace, pod_claim.template_name)
+            name = f"{pod.name}-{pod_claim.name}"
+            if template is not None and state.get("ResourceClaim", pod.namespace, name) is None:
+                state.add(claim_from_template(pod, pod_claim.name, template))
+        return Status(True, f"added pod {pod.ref}")
+
+    def _pod(self, pod: Pod | str, namespace: str = "default") -> Pod | None:
+        if isinstance(pod, str):
+            return self.state.get("Pod", namespace, pod)
+        return self.state.get("Pod", pod.namespace, pod.name)
+
+    def _try(self, pod: Pod, node: Node, keep: bool, needs=None):
+        """``(needs, picks, reason)``; picks stay taken only when ``keep``."""
+        needs = needs or self.scheduler.needs(self.state, pod)
+        if needs.error is not None:
+            return needs, None, needs.error
+        picks, refusal = self.scheduler.try_node(self.state, pod, node, needs)
+        if picks is None:
+            if refusal in (R_CLAIMS, R_BUDGET):
+                why = _why_claims(self.state, node.name, needs.wants, self.strategy)
+                refusal = f"{refusal}: {why}"
+            return needs, None, refusal
+        if not keep:
+            for want, (inventory, candidate) in zip(needs.wants, picks, strict=True):
+                inventory.release(candidate, want.owner)
+        return needs, picks, None
+
+    def fits(self, pod: Pod | str, node_name: str) -> Status:
+        """Filter: whether ``pod`` fits ``node_name`` now, and why not (nothing is taken)."""
+        found, node = self._pod(pod), self.state.nodes.get(node_name)
+        if found is None or node is None:
+            return Status(False, f"{'pod' if found is None else 'node'} not found")
+        _needs, picks, reason = self._try(found, node, keep=False)
+        return Status(picks is not None, reason or f"fits node {node_name}")
+
+    def bind_pod(self, pod: Pod | str, node_name: str) -> Status:
+        """``SimulateBindPod``: bind the pod there, allocating claims when first used."""
+        found, node = self._pod(pod), self.state.nodes.get(node_name)
+        if found is None or node is None:
+            return Status(False, f"{'pod' if found is None else 'node'} not found")
+        if found.node_name:
+            return Status(False, f"pod {found.ref} is bound to {found.node_name} already")
+        needs, picks, reason = self._try(found, node, keep=True)
+        if picks is None:
+            return Status(False, reason or "does not fit")
+        self.scheduler.commit(self.state, found, node, needs, picks)
+        return Status(True, node_name)
+
+    def place(self, pod: Pod | str) -> Status:
+        """Bind the pod to the first node, in name order, that fits it (the scheduler's
+        choice); the message is the node, or why no node fits."""
+        found = self._pod(pod)
+        if found is None:
+            return Status(False, "pod not found")
+        state = self.state
+        needs = self.scheduler.needs(state, found)
+        if needs.error is not None:
+            return Status(False, needs.error)
+        key = needs.signature
+        cursor = self._cursors.get(key)
+        start = cursor[1] if cursor is not None and cursor[0] == state.epoch else 0
+        order = state.node_order
+        for index in range(start, len(order)):
+            node = state.nodes[order[index]]
+            picks, _refusal = self.scheduler.try_node(state, found, node, needs)
+            if picks is not None:
+                self._cursors[key] = (state.epoch, index)
+                self.scheduler.commit(state, found, node, needs, picks)
+                return Status(True, node.name)
+        self._cursors[key] = (state.epoch, len(order))
+        failure = self._failures.get(key)
+        if failure is None or failure[0] != state.epoch:  # twins fail for the same reason
+            failure = self._failures[key] = (state.epoch, self._no_node(found, needs))
+        return Status(False, failure[1])
+
+    def _no_node(self, pod: Pod, needs) -> str:
+        counts: dict[str, int] = {}
+        first_claims = None
+        for name in self.state.node_order:
+            _needs, picks, reason = self._try(pod, self.state.nodes[name], False, needs)
+            reason = "fits now" if picks is not None else reason
+            head = reason.split(":", 1)[0]
+            counts[head] = counts.get(head, 0) + 1
+            if first_claims is None and head in (R_CLAIMS, R_BUDGET):
+                first_claims = f"{name}: {reason.split(': ', 1)[-1]}"
+        total = len(self.state.node_order)
+        parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
+        message = f"0/{total} nodes are available" + (": " + ", ".join(parts) if parts else "")
+        return message + (f" (first: {first_claims})" if first_claims else "")
+
+    def evict_pod(self, pod: Pod | str, namespace: str = "default") -> Status:
+        """``SimulateEvictPod``: unbind the pod; claims no other pod uses are deallocated."""
+        found = self._pod(pod, namespace)
+        if found is None:
+            return Status(False, "pod not found")
+        if not found.node_name:
+            return Status(False, f"pod {found.ref} is not bound to a node")
+        state = self.state
+        found = state.writable(found)
+        node = found.node_name
+        state.charge(found, node, -1)
+        found.node_name = None
+        released = []
+        for pod_claim in found.claims:
+            name = pod_claim.claim_name or f"{found.name}-{pod_claim.name}"
+            claim = state.get("ResourceClaim", found.namespace, name)
+            if claim is None or found.name not in claim.reserved_pods():
+                continue
+            claim = state.writable(claim)
+            claim.reserved_for = [r for r in claim.reserved_for if r.get("name") != found.name]
+            if not claim.reserved_for and claim.allocation is not None \
+                    and not claim.controller_name:
+                deallocate(state, claim, f"pod {found.ref} evicted in simulation")
+                released.append(claim.ref)
+        state.epoch += 1
+        return Status(True, f"evicted {found.ref} from {node}"
+                      + (f"; deallocated {', '.join(released)}" if released else ""))

@@ -1,0 +1,81 @@
+"""What the simulated drivers and the scheduler's side of the negotiation share.
+
+The Event reasons below are the steps of the KEP-3063 negotiation; ``docs/controlplane.md``
+says who records each one and on which object, so the console can draw the timeline.
+"""
+
+from __future__ import annotations
+
+from allocation.engine.manifests.kinds import HANDLE_DATA_MAX, NODE_LIST_MAX, RESOURCE_API
+from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
+
+__all__ = [
+    "NODE_LIST_MAX", "HANDLE_DATA_MAX", "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
+    "ALLOCATED", "ALLOCATION_FAILED", "DEALLOCATION_REQUESTED", "DEALLOCATED",
+    "CONTROLLER_MISSING", "CLAIMS_COMPONENT", "context_of", "new_context", "drop_context",
+    "driver_finalizer", "pod_claims", "short_list", "reserve_for", "missing_controller",
+]
+
+POTENTIAL_NODES = "PotentialNodes"
+SELECTED_NODE = "SelectedNode"
+UNSUITABLE_NODES = "UnsuitableNodes"
+ALLOCATED = "Allocated"
+ALLOCATION_FAILED = "AllocationFailed"
+DEALLOCATION_REQUESTED = "DeallocationRequested"
+DEALLOCATED = "Deallocated"
+CONTROLLER_MISSING = "ControllerMissing"
+
+CLAIMS_COMPONENT = "draplanner-claims"
+
+
+def driver_finalizer(controller_name: str) -> str:
+    """The finalizer a driver puts on claims it allocates (as upstream's controller helper)."""
+    return f"{controller_name}/deletion-protection"
+
+
+def context_of(state, pod: Pod) -> PodSchedulingContext | None:
+    """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
+    return state.get("PodSchedulingContext", pod.namespace, pod.name)
+
+
+def new_context(pod: Pod) -> PodSchedulingContext:
+    """An empty PodSchedulingContext owned by ``pod`` (the seed: the pod is its owner)."""
+    return PodSchedulingContext({
+        "apiVersion": RESOURCE_API, "kind": "PodSchedulingContext",
+        "metadata": {"name": pod.name, "namespace": pod.namespace, "ownerReferences": [
+            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.meta.uid,
+             "controller": True, "blockOwnerDeletion": True}]},
+        "spec": {}})
+
+
+def drop_context(state, pod: Pod) -> None:
+    """Delete the pod's PodSchedulingContext once the pod is bound (the scheduler's last step)."""
+    context = context_of(state, pod)
+    if context is not None:
+        state.remove(context)
+
+
+def pod_claims(state, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
+    """``(pod claim name, claim)`` for each ``spec.resourceClaims`` entry, in order."""
+    return [(c.name, state.get("ResourceClaim", pod.namespace,
+                               c.claim_name or f"{pod.name}-{c.name}")) for c in pod.claims]
+
+
+def reserve_for(claim: ResourceClaim, pod: Pod) -> None:
+    """Add ``pod`` to the claim's ``reservedFor`` unless it is there already."""
+    if pod.name not in claim.reserved_pods():
+        claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.meta.uid})
+
+
+def short_list(names: list[str], limit: int = 8) -> str:
+    """``a, b, c`` or ``a, b, ... and 12 more``: node lists in Event messages stay readable."""
+    if not names:
+        return "none"
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
+def missing_controller(claim: ResourceClaim, class_name: str, controller: str) -> str:
+    """Why a claim whose class names a controller without a DriverSimulation stays pending."""
+    return (f"resourceclaim \"{claim.ref}\": class {class_name!r} names control-plane "
+            f"controller {controller}, which no DriverSimulation simulates")

@@ -1,0 +1,117 @@
+"""What one claim asks of a simulated driver: its vendor parameters, ``requestCount`` and the
+``handleData`` its allocation carries.
+
+``requestCount`` is CEL over ``object`` (the claim's vendor parameters, null without a
+``parametersRef``) and must give a non-negative integer; without it a claim takes one
+resource. ``handleData`` is text in which each ``{{ expression }}`` is CEL over ``object``,
+``claim`` (``{name, namespace}``), ``pool``, ``count`` and ``node`` (the selected node, empty
+for Immediate allocation); strings are inserted as they are, other values as JSON.
+Every failure is a message naming the DriverSimulation and the field; nothing here raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+from allocation.engine.cel import (
+    CelCompileError,
+    CelEvaluationError,
+    Expression,
+    compile_expression,
+)
+from allocation.engine.controlplane.common import HANDLE_DATA_MAX
+from allocation.engine.objects import DriverSimulation, ResourceClaim, ResourceClaimParameters
+
+__all__ = ["vendor_parameters", "request_count", "render_handle_data", "placeholders",
+           "HANDLE_VARIABLES"]
+
+RESOURCE_GROUP = "resource.k8s.io"
+HANDLE_VARIABLES = {"object": "dyn", "claim": "dyn", "pool": "string", "count": "int",
+                    "node": "string"}
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(source: str, variables: tuple[tuple[str, str], ...]) -> Expression:
+    return compile_expression(source, dict(variables))
+
+
+def placeholders(template: str) -> list[str]:
+    """The CEL sources of the ``{{ ... }}`` placeholders of a ``handleData`` template."""
+    return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
+
+
+def vendor_parameters(state, claim: ResourceClaim) -> tuple[Any, str | None]:
+    """The claim's vendor parameters (the referenced object as written), or why not found."""
+    ref = claim.parameters_ref
+    if ref is None:
+        return None, None
+    group = ref.get("apiGroup") or ""
+    if ref["kind"] == "ResourceClaimParameters" and group in ("", RESOURCE_GROUP):
+        params = state.get("ResourceClaimParameters", claim.namespace, ref["name"])
+        if not isinstance(params, ResourceClaimParameters):
+            return None, f"resourceclaimparameters {claim.namespace}/{ref['name']} not found"
+        return params.vendor_parameters, None
+    vendor = state.vendor_object(group, ref["kind"], claim.namespace, ref["name"])
+    if vendor is None:
+        return None, f"claim parameters {ref['kind']} {claim.namespace}/{ref['name']} not found"
+    return vendor.raw, None
+
+
+def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:
+    """How many resources one claim with ``params`` takes, or the failure message."""
+    source = sim.request_count
+    if not source:
+        return 1, None
+    where = f"DriverSimulation {sim.name}: spec.requestCount"
+    try:
+        value = _compiled(source, (("object", "dyn"),)).evaluate(object=params)
+    except CelCompileError as exc:
+        return 0, f"{where}: invalid CEL expression: {exc}"
+    except CelEvaluationError as exc:
+        return 0, f"{where} {source!r} failed: {exc}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0, (f"{where} {source!r} must give an integer, "
+                   f"got {type(value).__name__} {value!r}")
+    if value < 0:
+        return 0, f"{where} {source!r} must not be negative, got {value}"
+    return value, None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, sort_keys=True)
+
+
+def render_handle_data(sim: DriverSimulation, variables: dict[str, Any]
+                       ) -> tuple[str | None, str | None]:
+    """``spec.handleData`` rendered for one allocation (None without a template), or why not."""
+    template = sim.handle_data
+    if template is None:
+        return None, None
+    where = f"DriverSimulation {sim.name}: spec.handleData"
+    out: list[str] = []
+    last = 0
+    for match in _PLACEHOLDER.finditer(template):
+        source = match.group(1).strip()
+        try:
+            value = _compiled(source, tuple(sorted(HANDLE_VARIABLES.items()))).evaluate(
+                **variables)
+        except CelCompileError as exc:
+            return None, f"{where}: placeholder {{{{{source}}}}} is not valid CEL: {exc}"
+        except CelEvaluationError as exc:
+            return None, f"{where}: placeholder {{{{{source}}}}} failed: {exc}"
+        out.append(template[last:match.start()])
+        out.append(_text(value))
+        last = match.end()
+    out.append(template[last:])
+    data = "".join(out)
+    size = len(data.encode("utf-8"))
+    if size > HANDLE_DATA_MAX:
+        return None, (f"{where} renders to {size} bytes; resourceHandles[].data holds at most "
+                      f"{HANDLE_DATA_MAX} (16 KiB)")
+    return data, None

@@ -1,0 +1,236 @@
+"""ProvisioningRequests and node groups: check-capacity, atomic scale-up, back-off, expiry."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.engine.autoscaler import GROUP_LABEL
+from allocation.engine.autoscaler.limits import backoff
+from allocation.engine.manifests import load_texts
+from allocation.engine.simulation import simulate
+from tests.allocation.engine.autoscaler.builders import (
+    condition,
+    gpu_basics,
+    gpu_devices,
+    node_group,
+    pod_template,
+    provreq,
+)
+from tests.factories import named_slice, node, pod, problems_of, run, to_yaml
+
+CHECK = "check-capacity.autoscaling.x-k8s.io"
+DATA = Path(__file__).parents[1] / "models" / "data"
+
+
+def _base(devices: int = 1, groups=None, extra=()):
+    return gpu_basics() + [node("n1"), named_slice("n1", gpu_devices(devices)), pod_template(),
+                           *(groups if groups is not None else [node_group(max_size=2)]),
+                           *extra]
+
+
+def _req(state, name: str = "req"):
+    return state.get("ProvisioningRequest", "default", name)
+
+
+def _events(state, reason: str) -> list[str]:
+    return [e["message"] for e in state.events.items if e["reason"] == reason]
+
+
+def test_check_capacity_counts_what_fits_and_books_nothing():
+    state = run(_base(devices=2, extra=[
+        provreq("a", CHECK, [("worker", 2)]), provreq("b", "check-capacity.kubernetes.io",
+                                                      [("worker", 2)], seed=True),
+        provreq("c", CHECK, [("worker", 3)])])).state
+    for name in ("a", "b"):  # independent: b is not blocked by a
+        assert condition(_req(state, name), "CapacityAvailable")["status"] == "True"
+        assert condition(_req(state, name), "Provisioned")["reason"] == "CapacityIsFound"
+    found = condition(_req(state, "c"), "Provisioned")
+    assert (found["status"], found["reason"]) == ("False", "CapacityIsNotFound")
+    assert found["message"].startswith("2 of 3 pods fit; pod 3 needs 1 device of class gpu "
+                                       "(0/1 nodes are available: 1 cannot allocate all claims")
+    assert condition(_req(state, "c"), "CapacityAvailable")["status"] == "False"
+    assert condition(_req(state, "c"), "Accepted")["status"] == "True"
+    assert list(state.nodes) == ["n1"]  # check-capacity never scales
+    assert state.get("Pod", "default", "c-0-0") is None  # nothing booked or written back
+
+
+def test_atomic_fits_existing_capacity_without_change():
+    state = run(_base(devices=2, extra=[provreq(pod_sets=[("worker", 2)])])).state
+    found = condition(_req(state), "Provisioned")
+    assert (found["status"], found["reason"]) == ("True", "CapacityIsFound")
+    assert list(state.nodes) == ["n1"]
+
+
+def test_atomic_picks_the_least_nodes_ties_by_group_name():
+    groups = [node_group("b-pool", max_size=5, devices=2), node_group("a-pool", max_size=5,
+                                                                      devices=2),
+              node_group("c-pool", max_size=5, devices=4)]
+    state = run(_base(groups=groups, extra=[provreq(pod_sets=[("worker", 5)])])).state
+    assert sorted(state.nodes) == ["c-pool-1", "n1"]  # 1 node of 4 beats 2 nodes of 2
+    groups[2]["spec"]["resourceSlices"][0]["namedResourcesWithAttributes"] = gpu_devices(2)
+    state = run(_base(groups=groups, extra=[provreq(pod_sets=[("worker", 5)])])).state
+    assert sorted(state.nodes) == ["a-pool-1", "a-pool-2", "n1"]
+    assert state.nodes["a-pool-1"].meta.labels == {"pool": "a-pool", GROUP_LABEL: "a-pool"}
+    assert state.get("NodeGroup", None, "a-pool").to_manifest()["status"] == {
+        "size": 2, "nodes": ["a-pool-1", "a-pool-2"]}
+    found = condition(_req(state), "Provisioned")
+    assert found["reason"] == "CapacityIsProvisioned"
+    assert found["message"] == ("added 2 nodes to node group a-pool (0 -> 2, maxSize 5): "
+                                "a-pool-1, a-pool-2; all 5 pods fit")
+
+
+def test_impossible_request_adds_nothing_and_says_what_to_do():
+    state = run(_base(devices=9, extra=[provreq(pod_sets=[("worker", 10)])],
+                      groups=[node_group(max_size=0)])).state
+    found = condition(_req(state), "Provisioned")
+    assert (found["status"], found["reason"]) == ("False", "CapacityIsNotFound")
+    assert found["message"].startswith("9 of 10 pods fit; pod 10 needs 1 device of class gpu")
+    assert "; node group gpu-pool is at maxSize 0; nothing was added; retrying in 1m" in \
+        found["message"]
+    assert list(state.nodes) == ["n1"]
+
+
+def test_backoff_doubles_to_ten_minutes_then_expires_at_valid_until():
+    assert [backoff(n) for n in (1, 2, 3, 4, 5, 9, 400)] == [timedelta(minutes=m) for m in (
+        1, 2, 4, 8, 10, 10, 10)]
+    docs = _base(extra=[provreq(pod_sets=[("worker", 5)], valid_until="1800")])
+    sim = simulate(load_texts([("in.yaml", to_yaml(docs))]))
+    controller = sim.controllers[-1]
+    wakeups = []
+    for _ in range(6):
+        wakeups.append(controller.next_wakeup(sim.state) - sim.state.clock.now)
+        sim.advance(wakeups[-1])
+    assert wakeups == [timedelta(minutes=m) for m in (1, 2, 4, 8, 10, 5)]
+    found = condition(_req(sim.state), "Failed")
+    assert (found["status"], found["reason"]) == ("True", "Expired")
+    assert found["message"].startswith("gave up at 2025-01-01T00:30:00Z: no capacity found "
+                                       "before ValidUntilSeconds ran out")
+    assert controller.next_wakeup(sim.state) is None
+    assert list(sim.state.nodes) == ["n1"]
+
+
+def test_retry_succeeds_when_capacity_appears_and_seven_day_default():
+    docs = _base(extra=[provreq(pod_sets=[("worker", 5)])])
+    sim = simulate(load_texts([("in.yaml", to_yaml(docs))]), advance=timedelta(days=6))
+    assert condition(_req(sim.state), "Failed") is None
+    sim.advance(timedelta(days=1))
+    assert condition(_req(sim.state), "Failed")["reason"] == "Expired"
+    assert "7 days passed" in condition(_req(sim.state), "Failed")["message"]
+
+
+def test_missing_pod_template_fails_and_unknown_class_is_ignored():
+    state = run(_base(extra=[provreq("a", pod_sets=[("nope", 1)]),
+                             provreq("b", "queued-provisioning.gke.io")])).state
+    found = condition(_req(state, "a"), "Failed")
+    assert (found["status"], found["reason"]) == ("True", "FailedToCreatePods")
+    assert "podSets[0]: PodTemplate default/nope not found" in found["message"]
+    assert _req(state, "b").conditions == []
+    assert _events(state, "UnsupportedProvisioningClass") == [
+        "provisioning class 'queued-provisioning.gke.io' is not one this planner simulates "
+        "(check-capacity.autoscaling.x-k8s.io, best-effort-atomic-scale-up.autoscaling.x-k8s.io)"
+        "; the request is ignored"]
+
+
+def _consumer(name: str, annotations: dict) -> dict:
+    doc = pod(name, templates={"gpu": "gpu"})
+    doc["metadata"]["annotations"] = annotations
+    return doc
+
+
+def test_consumers_never_scale_up_others_get_best_effort_and_half_annotations_warn():
+    seed_class = "cluster-autoscaler.kubernetes.io/provisioning-class-name"
+    seed_consume = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+    docs = _base(devices=0, groups=[node_group(max_size=1)], extra=[
+        _consumer("upstream", {"autoscaling.x-k8s.io/consume-provisioning-request": "x"}),
+        _consumer("seed", {seed_class: "c", seed_consume: "x"}),
+        _consumer("half", {seed_consume: "x"}), pod("plain", templates={"gpu": "gpu"})])
+    state = run(docs).state
+    assert sorted(state.nodes) == ["gpu-pool-1", "n1"]  # one node, for "half" alone
+    # The scheduler then gives it to the first pending pod in document order (documented).
+    assert sum(1 for p in state.pods() if p.node_name) == 1
+    assert _events(state, "IncompleteConsumeAnnotations") == [
+        f"pod has {seed_consume} but not {seed_class}: both are needed to consume a "
+        "ProvisioningRequest, so the pod is treated as an ordinary pod"]
+    assert _events(state, "TriggeredScaleUp") == ["pod triggered scale-up of node group "
+                                                  "gpu-pool"]
+    assert _events(state, "NotTriggerScaleUp") == [
+        "pod didn't trigger scale-up: node group gpu-pool is at maxSize 1"] * 2
+
+
+def test_scale_from_zero_with_partitionable_and_counter_claims():
+    seed = [d for d in yaml.safe_load_all((DATA / "seed-two-cards.yaml").read_text())
+            if d["kind"] not in ("Pod", "Node", "NodeResourceSlice")]
+    slice_spec = next(d for d in yaml.safe_load_all((DATA / "seed-two-cards.yaml").read_text())
+                      if d["kind"] == "NodeResourceSlice")["spec"]
+    counter = [d for d in yaml.safe_load_all((DATA / "counter-cluster.yaml").read_text())
+               if d["kind"] not in ("Pod", "Node", "NodeResourceCapacity")]
+    capacity = next(d for d in yaml.safe_load_all((DATA / "counter-cluster.yaml").read_text())
+                    if d["kind"] == "NodeResourceCapacity")
+    group = node_group("mixed", max_size=4, devices=0)
+    group["spec"]["resourceSlices"] = [{k: v for k, v in slice_spec.items() if k != "nodeName"}]
+    group["spec"]["resourceCapacities"] = [{"driverName": capacity["driverName"],
+                                            "instances": capacity["instances"]}]
+    template = pod_template(claims={"gpu": "two-quarters", "f": "two"})
+    docs = seed + counter + [group, template, provreq(pod_sets=[("worker", 3)])]
+    state = run(docs).state
+    found = condition(_req(state), "Provisioned")
+    assert found["reason"] == "CapacityIsProvisioned", found["message"]
+    assert sorted(state.nodes) == ["mixed-1", "mixed-2"]
+    models = sorted(i.model.name for i in state.inventories["mixed-2"])
+    assert models == ["counter", "partitionable"]
+
+
+def test_capacity_from_node_copies_the_nodes_slices():
+    docs = _base(devices=2, groups=[node_group(max_size=3, capacity_from="n1")],
+                 extra=[provreq(pod_sets=[("worker", 5)])])
+    state = run(docs).state
+    assert sorted(state.nodes) == ["gpu-pool-1", "gpu-pool-2", "n1"]
+    new = state.nodes["gpu-pool-1"]
+    assert new.meta.annotations == {"autoscaling.k8s.io/node-resource-capacity": "n1"}
+    assert new.cpu_milli == 8000
+    assert [i.usage()["total"] for i in state.inventories["gpu-pool-2"]] == [2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(existing=st.integers(0, 3), per_node=st.integers(1, 3), max_size=st.integers(0, 4),
+       count=st.integers(1, 12))
+def test_atomic_is_all_or_nothing(existing, per_node, max_size, count):
+    docs = _base(devices=existing, groups=[node_group(max_size=max_size, devices=per_node)],
+                 extra=[provreq(pod_sets=[("worker", count)])])
+    state = run(docs).state
+    added = len(state.nodes) - 1
+    found = condition(_req(state), "Provisioned")
+    needed = max(0, -(-(count - existing) // per_node))
+    if needed <= max_size:
+        assert found["status"] == "True" and added == needed
+    else:
+        assert found["status"] == "False" and added == 0
+
+
+def test_spec_limits_and_immutable_spec():
+    doc = provreq(pod_sets=[("worker", 0)] + [("w", 1)] * 32, valid_until="soon")
+    lines = problems_of(to_yaml([doc]))
+    assert any("spec.podSets: must have at most 32 items" in line for line in lines), lines
+    assert any("spec.podSets[0].count" in line for line in lines), lines
+    assert any("spec.parameters.ValidUntilSeconds: ValidUntilSeconds must be a whole number"
+               in line for line in lines), lines
+    empty = provreq()
+    empty["spec"]["podSets"] = []
+    assert any("spec.podSets: must have at least 1" in line
+               for line in problems_of(to_yaml([empty]))), problems_of(to_yaml([empty]))
+    big = problems_of(to_yaml([provreq(pod_sets=[("w", 16385)])]))
+    assert any("spec.podSets[0].count" in line for line in big), big
+    out = run(_base(extra=[provreq(pod_sets=[("worker", 1)])])).output()
+    written = next(i for i in out["items"] if i["kind"] == "ProvisioningRequest")
+    assert problems_of(to_yaml([written])) == []
+    written["spec"]["podSets"][0]["count"] = 2
+    assert problems_of(to_yaml([written])) == [
+        "bad.yaml:1 (ProvisioningRequest default/req): spec: field is immutable: the status "
+        f"was computed for a different spec (digest "
+        f"{written['status']['statuses']['draplanner.io/spec-digest']}); create a new "
+        "ProvisioningRequest instead of editing this one, or drop its status"]
