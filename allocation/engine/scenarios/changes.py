@@ -11,7 +11,8 @@ Operations:
   and its reservations dropped, then given a required node affinity on ``metadata.name``
   (as DaemonSets pin their pods), so the scheduler places it there or explains why not.
 - ``unpin-pod`` (``pod``): back to the queue: unbound, reservations dropped, pin removed.
-- ``add-nodes`` (``group``, ``count``): nodes of a NodeGroup, as its scale-up would add them.
+- ``add-nodes`` (``group``, ``count``): nodes of a NodeGroup, as its scale-up would add them
+  (even beyond ``maxSize``: the question is "what if we had more of these nodes").
 - ``remove-node`` (``node``): the node, its slices and capacities go; its pods are evicted
   (unbound, their claims released) and planned again.
 - ``add-object`` (``manifest``): add or replace one object (a ProvisioningRequest, a pod...).
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from allocation.engine.allocator import STRATEGIES
-from allocation.engine.autoscaler.nodegroups import blueprints, free_names, group_size
+from allocation.engine.autoscaler.nodegroups import blueprints, free_names
 from allocation.engine.manifests import load_documents
 from allocation.engine.state import ClusterState
 
@@ -217,10 +218,8 @@ def _add_nodes(docs: _Docs, change: dict, index: int, applied: Applied) -> None:
     blueprint = next(b for b in blueprints(state) if b.name == group_name)
     if blueprint.problem:
         raise ChangeError(index, "group", f"node group {group_name}: {blueprint.problem}")
-    size, limit = group_size(state, group_name), blueprint.group.max_size
-    if size + change["count"] > limit:
-        raise ChangeError(index, "count", f"node group {group_name} would exceed maxSize "
-                          f"{limit} ({size} nodes now)")
+    # No maxSize check: the what-if question is "what if we had more of these nodes"; the
+    # page shows the group's size against its maxSize, and the autoscaler keeps its limit.
     for name in free_names(state, group_name, change["count"]):
         node, slices, capacities = blueprint.make(name)
         for obj in (node, *slices, *capacities):

@@ -47,9 +47,9 @@ def test_add_nodes_copies_the_template_nodes_resources():
         "tier": "gpu", "draplanner.io/node-group": "pool"}
     copied = by_key[("NodeResourceSlice", None, "pool-1-slice-0")]
     assert copied["spec"]["nodeName"] == "pool-1"
-    with pytest.raises(ChangeError, match=r"changes\[1\]\.count: .*maxSize 2"):
-        apply_changes(docs, [{"op": "add-nodes", "group": "pool", "count": 2},
-                             {"op": "add-nodes", "group": "pool", "count": 1}])
+    beyond = apply_changes(docs, [{"op": "add-nodes", "group": "pool", "count": 2},
+                                  {"op": "add-nodes", "group": "pool", "count": 1}])
+    assert beyond.added_nodes == ["pool-1", "pool-2", "pool-3"]  # what-if ignores maxSize
 
 
 def test_edit_selector_and_set_strategy():

@@ -71,3 +71,22 @@ def test_a_broken_selector_is_an_input_problem_naming_object_and_field():
     [problem] = caught.value.problems
     assert "(ResourceClaimParameters default/big): requests[0].namedResourcesWithAttributes" \
         ".required[0].selector: invalid CEL selector" in str(problem)
+
+
+def test_adding_two_nodes_of_a_group_provisions_a_pending_atomic_request():
+    from tests.allocation.engine.autoscaler.builders import (
+        gpu_basics,
+        node_group,
+        pod_template,
+        provreq,
+    )
+    from tests.factories import node, run
+
+    docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=0, devices=1),
+            pod_template("worker"), provreq("req", pod_sets=[("worker", 2)])]
+    stored = [o.to_manifest() for o in run(docs).state.all_objects()]
+    result = evaluate(stored, [{"op": "add-nodes", "group": "gpu-pool", "count": 2}])
+    [change] = result.diff.requests
+    assert change["before"]["Provisioned"].startswith("False (CapacityIsNotFound)")
+    assert change["after"]["Provisioned"].startswith("True")
+    assert result.diff.nodes_added == ["gpu-pool-1", "gpu-pool-2"]
