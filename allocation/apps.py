@@ -1,4 +1,24 @@
+"""The allocation app; starts the in-process worker when this process serves the console."""
+
+from __future__ import annotations
+
+import os
+import sys
+
 from django.apps import AppConfig
+from django.conf import settings
+
+__all__ = ["AllocationConfig", "serving"]
+
+
+def serving(argv: list[str] | None = None, environ=None) -> bool:
+    """Whether this process serves HTTP: ``runserver`` (its serving child) or daphne."""
+    argv = sys.argv if argv is None else argv
+    environ = os.environ if environ is None else environ
+    if len(argv) > 1 and argv[1] == "runserver":
+        # With autoreload the parent process only watches files; the child serves.
+        return environ.get("RUN_MAIN") == "true" or "--noreload" in argv
+    return os.path.basename(argv[0]) in ("daphne", "uvicorn")
 
 
 class AllocationConfig(AppConfig):
@@ -13,3 +33,11 @@ class AllocationConfig(AppConfig):
     name = "allocation"
     verbose_name = "DRA allocation"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The worker thread waits one poll interval before its first query, by which time
+        # the app registry is complete.
+        if getattr(settings, "DRA_WORKER_IN_PROCESS", False) and serving():
+            from allocation.worker.loop import Worker
+
+            Worker().start()

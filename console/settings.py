@@ -16,6 +16,12 @@ Environment variables:
 ``REDIS_URL``
     Unset: in-memory channel layer (one process). ``redis://host:6379/0``:
     ``channels_redis``. See ``console.env.parse_redis_url``.
+``DRA_WORKER_IN_PROCESS``
+    "1" (default): a server process (``runserver``, daphne) also runs the baseline
+    worker in a thread. "0": it does not; run ``manage.py worker`` separately.
+``DRA_WORKER_POLL_SECONDS``, ``DRA_WORKER_DEBOUNCE_SECONDS``, ``DRA_WORKER_LEASE_SECONDS``
+    How often the worker looks for changes (1), how long it waits for a burst of writes
+    to end (0.2), and how long its lease lasts without renewal (30).
 """
 
 import os
@@ -58,9 +64,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "drf_spectacular",
     "template_partials",
     "django_htmx",
     "allocation",
+    "scenarios",
 ]
 
 MIDDLEWARE = [
@@ -132,6 +140,31 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
     ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DRA Planner API",
+    "DESCRIPTION": "Kubernetes-style objects of the stored cluster, in YAML or JSON.",
+    "VERSION": "v1alpha1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+
+def _seconds(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    try:
+        return float(value) if value else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number of seconds") from None
+
+
+DRA_WORKER_IN_PROCESS = env_bool(
+    os.environ.get("DRA_WORKER_IN_PROCESS"), name="DRA_WORKER_IN_PROCESS", default=True)
+DRA_WORKER = {
+    "poll": _seconds("DRA_WORKER_POLL_SECONDS", 1.0),
+    "debounce": _seconds("DRA_WORKER_DEBOUNCE_SECONDS", 0.2),
+    "lease_ttl": _seconds("DRA_WORKER_LEASE_SECONDS", 30.0),
 }
 
 LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO")

@@ -8,6 +8,12 @@ Fixtures for browser tests:
   ``page.goto("/")``. Console errors and uncaught page errors are collected on
   ``page.js_errors`` (a list of strings) for tests that want to assert none occurred.
 
+For live pages (WebSockets) use ``asgi_page`` instead: the same kind of page on an
+in-process daphne server (``asgi_server``, see ``tests/browser/live_server.py``), with a
+staff user ``ada`` already logged in through the login form, the database transactional and
+the channel layer safe for sends from other threads (services called by the test through
+``live_server.in_thread``, the worker).
+
 Mark browser tests with ``@pytest.mark.browser`` (``pytest -m browser`` runs only
 them, ``-m "not browser"`` leaves them out); they run after all other tests.
 ``DJANGO_ALLOW_ASYNC_UNSAFE=true`` is set while Playwright runs (see
@@ -17,6 +23,7 @@ Chromium is an error, not a skip: run ``make browser`` to install it.
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -84,3 +91,71 @@ def page(browser, live_server):
     page.on("pageerror", lambda exc: page.js_errors.append(f"pageerror: {exc}"))
     yield page
     context.close()
+
+
+USER, PASSWORD = "ada", "analytical-engine-1843"
+
+
+@pytest.fixture(scope="session")
+def asgi_server(playwright_instance):
+    from tests.browser import live_server
+
+    server = live_server.start()
+    yield server
+    server.stop()
+
+
+def _open_page(browser, base_url: str):
+    context = browser.new_context(base_url=base_url)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    page = context.new_page()
+    page.js_errors = []
+    page.on(
+        "console",
+        lambda msg: page.js_errors.append(f"console.{msg.type}: {msg.text}")
+        if msg.type == "error"
+        else None,
+    )
+    page.on("pageerror", lambda exc: page.js_errors.append(f"pageerror: {exc}"))
+    return context, page
+
+
+def log_in(page, username: str = USER, password: str = PASSWORD) -> None:
+    """Log in through the real login form."""
+    page.goto("/accounts/login/?next=/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/")
+
+
+@pytest.fixture
+def asgi_page(browser, asgi_server, transactional_db, settings, django_user_model):
+    from allocation.services import cluster
+    from tests.browser import live_server
+
+    live_server.share_database()  # this thread's connection may be new since the last test
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "tests.browser.live_server.CrossThreadLayer"}}
+    cluster.clear_cache()  # the database was flushed since the last test
+    django_user_model.objects.create_user(USER, password=PASSWORD, is_staff=True)
+    context, page = _open_page(browser, asgi_server.url)
+    log_in(page)
+    page.open_another = lambda: _open_page(browser, asgi_server.url)[1]
+    yield page
+    context.close()
+    cluster.clear_cache()
+
+
+@pytest.fixture
+def services():
+    """The services and the worker, called the way a browser test must (another thread)."""
+    from allocation.services.manifests import import_texts
+    from allocation.worker.loop import Worker
+    from tests.browser.live_server import in_thread
+
+    worker = Worker()
+    return SimpleNamespace(
+        import_texts=lambda texts: in_thread(import_texts, texts),
+        reconcile=lambda: in_thread(worker.run_once),
+    )

@@ -41,5 +41,7 @@ async def test_unknown_websocket_path_from_an_allowed_origin_has_no_route():
 @pytest.mark.asyncio
 @pytest.mark.django_db
 async def test_http_home_page_over_asgi():
+    # Every page requires login: over ASGI an anonymous visitor is sent to the login page.
     response = await AsyncClient().get("/")
-    assert response.status_code == 200
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/"

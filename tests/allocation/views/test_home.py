@@ -1,12 +1,14 @@
-"""allocation.views: the home page."""
+"""allocation.views.home: the landing page (signed-in users only)."""
+
+from __future__ import annotations
 
 import pytest
 from django.urls import reverse
 
 
 @pytest.mark.django_db
-def test_home_page_renders(client):
-    response = client.get(reverse("allocation:home"))
+def test_home_page_renders(admin_client):
+    response = admin_client.get(reverse("allocation:home"))
 
     assert response.status_code == 200
     assert [t.name for t in response.templates][:2] == ["allocation/home.html", "base.html"]
@@ -15,11 +17,21 @@ def test_home_page_renders(client):
     assert "Simulate from the command line" in html
     assert "python manage.py simulate examples/quickstart.yaml" in html
     assert "vendor/htmx.min.js" in html
+    assert "vendor/htmx-ext-ws.min.js" in html
     assert "css/console.css" in html
+    assert 'href="/dashboard/"' in html
 
 
 def test_home_is_the_site_root():
     assert reverse("allocation:home") == "/"
+
+
+@pytest.mark.django_db
+def test_anonymous_visitors_are_sent_to_the_login_page(client):
+    response = client.get(reverse("allocation:home"))
+
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/"
 
 
 @pytest.mark.django_db

@@ -1,0 +1,41 @@
+"""``manage.py worker``: reconcile the stored cluster in this process, for scale-out.
+
+Run it next to servers started with ``DRA_WORKER_IN_PROCESS=0``. Several workers may run;
+the lease lets one reconcile at a time. ``--once`` runs a single pass and exits.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Reconcile the stored cluster continuously (the baseline worker)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--once", action="store_true",
+                            help="run one pass (if the lease is free) and exit")
+
+    def handle(self, *args, **options) -> None:
+        from allocation.worker.loop import Worker
+
+        worker = Worker()
+        if options["once"]:
+            result = worker.run_once()
+            if result is None:
+                self.stderr.write("the lease is held by another worker; nothing done")
+                sys.exit(3)
+            self.stdout.write(f"{result.outcome} at revision {result.revision}")
+            from allocation.worker import runtime
+
+            runtime.run_after_pass()
+            return
+        self.stdout.write(f"worker {worker.holder} running; Ctrl-C stops it")
+        try:
+            worker.run()
+        except KeyboardInterrupt:
+            from allocation.worker import lease
+
+            lease.release(worker.holder)

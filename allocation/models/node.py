@@ -1,0 +1,27 @@
+"""Stored Nodes (``v1``)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from allocation.models.base import StoredObject
+
+__all__ = ["Node"]
+
+
+class Node(StoredObject):
+    """A cluster node; ``status`` is ``Schedulable`` or ``Unschedulable``."""
+
+    KIND = "Node"
+    NAMESPACED = False
+    FILTERS = {"node": ("name", "exact"), "status": ("status", "exact")}
+
+    node_group = models.CharField(max_length=253, blank=True, db_index=True)
+
+    class Meta(StoredObject.Meta):
+        pass
+
+    @classmethod
+    def columns_for(cls, obj) -> dict:
+        return {"status": "Unschedulable" if obj.unschedulable else "Schedulable",
+                "node_group": obj.meta.labels.get("draplanner.io/node-group", "")}

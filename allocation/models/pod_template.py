@@ -1,0 +1,17 @@
+"""Stored PodTemplates (``v1``)."""
+
+from __future__ import annotations
+
+from allocation.models.base import StoredObject
+
+__all__ = ["PodTemplate"]
+
+
+class PodTemplate(StoredObject):
+    """A pod template, as ProvisioningRequests reference them."""
+
+    KIND = "PodTemplate"
+    FILTERS = {"namespace": ("namespace", "exact")}
+
+    class Meta(StoredObject.Meta):
+        pass

@@ -1,0 +1,124 @@
+"""Pieces every page shares: object links, Events and conditions as rows, number formatting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+
+__all__ = ["ConditionView", "EventRow", "object_url", "event_rows", "events_about",
+           "condition_views", "bytes_text", "cpu_text", "percent"]
+
+# The page each kind links to, and whether its URL carries a namespace. A PodSchedulingContext
+# is named after its pod, so it links to the pod's page (where its timeline is shown).
+_ROUTES: dict[str, tuple[str, bool]] = {
+    "Node": ("allocation:node", False),
+    "Pod": ("allocation:pod", True),
+    "ResourceClaim": ("allocation:claim", True),
+    "ProvisioningRequest": ("allocation:provisioning_request", True),
+    "PodSchedulingContext": ("allocation:pod", True),
+}
+
+
+def object_url(kind: str, namespace: str | None, name: str) -> str | None:
+    """The console page of an object, or None for kinds without a page."""
+    route = _ROUTES.get(kind)
+    if route is None or not name:
+        return None
+    view, namespaced = route
+    if namespaced:
+        return reverse(view, args=(namespace or "default", name))
+    return reverse(view, args=(name,))
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionView:
+    """One status condition as a person reads it."""
+
+    type: str
+    status: str
+    reason: str
+    message: str
+    since: str
+
+    @property
+    def good(self) -> bool:
+        """True conditions are good news except Failed (and kin)."""
+        positive = self.status == "True"
+        return not positive if self.type in ("Failed", "Unschedulable") else positive
+
+
+def condition_views(conditions: list[dict]) -> list[ConditionView]:
+    return [ConditionView(str(c.get("type", "")), str(c.get("status", "")),
+                          str(c.get("reason") or ""), str(c.get("message") or ""),
+                          str(c.get("lastTransitionTime") or "")) for c in conditions]
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One Kubernetes Event: when, what about, and what happened."""
+
+    time: str
+    type: str
+    reason: str
+    message: str
+    kind: str
+    namespace: str | None
+    name: str
+    component: str
+    url: str | None
+
+    @property
+    def subject(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else \
+            f"{self.kind} {self.name}"
+
+    @property
+    def warning(self) -> bool:
+        return self.type == "Warning"
+
+
+def _row(event: dict) -> EventRow:
+    involved = event.get("involvedObject") or {}
+    kind, name = str(involved.get("kind", "")), str(involved.get("name", ""))
+    namespace = involved.get("namespace")
+    component = (event.get("source") or {}).get("component") or event.get(
+        "reportingComponent") or ""
+    return EventRow(str(event.get("lastTimestamp") or event.get("firstTimestamp")
+                        or event.get("eventTime") or ""),
+                    str(event.get("type", "")), str(event.get("reason", "")),
+                    str(event.get("message", "")), kind, namespace, name, str(component),
+                    object_url(kind, namespace, name))
+
+
+def event_rows(events: list[dict]) -> list[EventRow]:
+    return [_row(e) for e in events]
+
+
+def events_about(events: list[dict], kind: str, namespace: str | None, name: str
+                 ) -> list[EventRow]:
+    """Events whose involved object is the given one, oldest first."""
+    return [_row(e) for e in events if (e.get("involvedObject") or {}).get("kind") == kind
+            and (e.get("involvedObject") or {}).get("name") == name
+            and (e.get("involvedObject") or {}).get("namespace") == namespace]
+
+
+def bytes_text(value: int | None) -> str:
+    """Bytes in the largest binary unit that keeps the number at least 1 (``32Gi``)."""
+    if value is None:
+        return "-"
+    for unit, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if value >= size:
+            number = value / size
+            return f"{number:.0f}{unit}" if number == int(number) else f"{number:.1f}{unit}"
+    return str(value)
+
+
+def cpu_text(milli: int | None) -> str:
+    if milli is None:
+        return "-"
+    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+
+
+def percent(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0

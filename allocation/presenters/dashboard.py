@@ -1,0 +1,196 @@
+"""The dashboard: nodes, device usage per driver and class, pending pods, provisioning, events."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from allocation.engine.objects import NodeGroup, ProvisioningRequest, ResourceClass
+from allocation.engine.state import ClusterState
+from allocation.presenters.common import (
+    ConditionView,
+    EventRow,
+    condition_views,
+    cpu_text,
+    event_rows,
+    object_url,
+    percent,
+)
+
+__all__ = ["Dashboard", "NodeRow", "UsageRow", "ClassRow", "PendingPod", "ProvisioningRow",
+           "NodeGroupRow", "dashboard", "provisioning_rows", "pending_reason", "MODEL_UNITS",
+           "RECENT_EVENTS"]
+
+RECENT_EVENTS = 15
+MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
+               "counter": "units"}
+
+
+@dataclass(slots=True)
+class NodeRow:
+    name: str
+    url: str | None
+    unschedulable: bool
+    pods: int
+    cpu: str
+    devices: str
+    node_group: str | None
+
+
+@dataclass(slots=True)
+class UsageRow:
+    driver: str
+    model: str
+    unit: str
+    total: int
+    allocated: int
+    nodes: int
+
+    @property
+    def free(self) -> int:
+        return self.total - self.allocated
+
+    @property
+    def percent(self) -> int:
+        return percent(self.allocated, self.total)
+
+
+@dataclass(slots=True)
+class ClassRow:
+    name: str
+    driver: str
+    mode: str
+    allocated: int
+    pending: int
+    held: int
+
+
+@dataclass(slots=True)
+class PendingPod:
+    namespace: str
+    name: str
+    url: str | None
+    reason: str
+
+
+@dataclass(slots=True)
+class ProvisioningRow:
+    namespace: str
+    name: str
+    url: str | None
+    class_name: str
+    pods: int
+    conditions: list[ConditionView]
+
+
+@dataclass(slots=True)
+class NodeGroupRow:
+    name: str
+    min_size: int
+    max_size: int
+    nodes: list[str]
+
+
+@dataclass(slots=True)
+class Dashboard:
+    nodes: list[NodeRow]
+    usage: list[UsageRow]
+    classes: list[ClassRow]
+    pending: list[PendingPod]
+    bound_pods: int
+    provisioning: list[ProvisioningRow]
+    node_groups: list[NodeGroupRow]
+    events: list[EventRow]
+    claims_total: int
+    claims_allocated: int
+
+
+def pending_reason(pod) -> str:
+    """The PodScheduled=False message, or why there is none yet."""
+    condition = pod.condition("PodScheduled")
+    if condition and condition.get("status") == "False":
+        return str(condition.get("message") or condition.get("reason") or "Unschedulable")
+    return "not tried by the scheduler yet"
+
+
+def _nodes(state: ClusterState) -> list[NodeRow]:
+    rows = []
+    for name in state.node_order:
+        node = state.nodes[name]
+        used = state.usage.get(name) or [0, 0, 0]
+        parts = []
+        for inventory in state.inventories.get(name, ()):
+            usage = inventory.usage()
+            unit = MODEL_UNITS.get(inventory.model.name, "items")
+            parts.append(f"{inventory.driver_name}: {usage['allocated']}/{usage['total']} {unit}")
+        rows.append(NodeRow(name, object_url("Node", None, name), node.unschedulable, used[2],
+                            f"{cpu_text(used[0])} / {cpu_text(node.cpu_milli)}",
+                            "; ".join(parts), node.labels.get("draplanner.io/node-group")))
+    return rows
+
+
+def _usage(state: ClusterState) -> list[UsageRow]:
+    totals: dict[tuple[str, str], UsageRow] = {}
+    for inventories in state.inventories.values():
+        for inventory in inventories:
+            key = (inventory.driver_name, inventory.model.name)
+            row = totals.get(key)
+            if row is None:
+                row = totals[key] = UsageRow(key[0], key[1], MODEL_UNITS.get(key[1], "items"),
+                                             0, 0, 0)
+            usage = inventory.usage()
+            row.total += usage["total"]
+            row.allocated += usage["allocated"]
+            row.nodes += 1
+    return [totals[k] for k in sorted(totals)]
+
+
+def _held(claim) -> int:
+    """Devices, partitions or units a claim's allocation holds."""
+    if claim.allocation is None:
+        return 0
+    if claim.allocation.picks:
+        return sum(candidate.amount for _inventory, candidate in claim.allocation.picks)
+    return len(claim.allocation.handles)  # control-plane allocations: one per handle
+
+
+def _classes(state: ClusterState) -> list[ClassRow]:
+    claims_by_class = defaultdict(list)
+    for claim in state.claims():
+        claims_by_class[claim.class_name].append(claim)
+    rows = []
+    for rc in sorted(state.of_kind(ResourceClass), key=lambda c: c.name):
+        claims = claims_by_class.get(rc.name, [])
+        allocated = [c for c in claims if c.allocation is not None]
+        rows.append(ClassRow(rc.name, rc.driver_name, rc.mode, len(allocated),
+                             len(claims) - len(allocated), sum(_held(c) for c in allocated)))
+    return rows
+
+
+def provisioning_rows(state: ClusterState) -> list[ProvisioningRow]:
+    rows = []
+    for request in sorted(state.of_kind(ProvisioningRequest), key=lambda r: r.key):
+        rows.append(ProvisioningRow(
+            request.namespace or "default", request.name,
+            object_url("ProvisioningRequest", request.namespace, request.name),
+            request.canonical_class,
+            sum(int(s.get("count") or 0) for s in request.pod_sets),
+            condition_views(request.conditions)))
+    return rows
+
+
+def dashboard(state: ClusterState, recent: int = RECENT_EVENTS) -> Dashboard:
+    """The dashboard's data for ``state``."""
+    pods = [p for p in state.pods() if not p.terminated]
+    pending = [PendingPod(p.namespace or "default", p.name,
+                          object_url("Pod", p.namespace, p.name), pending_reason(p))
+               for p in sorted(pods, key=lambda p: p.key) if not p.node_name]
+    claims = list(state.claims())
+    groups = [NodeGroupRow(g.name, g.min_size, g.max_size, list(g.nodes))
+              for g in sorted(state.of_kind(NodeGroup), key=lambda g: g.name)]
+    events = event_rows(list(reversed(state.events.items[-recent:])) if recent else [])
+    return Dashboard(nodes=_nodes(state), usage=_usage(state), classes=_classes(state),
+                     pending=pending, bound_pods=len(pods) - len(pending),
+                     provisioning=provisioning_rows(state), node_groups=groups, events=events,
+                     claims_total=len(claims),
+                     claims_allocated=sum(1 for c in claims if c.allocation is not None))

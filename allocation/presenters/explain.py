@@ -1,0 +1,135 @@
+"""The scheduler's ``draplanner.io/explain`` annotation, rendered for a person.
+
+The annotation is JSON: ``{"summary", "nodes": [{"node", "reason", "requests": [...]}],
+"omittedNodes"}`` where each request entry has ``claim``, ``request``, ``driver``,
+``selectors`` and either ``problem`` or ``matching`` plus ``refused`` (``[{reason,
+candidates}]``). This module turns it into sentences; it never fails on odd input (a
+hand-written annotation, an older format): what it cannot read it shows as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.presenters.common import object_url
+
+__all__ = ["Explanation", "NodeExplanation", "RequestExplanation", "Refused",
+           "explain_pod", "node_reason_text"]
+
+# kube-scheduler's terse reasons (as the engine writes them) in plain words.
+_NODE_REASONS = {
+    "node(s) were unschedulable": "the node is cordoned (spec.unschedulable)",
+    "node(s) didn't match Pod's node affinity/selector":
+        "the node's labels do not match the pod's nodeSelector",
+    "Insufficient cpu": "not enough CPU is left on the node",
+    "Insufficient memory": "not enough memory is left on the node",
+    "Too many pods": "the node already runs as many pods as it allows",
+    "cannot allocate all claims": "the pod's claims cannot all be allocated on this node",
+    "node(s) had resource claims allocated on other nodes":
+        "a claim of the pod is already allocated on another node",
+    "node(s) didn't match the resource class's suitable nodes":
+        "the resource class does not allow this node (suitableNodes)",
+    "allocation search gave up (step budget exhausted)":
+        "the allocation search gave up before trying every combination",
+    "fits now": "the pod fits here now (the cluster changed since it was last tried)",
+}
+
+
+def node_reason_text(reason: str | None) -> str:
+    if not reason:
+        return "no reason recorded"
+    return _NODE_REASONS.get(reason, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Candidates refused for one request for the same reason."""
+
+    reason: str
+    candidates: list[str]
+
+
+@dataclass(slots=True)
+class RequestExplanation:
+    claim: str
+    claim_url: str | None
+    request: str
+    driver: str
+    selectors: list[str]
+    matching: list[str] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def sentence(self) -> str:
+        if self.problem:
+            return f"Nothing to choose from: {self.problem}."
+        if not self.matching:
+            count = sum(len(r.candidates) for r in self.refused)
+            return (f"None of the node's {count} candidate(s) is free and matches."
+                    if count else "The node offers no candidates for this request.")
+        return (f"{len(self.matching)} free candidate(s) match ({', '.join(self.matching)}), "
+                "but not together with the pod's other requests.")
+
+
+@dataclass(slots=True)
+class NodeExplanation:
+    node: str
+    node_url: str | None
+    reason: str | None
+    requests: list[RequestExplanation] = field(default_factory=list)
+
+    @property
+    def sentence(self) -> str:
+        return node_reason_text(self.reason)
+
+
+@dataclass(slots=True)
+class Explanation:
+    """Why a pod is not scheduled: the summary line and the per-node detail."""
+
+    summary: str
+    nodes: list[NodeExplanation] = field(default_factory=list)
+    omitted_nodes: int = 0
+    raw: str = ""
+    readable: bool = True
+
+
+def _request(entry: dict) -> RequestExplanation:
+    claim = str(entry.get("claim", ""))
+    namespace, _, name = claim.rpartition("/")
+    return RequestExplanation(
+        claim=claim, claim_url=object_url("ResourceClaim", namespace or "default", name)
+        if name else None,
+        request=str(entry.get("request", "")), driver=str(entry.get("driver", "")),
+        selectors=[str(s) for s in entry.get("selectors") or ()],
+        matching=[str(m) for m in entry.get("matching") or ()],
+        refused=[Refused(str(r.get("reason", "")), [str(c) for c in r.get("candidates") or ()])
+                 for r in entry.get("refused") or () if isinstance(r, dict)],
+        problem=entry.get("problem"))
+
+
+def explain_pod(annotations: dict[str, str], fallback: str = "") -> Explanation | None:
+    """The explanation in a pod's annotations; None when there is none."""
+    raw = annotations.get(EXPLAIN_ANNOTATION)
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return Explanation(summary=fallback or "The explanation could not be read.", raw=raw,
+                           readable=False)
+    nodes = []
+    for entry in data.get("nodes") or ():
+        if not isinstance(entry, dict):
+            continue
+        name = str(entry.get("node", ""))
+        nodes.append(NodeExplanation(
+            node=name, node_url=object_url("Node", None, name), reason=entry.get("reason"),
+            requests=[_request(r) for r in entry.get("requests") or () if isinstance(r, dict)]))
+    return Explanation(summary=str(data.get("summary") or fallback), nodes=nodes,
+                       omitted_nodes=int(data.get("omittedNodes") or 0), raw=raw)

@@ -1,0 +1,112 @@
+"""Live pages: which template and fragments each page has, and rendering them for a socket.
+
+A page is a full template that includes its fragments (``templates/allocation/htmx/``).
+After a change the page's consumer renders the same fragments again with ``oob`` set, so
+each fragment's root element carries ``hx-swap-oob="true"`` and the htmx ws extension
+swaps it into the open page by its ``id``. Views and consumers share :data:`PAGES`, so a
+page and its live updates can never disagree about what the fragments are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from allocation.engine.state import ClusterState
+from allocation.presenters.dashboard import dashboard
+from allocation.presenters.negotiation import timelines
+from allocation.presenters.nodes import node_view
+from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
+
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "current_revision",
+           "page_context", "render_fragments", "render_live"]
+
+STATUS_FRAGMENT = "allocation/htmx/live_status.html"
+
+
+@dataclass(frozen=True, slots=True)
+class LivePage:
+    """A page: its template, its fragments, and how to build its context from a state.
+
+    ``build`` returns the page's context, or None when the object it shows does not exist.
+    """
+
+    template: str
+    fragments: tuple[str, ...]
+    build: Callable[[ClusterState, dict[str, str]], dict[str, Any] | None]
+
+
+def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
+    def build(state: ClusterState, kwargs: dict[str, str]) -> dict | None:
+        value = make(state, **kwargs)
+        return None if value is None else {key: value}
+
+    return build
+
+
+def _fragments(*names: str) -> tuple[str, ...]:
+    return tuple(f"allocation/htmx/{name}.html" for name in names)
+
+
+PAGES: dict[str, LivePage] = {
+    "dashboard": LivePage(
+        "allocation/dashboard.html",
+        _fragments("dashboard_nodes", "dashboard_usage", "dashboard_pending",
+                   "dashboard_provisioning", "dashboard_events"),
+        _one("dashboard", lambda state: dashboard(state))),
+    "node": LivePage("allocation/node.html", _fragments("node_summary", "node_devices"),
+                     _one("node", lambda state, name: node_view(state, name))),
+    "claim": LivePage("allocation/claim.html", _fragments("claim_detail"),
+                      _one("claim", claim_view)),
+    "pod": LivePage("allocation/pod.html", _fragments("pod_detail", "negotiation_timeline"),
+                    _one("pod", pod_view)),
+    "provisioning_request": LivePage("allocation/provisioning_request.html",
+                                     _fragments("provisioning_detail"),
+                                     _one("pr", provisioning_view)),
+    "negotiations": LivePage("allocation/negotiations.html",
+                             _fragments("negotiation_timelines"),
+                             _one("timelines", lambda state: timelines(state))),
+}
+"""Every live page by name; the consumer's URL route names one of them."""
+
+
+def snapshot() -> tuple[ClusterState, int]:
+    """The stored cluster's engine state and the revision it is at (read-only)."""
+    from allocation.services import cluster
+
+    # Revision first: if a write lands in between, the state is newer than the revision
+    # and the write's own broadcast (a higher revision) still triggers a fresh render.
+    revision = cluster.revision()
+    return cluster.baseline_state(), revision
+
+
+def current_revision() -> int:
+    from allocation.services import cluster
+
+    return cluster.revision()
+
+
+def page_context(page: str, state: ClusterState, kwargs: dict[str, str]) -> dict | None:
+    """The context of ``page`` for ``state``; None when its object does not exist."""
+    return PAGES[page].build(state, dict(kwargs))
+
+
+def render_fragments(page: str, kwargs: dict[str, str], state: ClusterState,
+                     revision: int) -> str:
+    """Every fragment of ``page`` (and the live status) marked for an out-of-band swap."""
+    context = page_context(page, state, kwargs)
+    status = {"oob": True, "revision": revision, "gone": context is None}
+    parts = [render_to_string(STATUS_FRAGMENT, status)]
+    if context is not None:
+        context.update(oob=True, revision=revision)
+        parts.extend(render_to_string(name, context) for name in PAGES[page].fragments)
+    return "\n".join(parts)
+
+
+def render_live(page: str, kwargs: dict[str, str]) -> tuple[str, int]:
+    """The fragments of ``page`` for the stored cluster now, and the revision they show."""
+    state, revision = snapshot()
+    return render_fragments(page, kwargs, state, revision), revision

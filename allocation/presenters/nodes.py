@@ -1,0 +1,237 @@
+"""One node as the node page draws it: partition trees as nested boxes, counters as bars.
+
+Partition trees are rebuilt from the node's partitionable NodeResourceSlices (the engine's
+inventory keeps only leaves and locks), with IDs built exactly as the engine builds them
+(``gpu-0/halves/half-1``), so the inventory's holders and active schemes apply to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from allocation.engine.models.counter import CounterInventory
+from allocation.engine.models.named import NamedInventory
+from allocation.engine.models.partitionable import PartitionableInventory
+from allocation.engine.objects import NodeResourceSlice
+from allocation.engine.state import ClusterState
+from allocation.presenters.common import bytes_text, cpu_text, object_url, percent
+
+__all__ = ["Box", "PartitionTree", "CounterBar", "NamedDevice", "CapacityRow", "NodeView",
+           "NodeDevices", "node_view", "node_devices", "claim_link"]
+
+
+def claim_link(owner: str) -> str | None:
+    """The page of the claim an inventory holder names (``namespace/name``)."""
+    namespace, _, name = owner.rpartition("/")
+    return object_url("ResourceClaim", namespace or "default", name) if name else None
+
+
+@dataclass(slots=True)
+class Box:
+    """An instance or partition group of a tree.
+
+    ``status`` of an instance: ``free``, ``allocated`` (``claim`` holds it), ``blocked`` (a
+    sibling scheme is locked; ``note`` says by whom) or ``partitioned`` (it has groups). Of a
+    group: ``active`` (its scheme is locked in), ``locked-out`` or ``available``.
+    """
+
+    id: str
+    name: str
+    kind: str
+    status: str
+    claim: str | None = None
+    claim_url: str | None = None
+    note: str = ""
+    children: list[Box] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PartitionTree:
+    driver: str
+    roots: list[Box]
+    total: int
+    allocated: int
+
+
+@dataclass(slots=True)
+class CounterBar:
+    driver: str
+    id: str
+    labels: dict[str, str]
+    total: int
+    used: int
+    holders: list[tuple[str, int, str | None]]
+
+    @property
+    def left(self) -> int:
+        return self.total - self.used
+
+    @property
+    def percent(self) -> int:
+        return percent(self.used, self.total)
+
+
+@dataclass(slots=True)
+class NamedDevice:
+    driver: str
+    name: str
+    claim: str | None
+    claim_url: str | None
+
+
+@dataclass(slots=True)
+class CapacityRow:
+    resource: str
+    used: str
+    allocatable: str
+    percent: int
+
+
+@dataclass(slots=True)
+class NodeView:
+    name: str
+    labels: dict[str, str]
+    unschedulable: bool
+    capacity: list[CapacityRow]
+    trees: list[PartitionTree]
+    counters: list[CounterBar]
+    named: list[NamedDevice]
+    pods: list[tuple[str, str, str | None]]
+    claims: list[tuple[str, str | None]]
+    node_group: str | None = None
+
+
+class _TreeBuilder:
+    def __init__(self, inventory: PartitionableInventory | None) -> None:
+        self.holder = inventory.holder if inventory else {}
+        self.active = inventory.active if inventory else {}
+        self.seen: set[str] = set()
+
+    def _lock_note(self, ident: str, group: str) -> str:
+        prefix = f"{ident}/{group}/"
+        claims = sorted({o for i, o in self.holder.items() if i.startswith(prefix)})
+        return f"{ident} is locked to scheme {group} by claim(s) {', '.join(claims)}"
+
+    def instance(self, raw: dict, prefix: str, blocked: str) -> Box | None:
+        ident = f"{prefix}{raw['name']}"
+        partitions = raw.get("partitions") or ()
+        if not partitions:
+            if ident in self.seen:  # the engine ignores a second leaf with the same ID
+                return None
+            self.seen.add(ident)
+            owner = self.holder.get(ident)
+            if owner is not None:
+                return Box(ident, raw["name"], "instance", "allocated", owner, claim_link(owner))
+            if blocked:
+                return Box(ident, raw["name"], "instance", "blocked", note=blocked)
+            return Box(ident, raw["name"], "instance", "free")
+        current = (self.active.get(ident) or [None])[0]
+        box = Box(ident, raw["name"], "instance", "partitioned",
+                  note=f"scheme {current} in use" if current else "no scheme chosen")
+        for group in partitions:
+            if current is None:
+                status, why = "available", blocked
+            elif current == group["name"]:
+                status, why = "active", blocked
+            else:
+                status, why = "locked-out", blocked or self._lock_note(ident, current)
+            group_box = Box(f"{ident}/{group['name']}", group["name"], "group", status,
+                            note=why if status == "locked-out" else "")
+            for child in group.get("resourceInstances") or ():
+                child_box = self.instance(child, f"{group_box.id}/", why)
+                if child_box is not None:
+                    group_box.children.append(child_box)
+            box.children.append(group_box)
+        return box
+
+
+def _partitionable_slices(state: ClusterState) -> dict[str, list[NodeResourceSlice]]:
+    """Partitionable slices by node, in document order (one pass over the state)."""
+    found: dict[str, list[NodeResourceSlice]] = {}
+    for piece in state.of_kind(NodeResourceSlice):
+        if piece.model_name == "partitionable":
+            found.setdefault(piece.node_name, []).append(piece)
+    return found
+
+
+def _trees(state: ClusterState, node: str,
+           slices: list[NodeResourceSlice] | None = None) -> list[PartitionTree]:
+    by_driver: dict[str, list[NodeResourceSlice]] = {}
+    pieces = _partitionable_slices(state).get(node, []) if slices is None else slices
+    for piece in pieces:
+        by_driver.setdefault(piece.driver_name, []).append(piece)
+    trees = []
+    for driver, pieces in sorted(by_driver.items()):
+        inventory = state.inventory_index.get((node, driver, "partitionable"))
+        builder = _TreeBuilder(inventory if isinstance(inventory, PartitionableInventory)
+                               else None)
+        roots = [box for piece in pieces
+                 for raw in (piece.model_value or {}).get("resourceInstances") or ()
+                 if (box := builder.instance(raw, "", "")) is not None]
+        usage = inventory.usage() if inventory else {"total": 0, "allocated": 0}
+        trees.append(PartitionTree(driver, roots, usage["total"], usage["allocated"]))
+    return trees
+
+
+def _devices(state: ClusterState, node: str) -> tuple[list[CounterBar], list[NamedDevice]]:
+    counters, named = [], []
+    for inventory in state.inventories.get(node, ()):
+        if isinstance(inventory, CounterInventory):
+            for instance in inventory.instances:
+                held = inventory.held.get(instance.id) or {}
+                counters.append(CounterBar(
+                    inventory.driver_name, instance.id, dict(instance.labels), instance.count,
+                    instance.count - inventory.left[instance.id],
+                    [(owner, units, claim_link(owner)) for owner, units in sorted(held.items())]))
+        elif isinstance(inventory, NamedInventory):
+            for device in inventory.devices:
+                owner = inventory.holder.get(device.id)
+                named.append(NamedDevice(inventory.driver_name, device.id, owner,
+                                         claim_link(owner) if owner else None))
+    return counters, named
+
+
+def _capacity(state: ClusterState, node) -> list[CapacityRow]:
+    cpu, memory, pods = state.usage.get(node.name) or [0, 0, 0]
+    rows = [CapacityRow("cpu", cpu_text(cpu), cpu_text(node.cpu_milli),
+                        percent(cpu, node.cpu_milli or 0)),
+            CapacityRow("memory", bytes_text(memory), bytes_text(node.memory),
+                        percent(memory, node.memory or 0)),
+            CapacityRow("pods", str(pods), str(node.max_pods), percent(pods, node.max_pods))]
+    return rows
+
+
+@dataclass
+class NodeDevices:
+    """A node's DRA resources only (what a many-node canvas draws)."""
+
+    trees: list[PartitionTree]
+    counters: list[CounterBar]
+    named: list[NamedDevice]
+
+
+def node_devices(state: ClusterState, names: list[str]) -> dict[str, NodeDevices]:
+    """The devices of several nodes, reading the state once rather than once per node."""
+    slices = _partitionable_slices(state)
+    out = {}
+    for name in names:
+        counters, named = _devices(state, name)
+        out[name] = NodeDevices(_trees(state, name, slices.get(name, [])), counters, named)
+    return out
+
+
+def node_view(state: ClusterState, name: str) -> NodeView | None:
+    """Everything the node page shows about node ``name``; None if there is no such node."""
+    node = state.nodes.get(name)
+    if node is None:
+        return None
+    counters, named = _devices(state, name)
+    pods = sorted((p.namespace or "default", p.name, object_url("Pod", p.namespace, p.name))
+                  for p in state.pods() if p.node_name == name and not p.terminated)
+    claims = sorted((c.ref, object_url("ResourceClaim", c.namespace, c.name))
+                    for c in state.claims()
+                    if c.allocation is not None and c.allocation.node_name == name)
+    return NodeView(name=name, labels=dict(node.labels), unschedulable=node.unschedulable,
+                    capacity=_capacity(state, node), trees=_trees(state, name),
+                    counters=counters, named=named, pods=pods, claims=claims,
+                    node_group=node.labels.get("draplanner.io/node-group"))

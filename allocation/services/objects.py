@@ -1,0 +1,93 @@
+"""Writing one object at a time: what the REST API and the admin do.
+
+The text of one manifest (YAML or JSON) is read by the engine's loader, so problems have
+the same format as everywhere else, then stored through :func:`allocation.services.writes.
+write` (whole-cluster validation, one transaction, announcement after commit).
+"""
+
+from __future__ import annotations
+
+from allocation.engine.manifests import InvalidManifests, Problem, load_texts
+from allocation.engine.objects import KObject
+from allocation.models import StoredObject
+from allocation.services.permissions import check_write
+from allocation.services.store import identity_of, model_for, row_identity
+from allocation.services.writes import write
+
+__all__ = ["ObjectExists", "parse_one", "create_object", "replace_object", "delete_object",
+           "find_row"]
+
+
+class ObjectExists(Exception):
+    """Creating an object that is already stored (replace it instead)."""
+
+    def __init__(self, row: StoredObject) -> None:
+        self.row = row
+        super().__init__(f"{row_identity(row)[1]} {row.ref} already exists")
+
+
+def _problem(file: str, obj: KObject | None, path: str, message: str) -> InvalidManifests:
+    if obj is None:
+        return InvalidManifests([Problem(file, 1, "", None, None, path, message)])
+    return InvalidManifests([Problem(file, 1, obj.kind_name, obj.namespace, obj.name, path,
+                                     message)])
+
+
+def parse_one(text: str, model: type[StoredObject], file: str = "request.yaml") -> KObject:
+    """The one object of ``text``, which must be of ``model``'s kind."""
+    loaded = load_texts([(file, text)])
+    found = [*loaded.objects, *loaded.events]
+    if len(found) != 1:
+        raise _problem(file, None, "", f"expected exactly one object, found {len(found)}")
+    obj = found[0]
+    if model_for(obj) is not model:
+        wanted = model.KIND or "a vendor object"
+        raise _problem(file, obj, "kind", f"this endpoint takes {wanted}, not {obj.kind_name}")
+    return obj
+
+
+def find_row(obj: KObject) -> StoredObject | None:
+    """The stored row with ``obj``'s identity, if any."""
+    group, kind, namespace, name = identity_of(obj)
+    query = model_for(obj).objects.filter(namespace=namespace, name=name)
+    if group or model_for(obj).KIND == "":
+        query = query.filter(api_group=group, kind=kind)
+    return query.first()
+
+
+def create_object(text: str, model: type[StoredObject], user=None,
+                  file: str = "request.yaml") -> StoredObject:
+    """Store a new object; :class:`ObjectExists` if its identity is taken."""
+    obj = parse_one(text, model, file)
+    check_write(user, [obj])
+    existing = find_row(obj)
+    if existing is not None:
+        raise ObjectExists(existing)
+    if model_for(obj).KIND == "Event":
+        write([], [obj])
+    else:
+        write([obj])
+    return find_row(obj)
+
+
+def replace_object(row: StoredObject, text: str, user=None,
+                   file: str = "request.yaml") -> StoredObject:
+    """Replace a stored object's document; the new one must have the same identity."""
+    obj = parse_one(text, type(row), file)
+    check_write(user, [obj])
+    if identity_of(obj) != row_identity(row):
+        raise _problem(file, obj, "metadata.name",
+                       f"the document names {obj.key}, not {row_identity(row)[1]} {row.ref}")
+    if type(row).KIND == "Event":
+        write([], [obj])
+    else:
+        write([obj])
+    return find_row(obj)
+
+
+def delete_object(row: StoredObject, user=None) -> None:
+    """Delete a stored object (refused if the cluster would then be invalid)."""
+    from allocation.services.store import build_from_row
+
+    check_write(user, [build_from_row(row)])
+    write([], deletes=[row_identity(row)])

@@ -1,0 +1,68 @@
+"""Reading the stored cluster: rows in document order, turned into engine objects.
+
+Engine objects are always built from fresh copies of the stored documents, so nothing a
+controller does to them can reach a cached row or another caller's state.
+"""
+
+from __future__ import annotations
+
+import json
+
+from allocation.engine.manifests import LoadResult, build_object
+from allocation.engine.objects import KObject, OpaqueObject, Source
+from allocation.models import KIND_MODELS, OBJECT_MODELS, Event, StoredObject, VendorObject
+
+__all__ = ["STORED_FILE", "Identity", "identity_of", "model_for", "row_identity", "stored_rows",
+           "event_rows", "loaded_from_rows", "build_from_row"]
+
+STORED_FILE = "stored"
+"""The file name problems give for objects that come from the database."""
+
+Identity = tuple[str, str, str, str]
+"""(API group for vendor objects else "", kind, namespace or "", name)."""
+
+
+def model_for(obj: KObject) -> type[StoredObject]:
+    """The model that stores an engine object."""
+    if isinstance(obj, OpaqueObject):
+        if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
+            return Event
+        return VendorObject
+    return KIND_MODELS[obj.kind]
+
+
+def identity_of(obj: KObject) -> Identity:
+    """The identity of an object's row (Events of both API groups are one kind)."""
+    vendor = isinstance(obj, OpaqueObject) and model_for(obj) is VendorObject
+    group = obj.api_group if vendor else ""
+    return group, obj.kind_name, obj.namespace or "", obj.name
+
+
+def row_identity(row: StoredObject) -> Identity:
+    if isinstance(row, VendorObject):
+        return row.api_group, row.kind, row.namespace, row.name
+    return "", row.KIND, row.namespace, row.name
+
+
+def stored_rows() -> list[StoredObject]:
+    """Every stored object (Events aside) in document order."""
+    rows: list[StoredObject] = []
+    for model in OBJECT_MODELS:
+        rows.extend(model.objects.all())
+    rows.sort(key=lambda r: r.position)
+    return rows
+
+
+def event_rows() -> list[Event]:
+    return list(Event.objects.order_by("position"))
+
+
+def build_from_row(row: StoredObject) -> KObject:
+    """The engine object of one stored row."""
+    return build_object(json.loads(row.document), Source(STORED_FILE, row.position))
+
+
+def loaded_from_rows(rows: list[StoredObject], events: list[Event]) -> LoadResult:
+    """A LoadResult as the loader would give for the stored documents, in order."""
+    return LoadResult(objects=[build_from_row(r) for r in rows],
+                      events=[build_from_row(e) for e in events])

@@ -1,0 +1,178 @@
+"""The one write path: plan row changes, validate the whole cluster, save, announce.
+
+Every write (an import, one object through the API or admin, a worker pass) becomes a
+:class:`Plan` of rows to create, update and delete. :func:`write` checks that the engine
+accepts the cluster the plan leads to (``ClusterState.build``: the same checks as
+``simulate``), applies it in one transaction, bumps the revision and announces the change
+after commit. Nothing is written when validation fails.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from allocation.engine.events import VirtualClock
+from allocation.engine.manifests import LoadResult
+from allocation.engine.objects import KObject
+from allocation.engine.state import ClusterState
+from allocation.models import Cluster, Event, StoredObject, canonical_json
+from allocation.services.broadcast import announce_after_commit
+from allocation.services.cluster import locked_cluster
+from allocation.services.store import (
+    Identity,
+    build_from_row,
+    event_rows,
+    identity_of,
+    model_for,
+    row_identity,
+    stored_rows,
+)
+
+__all__ = ["Plan", "WriteResult", "plan_changes", "apply_plan", "write", "row_values"]
+
+
+@dataclass
+class Plan:
+    """Row changes: objects to create or update (with their documents), rows to delete."""
+
+    create: list[tuple[KObject, str]] = field(default_factory=list)
+    update: list[tuple[StoredObject, KObject, str]] = field(default_factory=list)
+    delete: list[StoredObject] = field(default_factory=list)
+    unchanged: list[Identity] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.create or self.update or self.delete)
+
+    @property
+    def kinds(self) -> list[str]:
+        kinds = {o.kind_name for o, _ in self.create} | {o.kind_name for _, o, _ in self.update}
+        kinds |= {row_identity(r)[1] for r in self.delete}
+        return sorted(kinds)
+
+
+@dataclass
+class WriteResult:
+    """What a write did: identities created, updated, unchanged and deleted; the revision."""
+
+    created: list[Identity]
+    updated: list[Identity]
+    unchanged: list[Identity]
+    deleted: list[Identity]
+    revision: int
+    kinds: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated or self.deleted)
+
+
+def row_values(obj: KObject, document: str) -> dict:
+    """Every column of ``obj``'s row except its position."""
+    model = model_for(obj)
+    values = {"api_version": obj.api_version, "namespace": obj.namespace or "",
+              "name": obj.name, "document": document, "status": ""}
+    values.update(model.columns_for(obj))
+    return values
+
+
+def plan_changes(rows: Iterable[StoredObject], desired: Iterable[tuple[KObject, str]],
+                 prune: bool = False, deletes: Collection[Identity] = ()) -> Plan:
+    """Compare stored rows with the desired objects (and their canonical documents).
+
+    ``prune`` deletes rows not desired; ``deletes`` names rows to delete in any case.
+    """
+    plan = Plan()
+    by_identity = {row_identity(r): r for r in rows}
+    seen: set[Identity] = set()
+    for obj, document in desired:
+        ident = identity_of(obj)
+        seen.add(ident)
+        row = by_identity.get(ident)
+        if row is None:
+            plan.create.append((obj, document))
+        elif row.document != document:
+            plan.update.append((row, obj, document))
+        else:
+            plan.unchanged.append(ident)
+    for ident, row in by_identity.items():
+        if ident in deletes or (prune and ident not in seen):
+            plan.delete.append(row)
+    return plan
+
+
+def apply_plan(cluster: Cluster, plan: Plan) -> None:
+    """Save ``plan``'s rows (the caller holds the cluster lock inside a transaction)."""
+    doomed: dict[type, list[int]] = defaultdict(list)
+    for row in plan.delete:
+        doomed[type(row)].append(row.pk)
+    for model, pks in doomed.items():
+        model.objects.filter(pk__in=pks).delete()
+    for row, obj, document in plan.update:
+        for name, value in row_values(obj, document).items():
+            setattr(row, name, value)
+        row.save()
+    created: dict[type, list[StoredObject]] = defaultdict(list)
+    for obj, document in plan.create:
+        model = model_for(obj)
+        created[model].append(model(position=cluster.next_position, **row_values(obj, document)))
+        cluster.next_position += 1
+    for model, new_rows in created.items():
+        model.objects.bulk_create(new_rows, batch_size=500)
+
+
+def commit_revision(cluster: Cluster, kinds: list[str]) -> int:
+    """Count one more write and announce it after commit."""
+    cluster.revision += 1
+    cluster.token = uuid.uuid4().hex
+    cluster.save()
+    announce_after_commit(kinds, cluster.revision)
+    return cluster.revision
+
+
+def _validate(rows: list[StoredObject], events: list[Event], plan: Plan) -> None:
+    """Raise InvalidManifests if the engine would refuse the cluster after ``plan``."""
+    replaced = {id(row): obj for row, obj, _ in plan.update}
+    doomed = {id(row) for row in plan.delete}
+
+    def kept(seq: list) -> list[KObject]:
+        return [replaced.get(id(r)) or build_from_row(r) for r in seq if id(r) not in doomed]
+
+    loaded = LoadResult(objects=kept(rows), events=kept(events))
+    for obj, _ in plan.create:
+        (loaded.events if model_for(obj) is Event else loaded.objects).append(obj)
+    ClusterState.build(loaded, VirtualClock(timezone.now()))
+
+
+def write(objects: list[KObject], events: list[KObject] = (), replace_all: bool = False,
+          deletes: Collection[Identity] = ()) -> WriteResult:
+    """Create or replace ``objects`` (and ``events``), delete ``deletes`` (or, with
+    ``replace_all``, everything not given); validate; save in one transaction."""
+    with transaction.atomic():
+        cluster = locked_cluster()
+        rows, stored_events = stored_rows(), event_rows()
+        desired = [(o, canonical_json(o.raw)) for o in objects]
+        plan = plan_changes(rows, desired, prune=replace_all, deletes=deletes)
+        event_plan = plan_changes(stored_events, [(e, canonical_json(e.raw)) for e in events],
+                                  prune=replace_all, deletes=deletes)
+        merged = _merge(plan, event_plan)
+        _validate(rows, stored_events, merged)
+        revision = cluster.revision
+        if merged:
+            apply_plan(cluster, merged)
+            revision = commit_revision(cluster, merged.kinds)
+    return WriteResult(
+        created=[identity_of(o) for o, _ in merged.create],
+        updated=[identity_of(o) for _, o, _ in merged.update],
+        unchanged=merged.unchanged, deleted=[row_identity(r) for r in merged.delete],
+        revision=revision, kinds=merged.kinds)
+
+
+def _merge(first: Plan, second: Plan) -> Plan:
+    return Plan(first.create + second.create, first.update + second.update,
+                first.delete + second.delete, first.unchanged + second.unchanged)

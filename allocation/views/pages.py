@@ -1,0 +1,61 @@
+"""The live cluster pages: each renders a presenter's view of the stored cluster.
+
+The same page names and fragments serve the WebSocket updates (``allocation.consumers``);
+see ``allocation.presenters.live``. An htmx request gets the page body only.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+
+from allocation.presenters import live
+from allocation.views.common import HtmxHttpRequest
+
+__all__ = ["dashboard", "node_detail", "claim_detail", "pod_detail",
+           "provisioning_request_detail", "negotiations", "render_live_page"]
+
+
+def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
+    """Render live page ``page`` for the stored cluster; 404 if its object does not exist."""
+    state, revision = live.snapshot()
+    context = live.page_context(page, state, kwargs)
+    if context is None:
+        raise Http404(f"no such {page.replace('_', ' ')}")
+    context["revision"] = revision
+    template = live.PAGES[page].template
+    if request.htmx:
+        template += "#page-body"
+    return render(request, template, context)
+
+
+@login_required
+def dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    return render_live_page(request, "dashboard")
+
+
+@login_required
+def node_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    return render_live_page(request, "node", name=name)
+
+
+@login_required
+def claim_detail(request: HtmxHttpRequest, namespace: str, name: str) -> HttpResponse:
+    return render_live_page(request, "claim", namespace=namespace, name=name)
+
+
+@login_required
+def pod_detail(request: HtmxHttpRequest, namespace: str, name: str) -> HttpResponse:
+    return render_live_page(request, "pod", namespace=namespace, name=name)
+
+
+@login_required
+def provisioning_request_detail(request: HtmxHttpRequest, namespace: str,
+                                name: str) -> HttpResponse:
+    return render_live_page(request, "provisioning_request", namespace=namespace, name=name)
+
+
+@login_required
+def negotiations(request: HtmxHttpRequest) -> HttpResponse:
+    return render_live_page(request, "negotiations")

@@ -1,0 +1,60 @@
+"""The upload page: manifests in, through ``services.manifests.import_texts``.
+
+Files and pasted text are imported together, all or nothing: on invalid input the page
+lists every problem (``FILE:DOC (Kind ns/name): path: message``) and nothing changes.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+
+from allocation.engine.manifests import InvalidManifests
+from allocation.services.manifests import import_texts
+from allocation.services.permissions import NotPermitted
+from allocation.views.common import HtmxHttpRequest
+
+__all__ = ["upload", "PASTED_NAME"]
+
+PASTED_NAME = "pasted.yaml"
+"""The file name problems in pasted text are reported under."""
+
+
+def _texts(request: HtmxHttpRequest) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(name, text)`` pairs from the uploaded files and the text box, and decoding errors."""
+    texts, problems = [], []
+    for upload in request.FILES.getlist("files"):
+        try:
+            texts.append((upload.name, upload.read().decode("utf-8")))
+        except UnicodeDecodeError as exc:
+            problems.append(f"{upload.name}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+    pasted = request.POST.get("text", "")
+    if pasted.strip():
+        texts.append((PASTED_NAME, pasted))
+    return texts, problems
+
+
+@login_required
+def upload(request: HtmxHttpRequest) -> HttpResponse:
+    """GET: the form. POST: import; redirect to the dashboard, or list every problem."""
+    context: dict = {"problems": [], "text": ""}
+    if request.method == "POST":
+        texts, problems = _texts(request)
+        context["text"] = request.POST.get("text", "")
+        if not texts and not problems:
+            problems = ["Choose at least one file or paste some YAML."]
+        if not problems:
+            try:
+                result = import_texts(texts, user=request.user)
+            except InvalidManifests as exc:
+                problems = [str(p) for p in exc.problems]
+            except NotPermitted as exc:
+                problems = [str(exc)]
+            else:
+                messages.success(request, f"Imported: {result.summary()}.")
+                return redirect("allocation:dashboard")
+        context["problems"] = problems
+        return render(request, "allocation/upload.html", context, status=400)
+    return render(request, "allocation/upload.html", context)

@@ -1,0 +1,1 @@
+"""The baseline worker: reconciles the stored cluster with the engine, continuously."""

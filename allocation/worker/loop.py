@@ -1,0 +1,119 @@
+"""The worker loop: wait for a change, debounce, take the lease, reconcile, repeat.
+
+A :class:`Worker` reconciles whenever the stored revision differs from the last one it
+reconciled (it polls the revision, which is one cheap query, so it sees writes of other
+processes too), when a service in its own process wakes it after a commit, and when an
+engine timer falls due. Changes arriving within ``debounce`` of each other are handled by
+one pass. Only the holder of the lease reconciles; the others keep polling.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from allocation.services import reconcile as passes
+from allocation.services.cluster import cluster_row
+from allocation.worker import lease, runtime
+
+__all__ = ["Worker", "WorkerSettings"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """Timing of the worker, from ``settings.DRA_WORKER`` (seconds)."""
+
+    poll: float = 1.0
+    debounce: float = 0.2
+    lease_ttl: float = 30.0
+    strategy: str = "first-fit"
+
+    @classmethod
+    def from_settings(cls) -> WorkerSettings:
+        return cls(**getattr(settings, "DRA_WORKER", {}))
+
+
+class Worker:
+    """Reconciles the baseline until stopped; ``run_once`` does a single step (tests)."""
+
+    def __init__(self, config: WorkerSettings | None = None, holder: str | None = None) -> None:
+        self.config = config or WorkerSettings.from_settings()
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_revision: int | None = None
+        self.next_wakeup = None
+
+    # -- control ------------------------------------------------------------------------
+    def wake(self) -> None:
+        self._wake.set()
+
+    def start(self) -> None:
+        """Run in a daemon thread of this process (the in-process worker)."""
+        runtime.register(self)
+        self._thread = threading.Thread(target=self.run, name="dra-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        runtime.unregister(self)
+
+    # -- the loop -----------------------------------------------------------------------
+    def due(self) -> bool:
+        """Whether a pass is needed: a new revision or a timer that fell due."""
+        if self.last_revision is None or cluster_row().revision != self.last_revision:
+            return True
+        return self.next_wakeup is not None and timezone.now() >= self.next_wakeup
+
+    def run_once(self) -> passes.PassResult | None:
+        """One step: reconcile if due and the lease is ours; the pass's result or None."""
+        if not self.due():
+            return None
+        ttl = timedelta(seconds=self.config.lease_ttl)
+        if not lease.acquire(self.holder, ttl):
+            return None
+        result = passes.reconcile(lambda: lease.holds(self.holder), strategy=self.config.strategy)
+        if result.outcome in (passes.SAVED, passes.UNCHANGED):
+            self.last_revision = result.revision
+            self.next_wakeup = result.next_wakeup
+        log.info("worker pass: %s at revision %s (%s)", result.outcome, result.revision,
+                 ", ".join(result.kinds) or "no changes")
+        return result
+
+    def run(self) -> None:
+        log.info("worker %s started", self.holder)
+        while not self._stop.is_set():
+            self._wake.wait(self.config.poll)
+            if self._stop.is_set():
+                break
+            if self._wake.is_set():  # debounce: let a burst of writes finish first
+                self._wake.clear()
+                while self._wake.wait(self.config.debounce) and not self._stop.is_set():
+                    self._wake.clear()
+            try:
+                result = self.run_once()
+                if result is not None and result.outcome == passes.STALE:
+                    self._wake.set()
+                runtime.run_after_pass()
+            except Exception:  # keep the worker alive; the next pass retries
+                log.exception("worker pass failed")
+                self._stop.wait(self.config.poll)
+            finally:
+                close_old_connections()
+        lease.release(self.holder)
+        log.info("worker %s stopped", self.holder)

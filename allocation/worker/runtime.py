@@ -1,0 +1,51 @@
+"""The worker running inside this process, if any, and how to wake it."""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["notify", "register", "unregister", "current", "after_pass", "run_after_pass"]
+
+_lock = threading.Lock()
+_current = None
+_after_pass: list = []
+
+
+def after_pass(hook) -> None:
+    """Call ``hook()`` after every worker step (other apps' background work, e.g. scenarios).
+
+    Every worker process runs the hooks, lease holder or not, so such work can be shared
+    across processes; a hook must be safe to run concurrently in several of them.
+    """
+    if hook not in _after_pass:
+        _after_pass.append(hook)
+
+
+def run_after_pass() -> None:
+    for hook in list(_after_pass):
+        hook()
+
+
+def register(worker) -> None:
+    global _current
+    with _lock:
+        _current = worker
+
+
+def unregister(worker) -> None:
+    global _current
+    with _lock:
+        if _current is worker:
+            _current = None
+
+
+def current():
+    """The worker of this process, or None."""
+    return _current
+
+
+def notify() -> None:
+    """Wake this process's worker (a write was committed); no-op without one."""
+    worker = _current
+    if worker is not None:
+        worker.wake()

@@ -1,0 +1,120 @@
+"""``/api/scenarios/``: scenarios, their changes, undo/redo, export, promotion.
+
+A refused change answers 409 with the engine's reason; promotion against a baseline that
+moved answers 409 with the objects that changed.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from scenarios import services
+from scenarios.api.serializers import ChangeSerializer, ScenarioSerializer
+from scenarios.models import Scenario
+
+__all__ = ["ScenarioViewSet"]
+
+
+class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                      mixins.CreateModelMixin, mixins.DestroyModelMixin,
+                      viewsets.GenericViewSet):
+    """Your scenarios (staff see all); shared ones with ``?token=``."""
+
+    serializer_class = ScenarioSerializer
+    permission_classes = [IsAuthenticated]
+    queryset = Scenario.objects.all()  # the model, for the schema; get_queryset narrows it
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        user = self.request.user
+        if user.is_staff:
+            return Scenario.objects.all()
+        token = self.request.query_params.get("token")
+        visible = Q(owner=user)
+        if token:
+            visible |= Q(shared=True, share_token=token)
+        return Scenario.objects.filter(visible)
+
+    def perform_create(self, serializer) -> None:
+        try:
+            serializer.instance = services.create(self.request.user,
+                                                  serializer.validated_data.get("name", ""))
+        except services.Refused as exc:
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError({"name": str(exc)}) from None
+
+    def perform_destroy(self, instance: Scenario) -> None:
+        services.delete(self.request.user, instance)
+
+    def _done(self, scenario: Scenario) -> Response:
+        return Response(ScenarioSerializer(scenario).data)
+
+    @staticmethod
+    def _refused(exc: Exception) -> Response:
+        return Response({"refused": str(exc)}, status=status.HTTP_409_CONFLICT)
+
+    @extend_schema(request=ChangeSerializer, responses=ScenarioSerializer)
+    @action(detail=True, methods=["post"])
+    def changes(self, request, pk=None) -> Response:
+        """Apply one change; 409 with the reason if the engine refuses it."""
+        scenario = self.get_object()
+        try:
+            return self._done(services.add_change(request.user, scenario, dict(request.data)))
+        except services.Refused as exc:
+            return self._refused(exc)
+
+    @extend_schema(request=None, responses=ScenarioSerializer)
+    @action(detail=True, methods=["post"])
+    def undo(self, request, pk=None) -> Response:
+        try:
+            return self._done(services.undo(request.user, self.get_object()))
+        except services.Refused as exc:
+            return self._refused(exc)
+
+    @extend_schema(request=None, responses=ScenarioSerializer)
+    @action(detail=True, methods=["post"])
+    def redo(self, request, pk=None) -> Response:
+        try:
+            return self._done(services.redo(request.user, self.get_object()))
+        except services.Refused as exc:
+            return self._refused(exc)
+
+    @extend_schema(request=None, responses=ScenarioSerializer)
+    @action(detail=True, methods=["post"])
+    def rebase(self, request, pk=None) -> Response:
+        return self._done(services.rebase(request.user, self.get_object()))
+
+    @extend_schema(request=None, responses=ScenarioSerializer)
+    @action(detail=True, methods=["post"])
+    def promote(self, request, pk=None) -> Response:
+        """Make the scenario the baseline (staff); 409 if the baseline moved since the fork."""
+        try:
+            return self._done(services.promote(request.user, self.get_object()))
+        except services.Conflict as exc:
+            return Response({"refused": str(exc), "changed": exc.changed},
+                            status=status.HTTP_409_CONFLICT)
+        except services.Refused as exc:
+            return self._refused(exc)
+
+    @extend_schema(request=None, responses={(200, "application/yaml"): str})
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None) -> HttpResponse:
+        """``?what=cluster|changes&output=yaml|json``."""
+        what = request.query_params.get("what", "cluster")
+        fmt = request.query_params.get("output", "yaml")
+        if what not in ("cluster", "changes") or fmt not in ("yaml", "json"):
+            return Response({"detail": "what must be cluster or changes, output yaml or json"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        try:
+            text = services.export(self.get_object(), what, fmt)
+        except services.Refused as exc:
+            return self._refused(exc)
+        return HttpResponse(text, content_type="application/yaml" if fmt == "yaml"
+                            else "application/json")

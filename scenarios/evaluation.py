@@ -1,0 +1,98 @@
+"""Evaluating scenarios against the stored baseline, with small in-process caches.
+
+The baseline's documents and outcome are read once per baseline revision; a scenario's
+evaluation is cached by (revision, changes), so rendering a page right after a change
+costs nothing more. The engine does the work (``allocation.engine.scenarios``): changes
+are applied copy-on-write to the baseline's documents, never to the stored cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from allocation.engine.manifests import load_documents
+from allocation.engine.scenarios import Evaluation, Outcome, evaluate, summarize
+from allocation.engine.simulation import Simulation, simulate
+from allocation.services import cluster
+from allocation.services.manifests import export_documents
+
+__all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
+
+_CACHE_SIZE = 4  # evaluations of large clusters weigh tens of MB each
+_lock = threading.Lock()
+_baseline: Baseline | None = None
+_evaluations: OrderedDict[tuple, Evaluation] = OrderedDict()
+
+
+@dataclass
+class Baseline:
+    """The stored cluster at one revision: its documents, simulation and outcome."""
+
+    revision: int
+    documents: list[dict]
+    simulation: Simulation
+    outcome: Outcome
+    now: datetime
+
+
+def baseline() -> Baseline:
+    """The baseline at the current revision (read once per revision per process)."""
+    global _baseline
+    current = cluster.revision()
+    with _lock:
+        if _baseline is not None and _baseline.revision == current:
+            return _baseline
+    # Events are history, not state: a scenario starts from the objects (this also keeps
+    # thousands of old Events out of every evaluation).
+    documents = [d for d in export_documents() if d.get("kind") != "Event"]
+    now = timezone.now()
+    simulation = simulate(load_documents(("baseline", d) for d in documents), now=now)
+    built = Baseline(current, documents, simulation, summarize(simulation.state), now)
+    with _lock:
+        _baseline = built
+    return built
+
+
+def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
+    """The scenario ``changes`` evaluated on the current baseline.
+
+    Raises ``ChangeError`` or ``InvalidManifests`` when the changes cannot apply.
+    """
+    base = baseline()
+    key = (base.revision, json.dumps(list(changes), sort_keys=True))
+    with _lock:
+        cached = _evaluations.get(key)
+        if cached is not None:
+            _evaluations.move_to_end(key)
+            return cached, base
+    result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now)
+    with _lock:
+        _evaluations[key] = result
+        while len(_evaluations) > _CACHE_SIZE:
+            _evaluations.popitem(last=False)
+    return result, base
+
+
+def outcome_json(result: Evaluation) -> dict:
+    """The part of an evaluation that is stored with the scenario (lists, the API)."""
+    pods = result.outcome.pods
+    return {"strategy": result.applied.strategy,
+            "scheduled": sum(1 for node in pods.values() if node),
+            "pending": sum(1 for node in pods.values() if not node),
+            "nodes": len(result.outcome.nodes),
+            "diff": result.diff.to_dict()}
+
+
+def clear_caches() -> None:
+    """Forget cached baselines and evaluations (tests; a restored database)."""
+    global _baseline
+    with _lock:
+        _baseline = None
+        _evaluations.clear()

@@ -1,0 +1,177 @@
+"""The scenario page's view data, built from an evaluated scenario (engine state + diff)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from allocation.engine.scenarios import Evaluation, pinned_node
+from allocation.presenters.dashboard import pending_reason
+from allocation.presenters.nodes import NodeDevices, node_devices
+
+__all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "ScenarioPage", "page",
+           "describe_change"]
+
+NODE_GROUP_LABEL = "draplanner.io/node-group"
+PR_CLASSES = ("atomic-scale-up.kubernetes.io", "check-capacity.kubernetes.io")
+
+
+@dataclass
+class PodChip:
+    ref: str
+    node: str | None
+    pinned: bool
+    reason: str = ""
+    new: bool = False  # newly scheduled or newly pending against the baseline
+
+
+@dataclass
+class NodeCard:
+    name: str
+    group: str | None
+    added: bool
+    pods: list[PodChip]
+    view: NodeDevices | None
+
+
+@dataclass
+class GroupChip:
+    name: str
+    size: int
+    max_size: int
+
+
+@dataclass
+class SelectorField:
+    kind: str
+    object: str
+    path: str
+    expression: str
+
+
+@dataclass
+class ScenarioPage:
+    nodes: list[NodeCard]
+    queue: list[PodChip]
+    groups: list[GroupChip]
+    templates: list[str]
+    selectors: list[SelectorField]
+    diff: dict
+    strategy: str
+    requests: list[dict] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    hidden: int = 0  # node cards left out (large clusters: see ``page``'s ``limit``)
+    node_names: list[str] = field(default_factory=list)
+    pod_refs: list[str] = field(default_factory=list)
+
+
+def _selectors(obj: Any, path: str = "") -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            where = f"{path}.{key}" if path else key
+            if key == "selector" and isinstance(value, str):
+                found.append((where, value))
+            else:
+                found += _selectors(value, where)
+    elif isinstance(obj, list):
+        for index, value in enumerate(obj):
+            found += _selectors(value, f"{path}[{index}]")
+    return found
+
+
+def _touched(diff: dict) -> set[str]:
+    """Nodes the scenario changed something on."""
+    nodes = set(diff["nodes_added"])
+    nodes |= {p["node"] for p in diff["newly_scheduled"]}
+    nodes |= {p["was"] for p in diff["newly_pending"] if p.get("was")}
+    nodes |= {p["from"] for p in diff["moved_pods"]} | {p["to"] for p in diff["moved_pods"]}
+    for claim in diff["moved_claims"]:
+        nodes |= {held.split("/", 1)[0] for held in (*claim["before"], *claim["after"])}
+    return nodes
+
+
+def page(result: Evaluation, limit: int = 96, match: str = "") -> ScenarioPage:
+    """Everything the scenario page draws.
+
+    A person cannot look at hundreds of node cards at once, and rendering them all would
+    make every drop slow on a large cluster: the canvas shows the nodes the scenario
+    touched first, then the others in name order, at most ``limit`` (``match`` filters by
+    name); every node stays reachable through the Move form.
+    """
+    state = result.state
+    diff = result.diff.to_dict()
+    newly = {p["pod"] for p in diff["newly_scheduled"]} | {p["pod"] for p in
+                                                          diff["newly_pending"]}
+    by_node: dict[str, list[PodChip]] = {}
+    queue: list[PodChip] = []
+    for pod in state.pods():
+        if pod.terminated:
+            continue
+        ref = f"{pod.namespace}/{pod.name}"
+        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly)
+        if pod.node_name:
+            by_node.setdefault(pod.node_name, []).append(chip)
+        else:
+            chip.reason = pending_reason(pod)
+            queue.append(chip)
+    added = set(diff["nodes_added"])
+    touched = _touched(diff)
+    names = [n for n in state.node_order if match in n] if match else list(state.node_order)
+    shown = sorted(names, key=lambda n: n not in touched)[:limit]
+    order = {n: i for i, n in enumerate(state.node_order)}
+    shown.sort(key=lambda n: (n not in touched, order[n]))
+    devices = node_devices(state, shown)
+    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
+                      name in added, by_node.get(name, []), devices[name])
+             for name in shown]
+    groups_size = {}
+    for name in state.node_order:
+        group = state.nodes[name].meta.labels.get(NODE_GROUP_LABEL)
+        if group:
+            groups_size[group] = groups_size.get(group, 0) + 1
+    groups, templates, selectors, requests = [], [], [], []
+    for obj in state.all_objects():
+        if obj.kind == "NodeGroup":
+            spec = obj.raw.get("spec") or {}
+            groups.append(GroupChip(obj.name, groups_size.get(obj.name, 0),
+                                    int(spec.get("maxSize") or 0)))
+        elif obj.kind == "PodTemplate":
+            templates.append(f"{obj.namespace}/{obj.name}")
+        elif obj.kind in ("ResourceClaimParameters", "ResourceClassParameters"):
+            ref = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+            selectors += [SelectorField(obj.kind, ref, path, expression)
+                          for path, expression in _selectors(obj.raw)]
+        elif obj.kind == "ProvisioningRequest":
+            status = obj.to_manifest().get("status") or {}
+            requests.append({"ref": f"{obj.namespace}/{obj.name}",
+                             "conditions": status.get("conditions") or []})
+    pod_refs = [chip.ref for chips in by_node.values() for chip in chips]
+    return ScenarioPage(nodes, queue, groups, templates, selectors, diff,
+                        result.applied.strategy, requests, diff["nodes_removed"],
+                        hidden=len(names) - len(shown), node_names=list(state.node_order),
+                        pod_refs=sorted(pod_refs + [chip.ref for chip in queue]))
+
+
+def describe_change(change: dict) -> str:
+    """One line for a person."""
+    op = change.get("op")
+    if op == "pin-pod":
+        return f"Pin {change.get('pod')} to {change.get('node')}"
+    if op == "unpin-pod":
+        return f"Return {change.get('pod')} to the queue"
+    if op == "add-nodes":
+        return f"Add {change.get('count')} node(s) of group {change.get('group')}"
+    if op == "remove-node":
+        return f"Remove node {change.get('node')} (its pods are replanned)"
+    if op == "add-object":
+        manifest = change.get("manifest") or {}
+        meta = manifest.get("metadata") or {}
+        return f"Add {manifest.get('kind')} {meta.get('name')}"
+    if op == "remove-object":
+        return f"Remove {change.get('kind')} {change.get('name')}"
+    if op == "edit-selector":
+        return f"Set {change.get('object')} {change.get('path')} to {change.get('expression')}"
+    if op == "set-strategy":
+        return f"Search with {change.get('strategy')}"
+    return str(op)

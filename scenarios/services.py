@@ -1,0 +1,247 @@
+"""Scenario services: the only code that writes scenarios.
+
+Every change is evaluated before it is kept: a change the engine cannot honour (a pod
+dropped on a node that cannot take it, a selector that does not compile) is refused with
+the engine's reason and nothing is saved. Writes happen in one transaction; the scenario's
+WebSocket group hears ``scenario.updated`` after commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.apps import apps
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from allocation.engine.manifests import InvalidManifests
+from allocation.engine.scenarios import ChangeError, apply_changes, check_change, refusal
+from allocation.engine.writer import as_list, dump
+from allocation.models.base import StoredObject
+from allocation.services import cluster
+from allocation.services.manifests import import_texts
+from scenarios.evaluation import baseline, evaluate_changes, outcome_json
+from scenarios.models import Scenario
+
+__all__ = ["Refused", "Conflict", "group_name", "can_view", "can_edit", "create", "add_change",
+           "evaluation", "undo", "redo", "rebase", "set_shared", "promote", "export", "conflicts",
+           "refresh", "delete"]
+
+EVENT_TYPE = "scenario.updated"
+
+
+class Refused(ValueError):
+    """A change the engine refuses; the message says why (for a person)."""
+
+
+class Conflict(Exception):
+    """Promotion refused: the baseline changed since the fork; ``changed`` lists what."""
+
+    def __init__(self, scenario: Scenario, current: int, changed: list[dict]) -> None:
+        self.scenario, self.current, self.changed = scenario, current, changed
+        super().__init__(f"the baseline moved from revision {scenario.base_revision} to "
+                         f"{current} since this scenario was forked; {len(changed)} "
+                         "object(s) changed")
+
+
+def group_name(scenario_id: int) -> str:
+    return f"scenario-{scenario_id}"
+
+
+def can_view(user, scenario: Scenario, token: str | None = None) -> bool:
+    """The owner, staff, or anyone signed in with the share link of a shared scenario."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_staff or scenario.owner_id == user.pk:
+        return True
+    return scenario.shared and token is not None and token == scenario.share_token
+
+
+def can_edit(user, scenario: Scenario) -> bool:
+    return getattr(user, "is_authenticated", False) and scenario.owner_id == user.pk
+
+
+def _check_edit(user, scenario: Scenario) -> None:
+    if not can_edit(user, scenario):
+        raise PermissionDenied("only the scenario's owner may change it")
+
+
+def _announce(scenario: Scenario) -> None:
+    message = {"type": EVENT_TYPE, "id": scenario.pk, "position": scenario.position}
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group_name(scenario.pk), message)
+
+    transaction.on_commit(send)
+
+
+def _evaluate(changes: list[dict]):
+    try:
+        return evaluate_changes(changes)
+    except ChangeError as exc:
+        raise Refused(str(exc)) from None
+    except InvalidManifests as exc:
+        raise Refused("; ".join(str(p) for p in exc.problems)) from None
+
+
+def evaluation(scenario: Scenario):
+    """``(Evaluation, Baseline)`` of the changes in effect; raises :class:`Refused`."""
+    return _evaluate(scenario.active_changes)
+
+
+def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+    result, base = _evaluate(changes[:position])
+    with transaction.atomic():
+        scenario.changes = changes
+        scenario.position = position
+        scenario.outcome = outcome_json(result)
+        scenario.evaluated_revision = base.revision
+        scenario.evaluated_position = position
+        scenario.evaluation_error = ""
+        scenario.save()
+        _announce(scenario)
+    return scenario
+
+
+def create(user, name: str) -> Scenario:
+    """Fork the baseline: instant, whatever its size (only changes are ever stored)."""
+    name = (name or "").strip()
+    if not name:
+        raise Refused("name: a scenario needs a name")
+    with transaction.atomic():
+        scenario = Scenario.objects.create(name=name[:200], owner=user,
+                                           base_revision=cluster.revision(),
+                                           forked_at=timezone.now())
+    return scenario
+
+
+def add_change(user, scenario: Scenario, change: dict) -> Scenario:
+    """Apply ``change`` on top of the changes in effect (dropping any undone ones)."""
+    _check_edit(user, scenario)
+    try:
+        check_change(change, scenario.position)
+    except ChangeError as exc:
+        raise Refused(str(exc)) from None
+    changes = [*scenario.active_changes, change]
+    result, _base = _evaluate(changes)
+    reason = refusal(result, change)
+    if reason:
+        raise Refused(reason)
+    return _save(scenario, changes, len(changes))
+
+
+def undo(user, scenario: Scenario) -> Scenario:
+    _check_edit(user, scenario)
+    if not scenario.can_undo:
+        raise Refused("nothing to undo")
+    return _save(scenario, list(scenario.changes), scenario.position - 1)
+
+
+def redo(user, scenario: Scenario) -> Scenario:
+    _check_edit(user, scenario)
+    if not scenario.can_redo:
+        raise Refused("nothing to redo")
+    return _save(scenario, list(scenario.changes), scenario.position + 1)
+
+
+def rebase(user, scenario: Scenario) -> Scenario:
+    """Accept the current baseline as the scenario's base (its changes are kept)."""
+    _check_edit(user, scenario)
+    with transaction.atomic():
+        scenario.base_revision = cluster.revision()
+        scenario.forked_at = timezone.now()
+        scenario.save()
+        _announce(scenario)
+    return refresh(scenario)
+
+
+def set_shared(user, scenario: Scenario, shared: bool) -> Scenario:
+    _check_edit(user, scenario)
+    with transaction.atomic():
+        scenario.shared = shared
+        scenario.save(update_fields=["shared", "updated_at"])
+        _announce(scenario)
+    return scenario
+
+
+def delete(user, scenario: Scenario) -> None:
+    _check_edit(user, scenario)
+    with transaction.atomic():
+        scenario.delete()
+
+
+def refresh(scenario: Scenario) -> Scenario:
+    """Re-evaluate on the current baseline (the worker does this after baseline changes)."""
+    try:
+        return _save(scenario, list(scenario.changes), scenario.position)
+    except Refused as exc:  # the baseline changed so that a change no longer applies
+        with transaction.atomic():
+            scenario.evaluation_error = str(exc)
+            scenario.evaluated_revision = cluster.revision()
+            scenario.save(update_fields=["evaluation_error", "evaluated_revision",
+                                         "updated_at"])
+            _announce(scenario)
+        return scenario
+
+
+def _stored_models() -> Iterable[type[StoredObject]]:
+    return [m for m in apps.get_app_config("allocation").get_models()
+            if issubclass(m, StoredObject)]
+
+
+def conflicts(scenario: Scenario) -> list[dict]:
+    """Objects of the baseline changed since the fork; ``touched`` if a change names them."""
+    named = {str(v) for change in scenario.active_changes for v in change.values()
+             if isinstance(v, str)}
+    changed = []
+    for model in _stored_models():
+        for row in model.objects.filter(updated_at__gt=scenario.forked_at).only(
+                "namespace", "name", "updated_at"):
+            ref = f"{row.namespace}/{row.name}" if row.namespace else row.name
+            changed.append({"kind": model.KIND, "object": ref,
+                            "touched": ref in named or row.name in named})
+    return sorted(changed, key=lambda c: (not c["touched"], c["kind"], c["object"]))
+
+
+def promote(user, scenario: Scenario) -> Scenario:
+    """Make the scenario the baseline (staff); refused if the baseline moved since the fork."""
+    if not getattr(user, "is_staff", False):
+        raise PermissionDenied("only staff may promote a scenario to the baseline")
+    current = cluster.revision()
+    if current != scenario.base_revision:
+        raise Conflict(scenario, current, conflicts(scenario))
+    text = dump(as_list(apply_changes(baseline().documents, scenario.active_changes)
+                        .documents), "yaml")
+    try:
+        result = import_texts([(f"scenario-{scenario.pk}.yaml", text)], user, replace=True)
+    except InvalidManifests as exc:
+        raise Refused("; ".join(str(p) for p in exc.problems)) from None
+    with transaction.atomic():
+        scenario.changes, scenario.position = [], 0
+        scenario.base_revision = result.revision
+        scenario.forked_at = timezone.now()
+        scenario.promoted_at = timezone.now()
+        scenario.save()
+        _announce(scenario)
+    return scenario
+
+
+def export(scenario: Scenario, what: str = "cluster", fmt: str = "yaml") -> str:
+    """The baseline with the changes applied and simulated (``cluster``), or the changes."""
+    if what == "changes":
+        document = {"apiVersion": "draplanner.io/v1alpha1", "kind": "Scenario",
+                    "metadata": {"name": scenario.name},
+                    "spec": {"baseRevision": scenario.base_revision,
+                             "changes": scenario.active_changes}}
+        return dump(document, fmt)
+    if what != "cluster":
+        raise ValueError(f"unknown export {what!r}: use cluster or changes")
+    # The evaluated scenario: every object with the status the simulation gave it, as
+    # `simulate` writes it, so it can be simulated or imported elsewhere.
+    result, _base = _evaluate(scenario.active_changes)
+    return dump(as_list(result.documents()), fmt)

@@ -1,0 +1,51 @@
+"""Background re-evaluation of scenarios after the baseline changes.
+
+A scenario is evaluated on the current baseline; when the baseline moves on (an upload, the
+worker's own reconcile), :func:`refresh_stale` re-evaluates every scenario whose stored
+outcome belongs to an older revision and pushes the result to its page. Worker processes
+share the work: each claims scenarios with ``SELECT ... FOR UPDATE SKIP LOCKED`` where the
+database supports it (PostgreSQL), so two processes never evaluate the same scenario.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import connection, transaction
+from django.db.models import Q
+
+from allocation.services import cluster
+from scenarios import services
+from scenarios.models import Scenario
+
+__all__ = ["refresh_stale"]
+
+log = logging.getLogger(__name__)
+
+
+def _claim_one(revision: int) -> Scenario | None:
+    stale = Scenario.objects.filter(Q(evaluated_revision__isnull=True) |
+                                    Q(evaluated_revision__lt=revision)).order_by("updated_at")
+    if connection.features.has_select_for_update_skip_locked:
+        stale = stale.select_for_update(skip_locked=True)
+    return stale.first()
+
+
+def refresh_stale(limit: int | None = None) -> int:
+    """Re-evaluate scenarios behind the current baseline revision; how many were done."""
+    done = 0
+    while limit is None or done < limit:
+        revision = cluster.revision()
+        with transaction.atomic():  # holds the row lock while this process evaluates it
+            scenario = _claim_one(revision)
+            if scenario is None:
+                return done
+            try:
+                services.refresh(scenario)
+            except Exception:  # one broken scenario must not stop the others
+                log.exception("could not re-evaluate scenario %s", scenario.pk)
+                Scenario.objects.filter(pk=scenario.pk).update(
+                    evaluated_revision=revision,
+                    evaluation_error="internal error while evaluating; see the worker log")
+        done += 1
+    return done

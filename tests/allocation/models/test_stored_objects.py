@@ -1,0 +1,67 @@
+"""allocation.models: one model per kind, identity constraints, derived columns."""
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from allocation import models
+from allocation.engine.manifests import load_texts
+from allocation.models.claim import claim_status
+from allocation.models.pod import pod_status
+from allocation.models.provisioning_request import provisioning_status
+from tests import factories as f
+
+
+def _obj(doc):
+    return load_texts([("t.yaml", f.to_yaml([doc]))]).objects[0]
+
+
+def test_every_kind_of_the_contract_has_a_model():
+    from allocation.engine.objects import KIND_CLASSES
+
+    assert set(models.KIND_MODELS) == set(KIND_CLASSES)
+    assert all(k == m.KIND for k, m in models.KIND_MODELS.items())
+
+
+def test_canonical_json_is_one_text_per_document():
+    assert models.canonical_json({"b": 1, "a": [1.5, "é"]}) == '{"a":[1.5,"é"],"b":1}'
+    assert models.list_column(["b", "a", "", "b"]) == ",a,b,"
+
+
+def test_derived_columns():
+    allocated = f.claim("c", status={"driverName": f.DRIVER, "allocation": {
+        "resourceHandles": [{"driverName": f.DRIVER, "structuredData": {
+            "nodeName": "n1", "namedResourcesWithAttributes": {"resources": [{"id": "d"}]}}}]}})
+    assert models.ResourceClaim.columns_for(_obj(allocated)) == {
+        "class_name": "gpu", "driver_name": f.DRIVER, "node_name": "n1", "status": "Allocated"}
+    assert claim_status(_obj(f.claim("x"))) == "Pending"
+    assert pod_status(_obj(f.pod("p", node_name="n1"))) == "Scheduled"
+    assert pod_status(_obj(f.pod("p", phase="Failed"))) == "Failed"
+    assert models.Pod.columns_for(_obj(f.pod("p", claims={"a": "c1"}, templates={"t": "tpl"})))[
+        "claims"] == ",c1,p-t,"
+    assert models.NodeResourceSlice.columns_for(_obj(f.named_slice("n1", []))) == {
+        "node_name": "n1", "driver_name": f.DRIVER, "model": "namedResourcesWithAttributes"}
+    request = _obj({"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+                    "metadata": {"name": "r"}, "spec": {
+                        "provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+                        "podSets": [{"podTemplateRef": {"name": "t"}, "count": 1}]},
+                    "status": {"conditions": [{"type": "Provisioned", "status": "False",
+                                               "reason": "CapacityIsNotFound",
+                                               "message": "m", "lastTransitionTime":
+                                               "2025-01-01T00:00:00Z"}]}})
+    assert provisioning_status(request) == "NotProvisioned"
+
+
+@pytest.mark.django_db
+def test_identity_is_unique_per_kind():
+    models.Node.objects.create(position=1, api_version="v1", name="n1", document="{}")
+    models.Pod.objects.create(position=2, api_version="v1", namespace="a", name="n1",
+                              document="{}")
+    models.Pod.objects.create(position=3, api_version="v1", namespace="b", name="n1",
+                              document="{}")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        models.Node.objects.create(position=4, api_version="v1", name="n1", document="{}")
+    models.VendorObject.objects.create(position=5, api_version="a.io/v1", api_group="a.io",
+                                       kind="K", namespace="default", name="x", document="{}")
+    models.VendorObject.objects.create(position=6, api_version="b.io/v1", api_group="b.io",
+                                       kind="K", namespace="default", name="x", document="{}")
+    assert models.VendorObject.objects.count() == 2

@@ -1,0 +1,59 @@
+"""allocation.presenters.live: fragments for the socket, marked for out-of-band swaps."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from allocation.presenters import live
+from tests.allocation.presenters.docs import cluster_state
+
+
+def _roots(html: str) -> list[tuple[str, bool]]:
+    """(id, has hx-swap-oob) of every element that has an id and opens a fragment."""
+    return [(m.group(1), "hx-swap-oob" in m.group(0))
+            for m in re.finditer(r'<(?:section|p) id="([\w-]+)"[^>]*>', html)]
+
+
+@pytest.mark.parametrize(("page", "kwargs", "ids"), [
+    ("dashboard", {}, ["dashboard-nodes", "dashboard-usage", "dashboard-pending",
+                       "dashboard-provisioning", "dashboard-events"]),
+    ("node", {"name": "gpu-node"}, ["node-summary", "node-devices"]),
+    ("claim", {"namespace": "default", "name": "net"}, ["claim-detail"]),
+    ("pod", {"namespace": "default", "name": "waiting"}, ["pod-detail",
+                                                          "negotiation-timeline"]),
+    ("negotiations", {}, ["negotiation-timelines"]),
+])
+def test_every_fragment_of_a_page_is_sent_out_of_band(page, kwargs, ids) -> None:
+    html = live.render_fragments(page, kwargs, cluster_state(), 42)
+
+    assert _roots(html) == [("live-status", True)] + [(i, True) for i in ids]
+    assert "revision 42" in html
+
+
+def test_node_fragment_draws_the_tree_with_the_claim() -> None:
+    html = live.render_fragments("node", {"name": "gpu-node"}, cluster_state(), 1)
+
+    leaf = re.search(r'<div class="box instance allocated" data-id="gpu-0/halves/half-0".*?'
+                     r'<a class="claim" href="/claims/default/half-a/">default/half-a</a>',
+                     html, re.S)
+    assert leaf is not None
+    assert 'data-id="gpu-0/whole/full" data-status="blocked"' in html
+
+
+def test_a_page_whose_object_is_gone_says_so() -> None:
+    html = live.render_fragments("pod", {"namespace": "default", "name": "gone"},
+                                 cluster_state(), 9)
+
+    assert _roots(html) == [("live-status", True)]
+    assert "no longer exists" in html
+
+
+def test_render_live_reads_the_stored_cluster(monkeypatch) -> None:
+    monkeypatch.setattr(live, "snapshot", lambda: (cluster_state(), 5))
+
+    html, revision = live.render_live("dashboard", {})
+
+    assert revision == 5
+    assert 'data-pod="default/waiting"' in html

@@ -1,0 +1,120 @@
+"""allocation.services.manifests: import and export, round trips, invalid input."""
+
+import json
+
+import pytest
+import yaml
+from django.contrib.auth.models import User
+
+from allocation import models
+from allocation.engine.manifests import InvalidManifests
+from allocation.services.cluster import revision
+from allocation.services.manifests import export_text, import_files, import_texts
+from allocation.services.permissions import NotPermitted
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+def _items(text: str) -> list[dict]:
+    return yaml.safe_load(text)["items"]
+
+
+def test_import_then_export_gives_the_same_objects(cluster_docs):
+    result = import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+
+    assert len(result.created) == len(cluster_docs) and result.revision == 1
+    assert _items(export_text()) == cluster_docs
+    assert models.Pod.objects.get().namespace == "default"
+    assert models.NodeResourceSlice.objects.filter(node_name="n2").count() == 1
+
+
+def test_export_import_export_is_byte_identical(cluster_docs):
+    vendor = {"apiVersion": "gpu.example.com/v1", "kind": "GpuConfig",
+              "metadata": {"name": "cfg"}, "weird": [1.5e-07, -0.0, 2, "nul\u0000", {"a": None}]}
+    event = {"apiVersion": "v1", "kind": "Event",
+             "metadata": {"name": "p1.1", "namespace": "default"},
+             "involvedObject": {"kind": "Pod", "name": "p1", "namespace": "default"},
+             "type": "Normal", "reason": "Seen", "message": "hello"}
+    import_texts([("c.yaml", f.to_yaml([*cluster_docs, vendor, event]))])
+    for fmt in ("yaml", "json"):
+        first = export_text(fmt)
+        import_texts([("all." + fmt, first)], replace=True)
+        assert export_text(fmt) == first
+    assert _items(export_text())[-2]["weird"] == [1.5e-07, -0.0, 2, "nul\u0000", {"a": None}]
+    assert _items(export_text())[-1]["reason"] == "Seen"
+    assert models.Event.objects.get().involved_name == "p1"
+
+
+def test_export_into_an_empty_database_round_trips(cluster_docs):
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    text = export_text("json")
+    import_texts([("x.yaml", f.to_yaml([f.node("other")]))], replace=True)
+    assert [i["metadata"]["name"] for i in json.loads(export_text("json"))["items"]] == ["other"]
+    import_texts([("back.json", text)], replace=True)
+    assert export_text("json") == text
+
+
+def test_invalid_input_raises_every_problem_and_changes_nothing(cluster_docs):
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    before = export_text()
+    bad_class = f.resource_class("broken")
+    bad_class["driverNme"] = "x"
+    with pytest.raises(InvalidManifests) as info:
+        import_texts([("good.yaml", f.to_yaml([f.node("n3")])),
+                      ("bad.yaml", f.to_yaml([bad_class, f.claim("c2", mode="Sometimes")]))])
+    lines = [str(p) for p in info.value.problems]
+    assert any(line.startswith("bad.yaml:1 (ResourceClass broken): driverNme: ")
+               for line in lines)
+    assert any(line.startswith("bad.yaml:2 (ResourceClaim default/c2): spec.allocationMode")
+               for line in lines)
+    assert export_text() == before and revision() == 1
+
+
+def test_the_whole_cluster_is_validated_with_the_stored_objects():
+    import_texts([("a.yaml", f.to_yaml([f.node("n1"), f.resource_class()]))])
+    allocated = f.claim("c9", status={"allocation": {"resourceHandles": [{
+        "driverName": f.DRIVER, "structuredData": {
+            "nodeName": "n1", "namedResourcesWithAttributes": {"resources": [{"id": "nope"}]}}}]}})
+    with pytest.raises(InvalidManifests) as info:
+        import_texts([("b.yaml", f.to_yaml([allocated]))])
+    assert str(info.value.problems[0]).startswith("b.yaml:1 (ResourceClaim default/c9): status.")
+    assert not models.ResourceClaim.objects.exists()
+
+
+def test_reimport_replaces_in_place_and_keeps_document_order(cluster_docs):
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    changed = f.node("n1", labels={"zone": "a"})
+    result = import_texts([("n.yaml", f.to_yaml([changed, f.node("n0")]))])
+    assert [r[3] for r in result.updated] == ["n1"] and [r[3] for r in result.created] == ["n0"]
+    names = [i["metadata"]["name"] for i in _items(export_text())]
+    assert names[:2] == ["n1", "n2"] and names[-1] == "n0"
+    assert result.revision == 2
+    unchanged = import_texts([("n.yaml", f.to_yaml([changed]))])
+    assert unchanged.revision == 2 and len(unchanged.unchanged) == 1
+
+
+def test_users_may_import_only_their_kinds(cluster_docs):
+    user = User.objects.create_user("u", password="pw-unused-123")
+    with pytest.raises(NotPermitted) as info:
+        import_texts([("c.yaml", f.to_yaml(cluster_docs))], user=user)
+    assert "ResourceClass gpu" in str(info.value)
+    assert revision() == 0
+    import_texts([("c.yaml", f.to_yaml(cluster_docs[:5]))])
+    result = import_texts([("mine.yaml", f.to_yaml([f.claim("mine")]))], user=user)
+    assert result.created == [("", "ResourceClaim", "default", "mine")]
+
+
+def test_import_files_reports_unreadable_files(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(f.to_yaml([f.node("n1")]))
+    with pytest.raises(InvalidManifests) as info:
+        import_files([str(good), str(tmp_path / "missing.yaml")])
+    assert str(info.value.problems[0]).startswith(f"{tmp_path}/missing.yaml:0 (")
+    assert not models.Node.objects.exists()
+    assert import_files([str(good)]).created == [("", "Node", "", "n1")]
+
+
+def test_export_rejects_an_unknown_format():
+    with pytest.raises(ValueError, match="yaml or json"):
+        export_text("xml")

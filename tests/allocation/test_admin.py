@@ -1,0 +1,90 @@
+"""The admin: manifests through the services, CEL compiled on save, staff only."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from allocation import models
+from allocation.engine.writer import dump
+from allocation.services.manifests import import_texts
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client):
+    client.force_login(User.objects.create_user("admin", is_staff=True))
+    return client
+
+
+@pytest.fixture
+def params():
+    import_texts([("a.yaml", f.to_yaml([
+        f.class_parameters("filters", 'attributes["model"].string == "a100"')]))])
+    return models.ResourceClassParameters.objects.get()
+
+
+URL = "/admin/allocation/resourceclassparameters/"
+
+
+def test_non_staff_cannot_use_the_admin(client, params):
+    client.force_login(User.objects.create_user("alice"))
+    response = client.get(f"{URL}{params.pk}/change/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    response = client.post(f"{URL}{params.pk}/change/", {"manifest": "x"})
+    assert response.status_code == 302
+    assert models.ResourceClassParameters.objects.get().document == params.document
+
+
+def test_change_form_shows_the_manifest_and_each_selector(staff, params):
+    html = staff.get(f"{URL}{params.pk}/change/").content.decode()
+    assert "filters[0].namedResourcesWithAttributes.selector" in html
+    assert "kind: ResourceClassParameters" in html
+
+
+def test_a_broken_selector_is_shown_at_its_field_with_the_position(staff, params):
+    page = staff.get(f"{URL}{params.pk}/change/")
+    form = page.context["adminform"].form
+    data = {"manifest": form["manifest"].initial, "cel_0": 'attributes["model"].string =='}
+    response = staff.post(f"{URL}{params.pk}/change/", data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert "cel_0" in errors and "line 1, column" in errors["cel_0"][0]
+    assert models.ResourceClassParameters.objects.get().document == params.document
+    data["cel_0"] = 'attributes["model"].string == "t4"'
+    fixed = staff.post(f"{URL}{params.pk}/change/", data)
+    assert fixed.status_code == 302
+    saved = models.ResourceClassParameters.objects.get().manifest
+    assert saved["filters"][0]["namedResourcesWithAttributes"]["selector"].endswith('"t4"')
+
+
+def test_add_validates_through_the_engine(staff):
+    bad = f.resource_class("new")
+    bad["driverNam"] = "x"
+    response = staff.post("/admin/allocation/resourceclass/add/", {"manifest": dump(bad)})
+    assert response.status_code == 200
+    message = response.context["adminform"].form.errors["manifest"][0]
+    assert message.startswith("admin:1 (ResourceClass new): driverNam:")
+    good = staff.post("/admin/allocation/resourceclass/add/",
+                      {"manifest": dump(f.resource_class("new"))})
+    assert good.status_code == 302
+    assert models.ResourceClass.objects.get().name == "new"
+
+
+def test_a_numeric_template_is_compiled(staff):
+    cls = f.resource_class("counter")
+    del cls["structuredParameters"]
+    cls["numericParameters"] = [{"apiVersion": "c.example.com/v1", "kind": "Params",
+                                 "celTemplate": "required: {{ object.count + }}\n"}]
+    response = staff.post("/admin/allocation/resourceclass/add/", {"manifest": dump(cls)})
+    assert response.status_code == 200
+    message = response.context["adminform"].form.errors["manifest"][0]
+    assert message.startswith("numericParameters[0].celTemplate: template line 1, expression 1")
+    assert not models.ResourceClass.objects.exists()
+
+
+def test_delete_goes_through_the_services(staff, params):
+    response = staff.post(f"{URL}{params.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not models.ResourceClassParameters.objects.exists()
+    assert models.Cluster.objects.get().revision == 2

@@ -1,0 +1,84 @@
+"""allocation.views.pages: the live pages render the stored cluster (snapshot patched)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from allocation.presenters import live
+from tests.allocation.presenters.docs import cluster_state
+
+
+@pytest.fixture
+def stored(monkeypatch):
+    state = cluster_state()
+    monkeypatch.setattr(live, "snapshot", lambda: (state, 7))
+    return state
+
+
+def _pages() -> list[tuple[str, str]]:
+    return [
+        (reverse("allocation:dashboard"), "Pending pods"),
+        (reverse("allocation:node", args=["gpu-node"]), "Node gpu-node"),
+        (reverse("allocation:claim", args=["default", "net"]), "ResourceClaim default/net"),
+        (reverse("allocation:pod", args=["default", "waiting"]), "Why it is pending"),
+        (reverse("allocation:negotiations"), "Control-plane negotiations"),
+    ]
+
+
+@pytest.mark.django_db
+def test_every_page_renders_live(admin_client, stored):
+    for url, text in _pages():
+        response = admin_client.get(url)
+
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        assert text in html, url
+        # The page's socket mirrors its path and says which revision it shows.
+        assert f'ws-connect="/ws/pages{url}?rev=7"' in html, url
+        assert 'hx-ext="ws"' in html
+        assert "hx-swap-oob" not in html  # only socket messages swap out of band
+
+
+@pytest.mark.django_db
+def test_dashboard_lists_pending_pod_with_reason(admin_client, stored):
+    html = admin_client.get(reverse("allocation:dashboard")).content.decode()
+
+    assert '<a href="/pods/default/waiting/">default/waiting</a>' in html
+    assert "0/2 nodes are available: 2 cannot allocate all claims." in html
+
+
+@pytest.mark.django_db
+def test_pod_page_explains_in_words(admin_client, stored):
+    html = admin_client.get(reverse("allocation:pod", args=["default", "waiting"])
+                            ).content.decode()
+
+    assert "the pod&#x27;s claims cannot all be allocated on this node" in html
+    assert "allocated to claim default/card-a" in html
+
+
+@pytest.mark.django_db
+def test_htmx_request_gets_the_page_body_only(admin_client, stored):
+    response = admin_client.get(reverse("allocation:node", args=["gpu-node"]),
+                                headers={"HX-Request": "true"})
+
+    html = response.content.decode()
+    assert 'id="node-devices"' in html
+    assert "<html" not in html and "ws-connect" not in html
+
+
+@pytest.mark.django_db
+def test_missing_objects_are_404(admin_client, stored):
+    for url in (reverse("allocation:node", args=["nope"]),
+                reverse("allocation:claim", args=["default", "nope"]),
+                reverse("allocation:pod", args=["default", "nope"]),
+                reverse("allocation:provisioning_request", args=["default", "nope"])):
+        assert admin_client.get(url).status_code == 404, url
+
+
+@pytest.mark.django_db
+def test_pages_require_login(client, stored):
+    for url, _text in _pages():
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith("/accounts/login/"), url

@@ -1,0 +1,84 @@
+"""allocation.views.upload: manifests in through the services; problems listed, all or nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from allocation.services import cluster
+from allocation.services.manifests import export_documents
+from tests.factories import node, pod, to_yaml
+
+URL = "/upload/"
+
+
+def test_upload_url():
+    assert reverse("allocation:upload") == URL
+
+
+@pytest.mark.django_db
+def test_form_renders(admin_client):
+    html = admin_client.get(URL).content.decode()
+
+    assert 'enctype="multipart/form-data"' in html
+    assert 'name="files"' in html and 'name="text"' in html
+
+
+@pytest.mark.django_db
+def test_files_and_pasted_text_are_imported_together(admin_client):
+    files = [SimpleUploadedFile("nodes.yaml", to_yaml([node("n1")]).encode())]
+
+    response = admin_client.post(URL, {"files": files, "text": to_yaml([pod("p")])},
+                                 follow=True)
+
+    assert response.redirect_chain == [("/dashboard/", 302)]
+    assert "Imported: 2 created" in response.content.decode()
+    assert [(d["kind"], d["metadata"]["name"]) for d in export_documents()] == [
+        ("Node", "n1"), ("Pod", "p")]
+
+
+@pytest.mark.django_db
+def test_invalid_input_lists_every_problem_and_changes_nothing(admin_client):
+    admin_client.post(URL, {"text": to_yaml([node("kept")])})
+    before = (cluster.revision(), export_documents())
+    bad = "apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\n---\nkind: Pod\n"
+
+    response = admin_client.post(URL, {"files": [SimpleUploadedFile("bad.yaml", bad.encode())],
+                                       "text": to_yaml([node("new")])})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Nothing was imported" in html
+    assert "bad.yaml:1 (Node Bad_Name): metadata.name:" in html
+    assert "bad.yaml:2" in html  # the second document's problem too
+    assert (cluster.revision(), export_documents()) == before
+
+
+@pytest.mark.django_db
+def test_binary_file_and_empty_form_are_refused(admin_client):
+    response = admin_client.post(URL, {"files": [SimpleUploadedFile("x.yaml", b"\xff\xfe")]})
+    assert response.status_code == 400
+    assert "x.yaml: not UTF-8 text" in response.content.decode()
+
+    response = admin_client.post(URL, {"text": "   "})
+    assert "Choose at least one file or paste some YAML." in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_non_staff_user_cannot_import_nodes(client, django_user_model):
+    user = django_user_model.objects.create_user("ada", password="pw-analytical-1843")
+    client.force_login(user)
+
+    response = client.post(URL, {"text": to_yaml([node("n1")])})
+
+    assert response.status_code == 400
+    assert "only staff may write" in response.content.decode()
+    assert export_documents() == []
+
+
+@pytest.mark.django_db
+def test_upload_requires_login(client):
+    response = client.post(URL, {"text": to_yaml([node("n1")])})
+    assert response.status_code == 302
+    assert export_documents() == []

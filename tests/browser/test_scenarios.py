@@ -1,0 +1,143 @@
+"""What-if scenarios in real Chromium: dragging with the pointer, refusals, isolation.
+
+The pages run on the in-process ASGI server (``asgi_page``), so their WebSockets work.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scenarios import services as scenario_services
+from tests.browser.conftest import USER, log_in
+from tests.browser.live_server import in_thread
+from tests.factories import device, named_slice, node
+from tests.scenarios.cluster import documents, store
+
+pytestmark = pytest.mark.browser
+
+
+def _three_nodes_two_pods() -> list[dict]:
+    docs = documents(pods=2)
+    return docs[:2] + [node("worker-3"), named_slice(
+        "worker-3", [device("gpu-0", memory=("quantity", "32Gi"))])] + docs[2:]
+
+
+def _scenario(django_user_model, name: str, docs: list[dict] | None = None):
+    in_thread(store, docs or _three_nodes_two_pods())
+    return in_thread(scenario_services.create, django_user_model.objects.get(username=USER),
+                     name)
+
+
+def _drag(page, source, target) -> None:
+    """A real pointer drag: press, move in steps, release."""
+    start = source.bounding_box()
+    end = target.bounding_box()
+    page.mouse.move(start["x"] + 10, start["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + 20, steps=8)
+    page.mouse.up()
+
+
+def test_dragging_a_pod_onto_a_node_schedules_it_there_only_in_the_scenario(
+        asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "move p0")
+    baseline = page.open_another()
+    log_in(baseline)
+    baseline.goto("/pods/default/p0/")
+    before = baseline.locator("main").inner_text()
+    assert "worker-1" in before
+
+    page.goto(f"/scenarios/{scenario.pk}/")
+    pod = page.locator('[data-drag="pod"][data-pod="default/p0"]')
+    assert pod.locator("xpath=ancestor::article").get_attribute("data-node") == "worker-1"
+    _drag(page, pod, page.locator('article[data-node="worker-3"]'))
+
+    moved = page.locator('article[data-node="worker-3"] [data-pod="default/p0"]')
+    moved.wait_for()
+    assert "pinned" in moved.inner_text()
+    assert "default/p0: worker-1 → worker-3" in page.locator(".outcome").inner_text()
+    assert page.locator(".history li").first.inner_text() == "Pin default/p0 to worker-3"
+
+    # The baseline's own page, open in another tab, did not change (and neither did the
+    # stored cluster: a reload shows the same).
+    assert baseline.locator("main").inner_text() == before
+    baseline.reload()
+    assert "worker-1" in baseline.locator("main").inner_text()
+    assert page.js_errors == [] and baseline.js_errors == []
+
+
+def test_an_impossible_drop_shows_the_engines_reason(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "impossible")
+    page.goto(f"/scenarios/{scenario.pk}/")
+
+    _drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
+          page.locator('article[data-node="worker-2"]'))
+
+    message = page.locator('#scenario-message [data-refused="true"]')
+    message.wait_for()
+    assert "default/p0 cannot run on worker-2" in message.inner_text()
+    assert "allocated to claim default/p1-gpu" in message.inner_text()
+    # Nothing changed: p0 is still on worker-1 and there is no change to undo.
+    assert page.locator('article[data-node="worker-1"] [data-pod="default/p0"]').count() == 1
+    assert page.get_by_role("button", name="Undo").is_disabled()
+
+
+def test_dragging_two_nodes_of_a_group_provisions_a_pending_atomic_request(
+        asgi_page, django_user_model):
+    from tests.allocation.engine.autoscaler.builders import (
+        gpu_basics,
+        node_group,
+        pod_template,
+        provreq,
+    )
+
+    page = asgi_page
+    docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=0, devices=1),
+            pod_template("worker"), provreq("req", pod_sets=[("worker", 2)])]
+    scenario = _scenario(django_user_model, "scale", docs)
+    page.goto(f"/scenarios/{scenario.pk}/")
+    request = page.locator('[data-request="default/req"]')
+    assert "Provisioned=False (CapacityIsNotFound)" in request.inner_text()
+
+    group = page.locator('[data-drag="group"][data-group="gpu-pool"]')
+    for added in ("gpu-pool-1", "gpu-pool-2"):
+        _drag(page, group, page.locator("section.canvas"))
+        page.locator(f'article[data-node="{added}"]').wait_for()
+    assert "Provisioned=True" in page.locator('[data-request="default/req"]').inner_text()
+
+
+def test_every_drag_has_a_keyboard_or_button_equivalent(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "keyboard")
+    page.goto(f"/scenarios/{scenario.pk}/")
+
+    page.locator('[data-drag="pod"][data-pod="default/p1"]').focus()
+    page.keyboard.press("Enter")  # fills the Move form with the focused pod
+    page.get_by_label("to node").fill("worker-3")
+    page.get_by_role("button", name="Move", exact=True).click()
+    page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for()
+
+    page.locator('article[data-node="worker-1"]').get_by_role(
+        "button", name="Remove node").click()
+    page.locator('article[data-node="worker-1"]').wait_for(state="detached")
+    assert "− worker-1" in page.locator(".outcome").inner_text()
+    page.get_by_role("button", name="Undo").click()
+    page.locator('article[data-node="worker-1"]').wait_for()
+
+
+def test_another_tab_of_the_same_scenario_follows_over_the_websocket(
+        asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "two tabs")
+    other = page.open_another()
+    log_in(other)
+    other.goto(f"/scenarios/{scenario.pk}/")
+    page.goto(f"/scenarios/{scenario.pk}/")
+    page.wait_for_timeout(300)  # both sockets open
+    page.locator('article[data-node="worker-2"]').get_by_role(
+        "button", name="Remove node").click()
+    other.locator('article[data-node="worker-2"]').wait_for(state="detached")
+    assert "− worker-2" in other.locator(".outcome").inner_text()

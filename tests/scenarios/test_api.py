@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from tests.scenarios.cluster import store
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(name: str, staff: bool = False) -> APIClient:
+    user = get_user_model().objects.create_user(name, password="pw", is_staff=staff)
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_scenarios_are_listed_in_the_api_root_and_work_end_to_end():
+    store()
+    alice = _client("alice")
+    assert "scenarios" in alice.get("/api/").json()
+    created = alice.post("/api/scenarios/", {"name": "what if"}, format="json")
+    assert created.status_code == 201, created.content
+    url = f"/api/scenarios/{created.json()['id']}/"
+    answer = alice.post(url + "changes/", {"op": "remove-node", "node": "worker-1"},
+                        format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["outcome"]["diff"]["nodes_removed"] == ["worker-1"]
+    refused = alice.post(url + "changes/", {"op": "pin-pod", "pod": "default/p2",
+                                            "node": "worker-1"}, format="json")
+    assert refused.status_code == 409
+    assert "node 'worker-1' not found" in refused.json()["refused"]
+    assert alice.post(url + "undo/").json()["position"] == 0
+    assert alice.post(url + "redo/").json()["position"] == 1
+    exported = alice.get(url + "export/?what=changes")
+    assert exported.status_code == 200 and b"remove-node" in exported.content
+    assert alice.post(url + "promote/").status_code == 403
+
+
+def test_other_users_cannot_see_or_change_a_scenario_without_its_link():
+    store()
+    alice, bob = _client("alice"), _client("bob")
+    scenario = alice.post("/api/scenarios/", {"name": "private"}, format="json").json()
+    url = f"/api/scenarios/{scenario['id']}/"
+    assert bob.get(url).status_code == 404
+    assert bob.get("/api/scenarios/").json()["results"] == [] if isinstance(
+        bob.get("/api/scenarios/").json(), dict) else bob.get("/api/scenarios/").json() == []
+    assert bob.post(url + "changes/", {"op": "set-strategy", "strategy": "best-fit"},
+                    format="json").status_code == 404

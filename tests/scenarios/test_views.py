@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from scenarios import services
+from tests.scenarios.cluster import store
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice(client):
+    user = get_user_model().objects.create_user("alice", password="pw")
+    client.force_login(user)
+    return user
+
+
+def test_login_is_required(client):
+    assert client.get("/scenarios/").status_code == 302
+
+
+def test_create_then_the_planner_shows_nodes_queue_and_outcome(client, alice):
+    store()
+    answer = client.post("/scenarios/new/", {"name": "plan"})
+    assert answer.status_code == 302
+    page = client.get(answer["Location"]).content.decode()
+    assert 'data-drop="node" data-node="worker-1"' in page
+    assert 'data-drag="pod" data-pod="default/p2"' in page  # pending, in the queue
+    assert "Outcome vs baseline" in page
+    assert "0/2 nodes are available" in page  # the pending pod's reason
+
+
+def test_a_drop_posts_a_change_and_gets_the_new_body_or_the_refusal(client, alice):
+    store()
+    scenario = services.create(alice, "plan")
+    url = f"/scenarios/{scenario.pk}/changes/"
+    refused = client.post(url, {"op": "pin-pod", "pod": "default/p2", "node": "worker-1"},
+                          HTTP_HX_REQUEST="true")
+    assert refused["HX-Retarget"] == "#scenario-message"
+    assert "Refused: default/p2 cannot run on worker-1" in refused.content.decode()
+    done = client.post(url, {"op": "remove-node", "node": "worker-2"}, HTTP_HX_REQUEST="true")
+    body = done.content.decode()
+    assert 'id="scenario-body"' in body and "− worker-2" in body
+
+
+def test_try_request_builds_a_provisioning_request(client, alice):
+    from scenarios.views import change_from_form
+
+    store()
+    scenario = services.create(alice, "pr")
+    change = change_from_form({"op": "try-request", "template": "default/trainer",
+                               "count": "3", "pr_class": "check-capacity.kubernetes.io"},
+                              scenario)
+    manifest = change["manifest"]
+    assert manifest["kind"] == "ProvisioningRequest"
+    assert manifest["spec"]["podSets"] == [{"podTemplateRef": {"name": "trainer"}, "count": 3}]
+    assert manifest["metadata"] == {"name": "what-if-trainer-1", "namespace": "default"}
+
+
+def test_others_get_404_and_a_shared_link_is_read_only(client, alice):
+    store()
+    scenario = services.create(alice, "private")
+    bob = get_user_model().objects.create_user("bob", password="pw")
+    client.force_login(bob)
+    assert client.get(f"/scenarios/{scenario.pk}/").status_code == 404
+    services.set_shared(alice, scenario, True)
+    page = client.get(f"/scenarios/{scenario.pk}/?token={scenario.share_token}")
+    assert page.status_code == 200
+    assert 'data-editable="false"' in page.content.decode()
+    assert client.post(f"/scenarios/{scenario.pk}/changes/?token={scenario.share_token}",
+                       {"op": "set-strategy", "strategy": "best-fit"}).status_code == 403
+
+
+def test_export_downloads(client, alice):
+    store()
+    scenario = services.create(alice, "export")
+    answer = client.get(f"/scenarios/{scenario.pk}/export/?what=cluster")
+    assert answer["Content-Disposition"].endswith('-cluster.yaml"')
+    assert b"kind: List" in answer.content
+    assert client.get(f"/scenarios/{scenario.pk}/export/?what=bogus").status_code == 400

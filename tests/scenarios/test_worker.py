@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from allocation.services.manifests import import_texts
+from scenarios import services
+from scenarios.models import Scenario
+from scenarios.worker import refresh_stale
+from tests.factories import device, named_slice, node, to_yaml
+from tests.scenarios.cluster import store
+
+pytestmark = pytest.mark.django_db
+
+
+def test_scenarios_follow_the_baseline_in_the_background():
+    store()
+    alice = get_user_model().objects.create_user("alice", password="pw")
+    scenario = services.create(alice, "follow")
+    scenario = services.add_change(alice, scenario, {"op": "remove-node", "node": "worker-1"})
+    assert refresh_stale() == 0  # up to date
+    assert scenario.outcome["pending"] == 2
+
+    import_texts([("more.yaml", to_yaml([node("worker-3"), named_slice(
+        "worker-3", [device("gpu-0", memory=("quantity", "32Gi"))])]))])
+    assert refresh_stale() == 1
+    scenario = Scenario.objects.get(pk=scenario.pk)
+    assert scenario.outcome["pending"] == 1  # p2 fits on the new node
+    assert scenario.evaluation_error == ""
+
+
+def test_a_change_that_no_longer_applies_is_reported_not_lost():
+    store()
+    alice = get_user_model().objects.create_user("alice", password="pw")
+    scenario = services.create(alice, "fragile")
+    scenario = services.add_change(alice, scenario, {"op": "remove-node", "node": "worker-1"})
+    import_texts([("smaller.yaml", to_yaml([node("worker-2")]))], replace=True)
+    assert refresh_stale() == 1
+    scenario = Scenario.objects.get(pk=scenario.pk)
+    assert "node 'worker-1' not found" in scenario.evaluation_error
+    assert scenario.changes == [{"op": "remove-node", "node": "worker-1"}]
+
+
+def test_every_worker_process_re_evaluates_scenarios_after_its_pass():
+    from allocation.worker import runtime
+
+    assert refresh_stale in runtime._after_pass
