@@ -45,8 +45,7 @@ browser:
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
-	@# loaddemo arrives in a later change: run it only if it exists (and then let it fail loudly).
-	if $(PY) manage.py help loaddemo >/dev/null 2>&1; then $(PY) manage.py loaddemo; fi
+	$(PY) manage.py loaddemo
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP) browser

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from allocation.engine.manifests import InvalidManifests, load_texts
+from allocation.engine.manifests import InvalidManifests, load_files, load_texts
 from allocation.engine.writer import as_list, dump
 from allocation.services.permissions import check_write
 from allocation.services.store import Identity, event_rows, stored_rows
@@ -83,22 +83,6 @@ def export_text(fmt: str = "yaml") -> str:
 
 def import_files(paths: Sequence[str], user=None, replace: bool = False) -> ImportResult:
     """:func:`import_texts` for files; an unreadable file is a problem like any other."""
-    from pathlib import Path
-
-    from allocation.engine.manifests import Problem
-
-    texts: list[tuple[str, str]] = []
-    unreadable: list[Problem] = []
-    for path in paths:
-        try:
-            texts.append((str(path), Path(path).read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            unreadable.append(Problem(str(path), 0, "", None, None, "", f"cannot read: {exc}"))
-    try:
-        loaded = load_texts(texts)
-    except InvalidManifests as exc:
-        raise InvalidManifests(unreadable + exc.problems) from None
-    if unreadable:
-        raise InvalidManifests(unreadable)
+    loaded = load_files(paths)
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))

@@ -78,17 +78,7 @@ def browser(playwright_instance):
 
 @pytest.fixture
 def page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url)
-    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-    page = context.new_page()
-    page.js_errors = []
-    page.on(
-        "console",
-        lambda msg: page.js_errors.append(f"console.{msg.type}: {msg.text}")
-        if msg.type == "error"
-        else None,
-    )
-    page.on("pageerror", lambda exc: page.js_errors.append(f"pageerror: {exc}"))
+    context, page = _open_page(browser, live_server.url)
     yield page
     context.close()
 

@@ -49,6 +49,14 @@ class Command(BaseCommand):
         self._how_to_log_in()
 
     def _how_to_log_in(self) -> None:
+        from allocation.services.accounts import create_first_admin
+
+        if settings.DEBUG:  # a fresh development install: make a way in, shown once
+            password = create_first_admin()
+            if password is not None:
+                self.stdout.write(f"demo: created the superuser admin with password {password} "
+                                  "(shown once; change it at /admin/password_change/)")
+                return
         users = get_user_model().objects.filter(is_active=True)
         if users.filter(is_superuser=True).exists():
             self.stdout.write("demo: log in at /accounts/login/ with your superuser account")

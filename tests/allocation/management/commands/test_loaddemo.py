@@ -65,3 +65,15 @@ def test_demo_is_rich_and_simulates():
             if i.model.name == "partitionable"]
     assert held, "some MIG partitions are allocated"
     assert len(list(state.of_kind(type(state.get("DriverSimulation", None, "fpga"))))) == 1
+
+
+@pytest.mark.django_db
+def test_a_fresh_development_install_gets_a_first_admin_shown_once(settings):
+    from django.contrib.auth import get_user_model
+
+    settings.DEBUG = True
+    first = _run()
+    [line] = [x for x in first.splitlines() if "created the superuser admin" in x]
+    password = line.split("password ")[1].split(" ")[0]
+    assert get_user_model().objects.get(username="admin").check_password(password)
+    assert "created the superuser" not in _run()  # only when there is no user at all
