@@ -22,8 +22,8 @@ from allocation.engine.scenarios import ChangeError, apply_changes, check_change
 from allocation.engine.writer import as_list, dump
 from allocation.models.base import StoredObject
 from allocation.services import cluster
-from allocation.services.manifests import import_texts
-from scenarios.evaluation import baseline, evaluate_changes, outcome_json
+from allocation.services.manifests import export_documents, import_texts
+from scenarios.evaluation import evaluate_changes, outcome_json
 from scenarios.models import Scenario
 
 __all__ = ["Refused", "Conflict", "group_name", "can_view", "can_edit", "create", "add_change",
@@ -215,7 +215,8 @@ def promote(user, scenario: Scenario) -> Scenario:
     current = cluster.revision()
     if current != scenario.base_revision:
         raise Conflict(scenario, current, conflicts(scenario))
-    text = dump(as_list(apply_changes(baseline().documents, scenario.active_changes)
+    # The whole stored cluster, Events included, so promotion keeps the baseline's history.
+    text = dump(as_list(apply_changes(export_documents(), scenario.active_changes)
                         .documents), "yaml")
     try:
         result = import_texts([(f"scenario-{scenario.pk}.yaml", text)], user, replace=True)

@@ -102,8 +102,10 @@ def test_promote_is_staff_only_and_refused_when_the_baseline_moved(alice, staff)
     scenario = services.rebase(staff, scenario)
     scenario = services.promote(staff, scenario)
     assert scenario.changes == [] and scenario.promoted_at is not None
+    from allocation.services.manifests import export_documents
     from scenarios.evaluation import baseline
     assert baseline().outcome.nodes == ["worker-1", "worker-3"]
+    assert any(d["kind"] == "Event" for d in export_documents())  # history kept
 
 
 def test_export_cluster_and_changes(alice):
