@@ -91,7 +91,7 @@ def _touched(diff: dict) -> set[str]:
     return nodes
 
 
-def page(result: Evaluation, limit: int = 96, match: str = "") -> ScenarioPage:
+def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
     """Everything the scenario page draws.
 
     A person cannot look at hundreds of node cards at once, and rendering them all would

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from allocation.engine.events import EventRecorder, VirtualClock
+from allocation.engine.inventory_cache import built_inventory
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
 from allocation.engine.models import Inventory, registry
 from allocation.engine.objects import (
@@ -234,7 +235,7 @@ class ClusterState:
             model = registry.get(model_name)
             if model is None:
                 continue
-            inventory = model.build_inventory(node, driver, published)
+            inventory = built_inventory(model, node, driver, published)
             inventory._cow_token = self._token
             self.inventories[node] = [*self.inventories.get(node, ()), inventory]
             dict.__setitem__(self.inventory_index, (node, driver, model_name), inventory)
