@@ -7,6 +7,9 @@ controller does to them can reach a cached row or another caller's state.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from typing import Any
 
 from allocation.engine.manifests import LoadResult, build_object
 from allocation.engine.objects import KObject, OpaqueObject, Source
@@ -57,9 +60,34 @@ def event_rows() -> list[Event]:
     return list(Event.objects.order_by("position"))
 
 
+_PARSED_LIMIT = 200_000
+_parsed: OrderedDict[str, Any] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
+def _document(text: str) -> Any:
+    """The parsed document for a stored text, one shared object per distinct text.
+
+    The engine never changes its input documents (tests/allocation/engine/
+    test_inputs_unchanged.py), so states built again from unchanged rows share them, and
+    with them the inventories parsed from their slices (allocation/engine/inventory_cache).
+    """
+    with _parsed_lock:
+        found = _parsed.get(text)
+        if found is not None:
+            _parsed.move_to_end(text)
+            return found
+    document = json.loads(text)
+    with _parsed_lock:
+        _parsed[text] = document
+        while len(_parsed) > _PARSED_LIMIT:
+            _parsed.popitem(last=False)
+    return document
+
+
 def build_from_row(row: StoredObject) -> KObject:
     """The engine object of one stored row."""
-    return build_object(json.loads(row.document), Source(STORED_FILE, row.position))
+    return build_object(_document(row.document), Source(STORED_FILE, row.position))
 
 
 def loaded_from_rows(rows: list[StoredObject], events: list[Event]) -> LoadResult:

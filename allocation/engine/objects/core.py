@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from allocation.engine.objects.meta import KObject
+from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
            "DEFAULT_MAX_PODS"]
@@ -135,9 +134,9 @@ class Pod(KObject):
             spec.pop("nodeName", None)
 
     def status_manifest(self) -> Any:
-        status = copy.deepcopy(self.raw.get("status") or {})
+        status = json_copy(self.raw.get("status") or {})
         if self.conditions:
-            status["conditions"] = copy.deepcopy(self.conditions)
+            status["conditions"] = json_copy(self.conditions)
         else:
             status.pop("conditions", None)
         if self.phase:
@@ -171,4 +170,4 @@ class OpaqueObject(KObject):
         return self.api_version.split("/", 1)[0] if "/" in self.api_version else ""
 
     def to_manifest(self) -> dict:
-        return copy.deepcopy(self.raw)
+        return json_copy(self.raw)
