@@ -53,14 +53,7 @@ class _PodNeeds:
 
 
 def _allocated_on(claim: ResourceClaim, node: Node) -> bool:
-    allocation = claim.allocation
-    if allocation is None:
-        return False
-    if allocation.node_name is not None:
-        return allocation.node_name == node.name
-    if allocation.available_on_nodes is None:
-        return True
-    return node_selector_matches(allocation.available_on_nodes, node)
+    return claim.allocation is not None and claim.allocation.usable_on(node)
 
 
 class Scheduler:

@@ -30,14 +30,7 @@ def node_selector_of(selector: dict | None) -> dict | None:
 
 def available_on(claim: ResourceClaim, node: Node) -> bool:
     """Whether the claim's allocation can be used on ``node``."""
-    allocation = claim.allocation
-    if allocation is None:
-        return False
-    if allocation.node_name is not None:
-        return allocation.node_name == node.name
-    if allocation.available_on_nodes is None:
-        return True
-    return node_selector_matches(allocation.available_on_nodes, node)
+    return claim.allocation is not None and claim.allocation.usable_on(node)
 
 
 @dataclass(slots=True)

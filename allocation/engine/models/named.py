@@ -23,7 +23,7 @@ from allocation.engine.models.base import (
     Request,
     StructuredModel,
 )
-from allocation.engine.models.selection import compile_selectors, refusal_for, selectors_pass
+from allocation.engine.models.selection import refusal_for, required_requests, selectors_pass
 
 __all__ = ["NamedResourcesModel", "NamedInventory", "attribute_set"]
 
@@ -121,16 +121,7 @@ class NamedResourcesModel(StructuredModel):
 
     def compile_requests(self, driver_name: str, value: Any, filters: Sequence[Any],
                          label: str) -> list[Request]:
-        filter_sources = [f["selector"] for f in filters]
-        requests = []
-        for index, required in enumerate(value.get("required") or ()):
-            sources = (required["selector"], *filter_sources)
-            requests.append(Request(
-                driver_name=driver_name, model=self, selectors=compile_selectors(sources),
-                label=f"{label}.required[{index}]", key=(driver_name, self.name, sources),
-                sources=sources,
-            ))
-        return requests
+        return required_requests(self, driver_name, value, filters, label)
 
     def encode_result(self, picks: Sequence[Candidate]) -> dict:
         return {"resources": [{"id": c.id} for c in picks]}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from allocation.engine.attributes import AttributeSet
 from allocation.engine.cel import Selector, compile_selector
+from allocation.engine.models.base import Request
 
-__all__ = ["compile_selectors", "selectors_pass", "refusal_for"]
+__all__ = ["compile_selectors", "selectors_pass", "refusal_for", "required_requests"]
 
 
 def compile_selectors(sources: Iterable[str]) -> tuple[Selector, ...]:
@@ -31,3 +33,22 @@ def refusal_for(selectors: tuple[Selector, ...], attributes: AttributeSet) -> st
             return f"{which} `{selector.source}` failed: {outcome.error}"
         return f"{which} `{selector.source}` is false"
     return "no selector refused it"
+
+
+def required_requests(model, driver_name: str, value: Any, filters: Sequence[Any],
+                      label: str, named: bool = False) -> list[Request]:
+    """One request per ``required`` entry of a selector-based request, with class filters.
+
+    ``named``: entries carry a ``name`` that the label shows (partitionable requests).
+    """
+    filter_sources = [f["selector"] for f in filters]
+    requests = []
+    for index, required in enumerate(value.get("required") or ()):
+        sources = (required["selector"], *filter_sources)
+        suffix = f" ({required['name']})" if named else ""
+        requests.append(Request(
+            driver_name=driver_name, model=model, selectors=compile_selectors(sources),
+            label=f"{label}.required[{index}]{suffix}", key=(driver_name, model.name, sources),
+            sources=sources,
+        ))
+    return requests

@@ -6,6 +6,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = [
@@ -102,6 +103,14 @@ class Allocation:
     node_name: str | None = None
     available_on_nodes: dict | None = None
     picks: list = field(default_factory=list)  # (Inventory, Candidate) pairs held
+
+    def usable_on(self, node) -> bool:
+        """Whether the allocation serves ``node``: its node, or ``availableOnNodes``."""
+        if self.node_name is not None:
+            return self.node_name == node.name
+        if self.available_on_nodes is None:
+            return True
+        return node_selector_matches(self.available_on_nodes, node)
 
     def to_manifest(self) -> dict:
         out: dict[str, Any] = {"resourceHandles": json_copy(self.handles)}
