@@ -8,11 +8,8 @@ WebSocket group hears ``scenario.updated`` after commit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.apps import apps
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -20,7 +17,7 @@ from django.utils import timezone
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.scenarios import ChangeError, apply_changes, check_change, refusal
 from allocation.engine.writer import as_list, dump
-from allocation.models.base import StoredObject
+from allocation.models import OBJECT_MODELS
 from allocation.services import cluster
 from allocation.services.manifests import export_documents, import_texts
 from scenarios.evaluation import evaluate_changes, outcome_json
@@ -189,21 +186,15 @@ def refresh(scenario: Scenario) -> Scenario:
         return scenario
 
 
-def _stored_models() -> Iterable[type[StoredObject]]:
-    return [m for m in apps.get_app_config("allocation").get_models()
-            if issubclass(m, StoredObject)]
-
-
 def conflicts(scenario: Scenario) -> list[dict]:
     """Objects of the baseline changed since the fork; ``touched`` if a change names them."""
     named = {str(v) for change in scenario.active_changes for v in change.values()
              if isinstance(v, str)}
     changed = []
-    for model in _stored_models():
-        for row in model.objects.filter(updated_at__gt=scenario.forked_at).only(
-                "namespace", "name", "updated_at"):
+    for model in OBJECT_MODELS:  # every stored kind and vendor objects; Events are history
+        for row in model.objects.filter(updated_at__gt=scenario.forked_at):
             ref = f"{row.namespace}/{row.name}" if row.namespace else row.name
-            changed.append({"kind": model.KIND, "object": ref,
+            changed.append({"kind": getattr(row, "kind", "") or model.KIND, "object": ref,
                             "touched": ref in named or row.name in named})
     return sorted(changed, key=lambda c: (not c["touched"], c["kind"], c["object"]))
 

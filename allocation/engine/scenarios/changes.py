@@ -33,15 +33,14 @@ from typing import Any
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
 from allocation.engine.manifests import load_documents
+from allocation.engine.manifests.kinds import kind_info
+from allocation.engine.scheduler import EXPLAIN_ANNOTATION
 from allocation.engine.state import ClusterState
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
 
 OPS = ("pin-pod", "unpin-pod", "add-nodes", "remove-node", "add-object", "remove-object",
        "edit-selector", "set-strategy")
-_EXPLAIN = "draplanner.io/explain"
-_CLUSTER_SCOPED = {"Node", "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
-                   "ResourceClassParameters", "NodeGroup", "DriverSimulation"}
 
 
 class ChangeError(ValueError):
@@ -129,15 +128,18 @@ class _Docs:
         return [self.by_key[k] for k in self.order if k in self.by_key]
 
 
+def _scope(kind: str, namespace: str | None) -> str | None:
+    """The namespace an object of ``kind`` is keyed under, as the loader keys it."""
+    info = kind_info(kind)
+    if info is None:
+        return namespace  # vendor objects: scope as written
+    return (namespace or "default") if info.namespaced else None
+
+
 def _key(doc: dict) -> tuple:
-    kind = doc.get("kind", "")
     meta = doc.get("metadata") or {}
-    namespace = None if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default")
-    if kind not in _CLUSTER_SCOPED and "/" in str(doc.get("apiVersion", "")) and \
-            doc["apiVersion"].split("/")[0] not in ("resource.k8s.io", "draplanner.io",
-                                                     "autoscaling.x-k8s.io"):
-        namespace = meta.get("namespace")  # vendor objects: scope as written
-    return kind, namespace, meta.get("name")
+    kind = doc.get("kind", "")
+    return kind, _scope(kind, meta.get("namespace")), meta.get("name")
 
 
 def _split(ref: str, index: int, field_name: str) -> tuple[str, str]:
@@ -152,7 +154,7 @@ def _unbind(docs: _Docs, key: tuple) -> None:
     pod = docs.writable(key)
     (pod.get("spec") or {}).pop("nodeName", None)
     pod.pop("status", None)
-    (pod.get("metadata") or {}).get("annotations", {}).pop(_EXPLAIN, None)
+    (pod.get("metadata") or {}).get("annotations", {}).pop(EXPLAIN_ANNOTATION, None)
     namespace, name = key[1], key[2]
     for claim_key in docs.of_kind("ResourceClaim"):
         if claim_key[1] != namespace:
@@ -260,7 +262,7 @@ _PATH_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?")
 def _edit_selector(docs: _Docs, change: dict, index: int) -> None:
     kind = change["kind"]
     namespace, _, name = str(change["object"]).rpartition("/")
-    key = (kind, None if kind in _CLUSTER_SCOPED else (namespace or "default"), name)
+    key = (kind, _scope(kind, namespace or None), name)
     if key not in docs.by_key:
         raise ChangeError(index, "object", f"{kind} {change['object']} not found")
     doc = docs.writable(key)
@@ -314,8 +316,7 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
             docs.put(copy.deepcopy(manifest))
         elif op == "remove-object":
             kind = change["kind"]
-            key = (kind, None if kind in _CLUSTER_SCOPED else change.get("namespace")
-                   or "default", change["name"])
+            key = (kind, _scope(kind, change.get("namespace")), change["name"])
             if key not in docs.by_key:
                 raise ChangeError(index, "name", f"{kind} {change['name']} not found")
             if kind == "Node":

@@ -18,11 +18,10 @@ from allocation.engine.events import DEFAULT_START
 from allocation.engine.manifests import load_documents
 from allocation.engine.scenarios.changes import Applied, apply_changes
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
+from allocation.engine.scheduler import EXPLAIN_ANNOTATION
 from allocation.engine.simulation import simulate
 
 __all__ = ["Evaluation", "evaluate", "refusal"]
-
-_EXPLAIN = "draplanner.io/explain"
 
 
 @dataclass
@@ -73,7 +72,7 @@ def refusal(evaluation: Evaluation, change: dict) -> str | None:
     if pod is None or pod.node_name == change["node"]:
         return None
     node = change["node"]
-    detail = json.loads(pod.meta.annotations.get(_EXPLAIN) or "{}")
+    detail = json.loads(pod.meta.annotations.get(EXPLAIN_ANNOTATION) or "{}")
     for entry in detail.get("nodes") or ():
         if entry.get("node") == node:
             return f"{pod.ref} cannot run on {node}: {_describe(entry)}"

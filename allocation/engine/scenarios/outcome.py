@@ -14,9 +14,6 @@ from dataclasses import asdict, dataclass, field
 
 __all__ = ["Outcome", "Diff", "summarize", "diff"]
 
-_EXPLAIN = "draplanner.io/explain"
-
-
 @dataclass
 class Outcome:
     """The facts of a settled state that a what-if comparison looks at."""
