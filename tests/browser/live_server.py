@@ -133,8 +133,24 @@ def in_thread(func, *args, **kwargs):
     """Run ``func`` in a fresh thread and return its result.
 
     Playwright's sync API keeps an event loop running in the test's thread, where Django's
-    async_to_sync (the services' broadcast) refuses to run.
+    async_to_sync (the services' broadcast) refuses to run. A write that meets a table lock
+    of the shared in-memory database (the server thread rendering a page at that moment;
+    SQLite's shared cache never waits) is tried again: services write in one transaction,
+    so a refused attempt left nothing behind.
     """
+    from django.db import OperationalError
+
+    for _attempt in range(50):
+        try:
+            return _in_thread_once(func, *args, **kwargs)
+        except OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            time.sleep(0.1)
+    return _in_thread_once(func, *args, **kwargs)
+
+
+def _in_thread_once(func, *args, **kwargs):
     outcome: dict = {}
 
     def target() -> None:
