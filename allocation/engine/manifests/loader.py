@@ -124,6 +124,21 @@ def load_documents(documents: Iterable[tuple[str, Any]],
     return _load(numbered(), trusted)
 
 
+def _take_problems(pending: list[tuple[str, str]], prefix: str,
+                   problems: ProblemList) -> list[tuple[str, str]]:
+    """Move the reader's problems at or below ``prefix`` into ``problems`` (paths relative
+    to it); return the others. With no prefix (a whole document) every problem is taken."""
+    rest: list[tuple[str, str]] = []
+    for path, message in pending:
+        if not prefix:
+            problems.add(path, message)
+        elif path == prefix or path.startswith((prefix + ".", prefix + "[")):
+            problems.add(path[len(prefix):].lstrip("."), message)
+        else:
+            rest.append((path, message))
+    return rest
+
+
 def _load(raws: Iterable[tuple[str, RawDocument]],
           trusted: Callable[[Any], bool] | None = None) -> LoadResult:
     found: list[Problem] = []
@@ -134,11 +149,13 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
             hint = raw.hint or {}
             kind, namespace, name = _ident(hint)
             found.append(Problem(file_name, raw.doc, hint.get("kind", ""),
-                                 namespace or hint.get("namespace"), hint.get("name"), "",
-                                 raw.error))
+                                 namespace or hint.get("namespace"), hint.get("name"),
+                                 raw.path, raw.error))
             continue
+        pending = list(raw.problems)
         for prefix, data in _expand(raw):
             problems = ProblemList()
+            pending = _take_problems(pending, prefix, problems)
             if trusted is None or not trusted(data):
                 _validate(data, problems)
             kind, namespace, name = _ident(data)
@@ -162,6 +179,9 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
                 continue
             seen[ident] = where
             result.objects.append(obj)
+        # What is wrong with a List around its items (a duplicate "items" key, say).
+        found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
+                     for path, message in pending)
     if found:
         raise InvalidManifests(found)
     return result

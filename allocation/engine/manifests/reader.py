@@ -1,40 +1,61 @@
-"""Reading YAML and JSON files into plain documents, safely.
+"""Reading YAML and JSON files into plain documents, safely and within bounds.
 
-YAML is read with libyaml's safe loader when available (about eight times faster than the
-pure-Python one on large clusters). A document larger than 4 MiB, or one whose aliases would
-expand beyond sane bounds (a "billion laughs" bomb), is refused with a clear message.
+YAML goes through :mod:`~allocation.engine.manifests.yaml_documents` (libyaml's events,
+built without recursion); JSON through the standard library's C decoder with a duplicate-key
+hook and a depth check. Either way, every bound of
+:mod:`~allocation.engine.manifests.limits` holds before anything else sees a document: a
+document too large, too deep, or (through aliases) too large once expanded is refused with a
+clear message, and a duplicate or non-string key is a problem at its field.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-__all__ = ["RawDocument", "read_text", "MAX_DOCUMENT_BYTES", "MAX_EXPANDED_NODES"]
+from allocation.engine.manifests.limits import (
+    MAX_DOCUMENT_BYTES,
+    MAX_EXPANDED_NODES,
+    MAX_FILE_BYTES,
+    MAX_NESTING_DEPTH,
+)
+from allocation.engine.manifests.yaml_documents import iter_yaml_documents, yaml_error_message
 
-MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
-MAX_EXPANDED_NODES = 1_000_000
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+__all__ = ["RawDocument", "read_text", "read_json_value", "MAX_DOCUMENT_BYTES",
+           "MAX_EXPANDED_NODES", "MAX_NESTING_DEPTH", "DocumentError"]
 
 
 @dataclass(slots=True)
 class RawDocument:
     """One document of a file: its number (from 1) and content, or why it cannot be read.
 
-    For a document that is not valid YAML, ``hint`` holds the kind, namespace and name found
-    in its text, so the problem can still name the object.
+    For a document that cannot be read at all (``error``, at ``path``), ``hint`` holds the
+    kind, namespace and name found in it, so the problem can still name the object.
+    ``problems`` are ``(field path, message)`` pairs found while reading a usable document
+    (a duplicate key, a key that is not a string); the loader reports them with the rest.
     """
 
     doc: int
     data: Any = None
     error: str | None = None
     hint: dict | None = None
+    path: str = ""
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+class DocumentError(ValueError):
+    """A JSON value outside the bounds; ``path`` is the field where it was found."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
 
 
 _KIND = re.compile(r"^kind:\s*([A-Za-z0-9]+)\s*$", re.M)
@@ -42,92 +63,166 @@ _META_NAME = re.compile(r"^metadata:\s*\n(?:[ ]+.*\n)*?[ ]+name:\s*([^\s#]+)", r
 _META_NS = re.compile(r"^metadata:\s*\n(?:[ ]+.*\n)*?[ ]+namespace:\s*([^\s#]+)", re.M)
 
 
-def _syntax_error(text: str, doc: int, exc: yaml.YAMLError) -> RawDocument:
-    """A readable problem for a YAML syntax error, naming the object where the text allows."""
-    mark = getattr(exc, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-    problem = getattr(exc, "problem", None) or str(exc)
-    message = f"invalid YAML{where}: {problem}"
-    if "mapping values are not allowed" in problem:
-        message += " (a plain value containing ': ' or ending in ':' must be quoted)"
-    hint = None
-    if mark is not None:
-        starts = [m.end() for m in re.finditer(r"^---[^\n]*\n", text, re.M)
-                  if m.end() <= mark.index]
-        start = starts[-1] if starts else 0
-        end = re.compile(r"^---", re.M).search(text, mark.index)
-        segment = text[start:end.start() if end else len(text)]
-        found = {k: m.group(1) for k, rx in (("kind", _KIND), ("name", _META_NAME),
-                                             ("namespace", _META_NS)) if (m := rx.search(segment))}
-        hint = found or None
-    return RawDocument(doc, error=message, hint=hint)
+def _hint_from_text(text: str, index: int) -> dict | None:
+    """Kind, name and namespace found in the text of the document around ``index``."""
+    starts = [m.end() for m in re.finditer(r"^---[^\n]*\n", text, re.M) if m.end() <= index]
+    start = starts[-1] if starts else 0
+    end = re.compile(r"^---", re.M).search(text, index)
+    segment = text[start:end.start() if end else len(text)]
+    found = {k: m.group(1) for k, rx in (("kind", _KIND), ("name", _META_NAME),
+                                         ("namespace", _META_NS)) if (m := rx.search(segment))}
+    return found or None
 
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int], limit: int) -> int:
-    """How many nodes the document has once every alias is expanded (stops past ``limit``)."""
-    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
-    while stack:
-        current, done = stack.pop()
-        key = id(current)
-        if key in memo:
-            continue
-        if isinstance(current, yaml.ScalarNode):
-            memo[key] = 1
-            continue
-        children = (current.value if isinstance(current, yaml.SequenceNode)
-                    else [n for pair in current.value for n in pair])
-        if done:
-            total = 1 + sum(memo[id(c)] for c in children)
-            memo[key] = min(total, limit + 1)
-        else:
-            stack.append((current, True))
-            stack.extend((c, False) for c in children if id(c) not in memo)
-    return memo[id(node)]
+def _hint_from_data(data: Any) -> dict | None:
+    """Kind, name and namespace from (part of) a document, if they are plain strings."""
+    if not isinstance(data, dict):
+        return None
+    meta = data.get("metadata")
+    found = {"kind": data.get("kind")}
+    if isinstance(meta, dict):
+        found.update(name=meta.get("name"), namespace=meta.get("namespace"))
+    found = {k: v for k, v in found.items() if isinstance(v, str)}
+    return found or None
 
 
 def _read_yaml(text: str) -> Iterator[RawDocument]:
-    may_alias = "&" in text  # no anchor, no alias: skip the expansion count
-    loader = _Loader(text)
     doc = 0
     try:
-        while loader.check_node():
-            doc += 1
-            try:
-                node = loader.get_node()
-            except yaml.YAMLError as exc:
-                yield _syntax_error(text, doc, exc)
-                return
-            if node is None:
-                continue
-            size = node.end_mark.index - node.start_mark.index
-            if size > MAX_DOCUMENT_BYTES:
-                yield RawDocument(doc, error=f"document is {size} bytes, larger than the "
-                                  f"{MAX_DOCUMENT_BYTES}-byte (4 MiB) limit")
-                continue
-            if may_alias and _expanded_size(node, {}, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-                yield RawDocument(doc, error="YAML aliases expand to more than "
-                                  f"{MAX_EXPANDED_NODES} nodes; refusing the document "
-                                  "(an alias bomb?)")
-                continue
-            try:
-                yield RawDocument(doc, data=loader.construct_document(node))
-            except yaml.YAMLError as exc:
-                yield RawDocument(doc, error=f"invalid YAML: {exc}")
+        for found in iter_yaml_documents(text):
+            doc = found.doc
+            if found.fatal is not None:
+                yield RawDocument(doc, error=found.fatal, path=found.path,
+                                  hint=_hint_from_data(found.data))
+            else:
+                yield RawDocument(doc, data=found.data, problems=found.problems)
     except yaml.YAMLError as exc:
-        yield _syntax_error(text, doc + 1, exc)
-    finally:
-        loader.dispose()
+        mark = getattr(exc, "problem_mark", None)
+        hint = _hint_from_text(text, mark.index) if mark is not None else None
+        yield RawDocument(doc + 1, error=yaml_error_message(exc), hint=hint)
+
+
+def _no_constant(name: str) -> Any:
+    raise DocumentError(f"{name} is not a JSON number Kubernetes accepts")
+
+
+def _check_json(value: Any, duplicates: dict[int, tuple[dict, list[str]]]
+                ) -> list[tuple[str, str]]:
+    """Depth and number bounds of a decoded JSON value; its duplicate keys as problems.
+
+    Raises:
+        DocumentError: the value is nested too deep or holds a number out of range.
+    """
+    problems: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        current, path, depth = stack.pop()
+        if isinstance(current, dict):
+            if depth >= MAX_NESTING_DEPTH:
+                raise DocumentError(f"lists and objects are nested more than "
+                                    f"{MAX_NESTING_DEPTH} levels deep", path)
+            _, dups = duplicates.get(id(current), (None, ()))
+            for key in dups:
+                problems.append((f"{path}.{key}" if path else key,
+                                 f"duplicate key {key!r}; the last value would win silently"))
+            stack.extend((v, f"{path}.{k}" if path else k, depth + 1)
+                         for k, v in current.items() if isinstance(v, dict | list | float))
+        elif isinstance(current, list):
+            if depth >= MAX_NESTING_DEPTH:
+                raise DocumentError(f"lists and objects are nested more than "
+                                    f"{MAX_NESTING_DEPTH} levels deep", path)
+            stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(current)
+                         if isinstance(v, dict | list | float))
+        elif isinstance(current, float) and not math.isfinite(current):
+            raise DocumentError("a number out of range (beyond the largest float)", path)
+    problems.sort()
+    return problems
+
+
+def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
+    """One JSON value within the bounds, and its duplicate keys as ``(path, message)``.
+
+    Raises:
+        DocumentError: invalid JSON, nested too deep, or a number out of range; the message
+            says which and where.
+    """
+    # Objects with a key given twice, by id; the objects are kept so no id is reused.
+    duplicates: dict[int, tuple[dict, list[str]]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        result = dict(items)
+        if len(result) != len(items):
+            seen: set[str] = set()
+            duplicates[id(result)] = (result, [k for k, _ in items
+                                               if k in seen or seen.add(k)])
+        return result
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=_no_constant)
+    except RecursionError:
+        raise DocumentError(f"lists and objects are nested more than {MAX_NESTING_DEPTH} "
+                            "levels deep") from None
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}") from None
+    except ValueError as exc:  # an integer with more than 4,300 digits
+        message = str(exc)
+        if "integer string conversion" in message:
+            message = "an integer with more than 4300 digits"
+        raise DocumentError(f"invalid JSON: {message}") from None
+    return value, _check_json(value, duplicates)
+
+
+_JSON_KIND = re.compile(r'"kind"\s*:\s*"([A-Za-z0-9]+)"')
+_JSON_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,253})"')
+_JSON_NS = re.compile(r'"namespace"\s*:\s*"([^"\\]{1,63})"')
+
+
+def _hint_from_json_text(text: str) -> dict | None:
+    """Kind, name and namespace as they first appear in JSON text that could not be read."""
+    head = text[:65536]
+    found = {k: m.group(1) for k, rx in (("kind", _JSON_KIND), ("name", _JSON_NAME),
+                                         ("namespace", _JSON_NS)) if (m := rx.search(head))}
+    return found or None
+
+
+def _read_json(text: str) -> list[RawDocument]:
+    try:
+        data, problems = read_json_value(text)
+    except DocumentError as exc:
+        return [RawDocument(1, error=exc.message, path=exc.path,
+                            hint=_hint_from_json_text(text))]
+    if len(text.encode()) > MAX_DOCUMENT_BYTES:
+        # A List may be larger than one document; each of its items may not.
+        items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" \
+            else None
+        if not isinstance(items, list):
+            return [RawDocument(1, error=f"document is {len(text.encode())} bytes, larger "
+                                f"than the {MAX_DOCUMENT_BYTES}-byte (4 MiB) limit",
+                                hint=_hint_from_data(data))]
+        for index, item in enumerate(items):
+            size = len(json.dumps(item, separators=(",", ":")).encode())
+            if size > MAX_DOCUMENT_BYTES:
+                return [RawDocument(1, error=f"items[{index}] is {size} bytes, larger than "
+                                    f"the {MAX_DOCUMENT_BYTES}-byte (4 MiB) limit",
+                                    path=f"items[{index}]", hint=_hint_from_data(item))]
+    return [RawDocument(1, data=data, problems=problems)]
 
 
 def read_text(text: str, json_hint: bool = False) -> list[RawDocument]:
-    """The documents of one file's text (YAML with ``---`` separators, or JSON)."""
+    """The documents of one file's text (YAML with ``---`` separators, or JSON).
+
+    Never raises for any text: what cannot be read is a document with ``error``.
+    """
+    if len(text) > MAX_FILE_BYTES:
+        return [RawDocument(1, error=f"the input is {len(text.encode())} bytes, larger than "
+                            f"the {MAX_FILE_BYTES // 2**20} MiB limit")]
     stripped = text.lstrip()
     if json_hint or stripped.startswith(("{", "[")):
-        if len(text.encode()) > MAX_DOCUMENT_BYTES * 64:
-            return [RawDocument(1, error="JSON file larger than 256 MiB")]
-        try:
-            return [RawDocument(1, data=json.loads(text))]
-        except json.JSONDecodeError as exc:
-            if json_hint or not stripped.startswith("{"):
-                return [RawDocument(1, error=f"invalid JSON: {exc}")]
-    return [d for d in _read_yaml(text) if d.data is not None or d.error is not None]
+        documents = _read_json(text)
+        if documents[0].error is None or json_hint or not stripped.startswith("{") \
+                or not documents[0].error.startswith("invalid JSON"):
+            return documents
+        # "{a: b}" is YAML flow style, not JSON: read it as YAML.
+    return [d for d in _read_yaml(text) if d.data is not None or d.error is not None
+            or d.problems]
