@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-import yaml
 from django import forms
 
 from allocation.admin.cel import cel_sources, compile_errors
 from allocation.engine.manifests import InvalidManifests
+from allocation.engine.manifests.reader import read_text
 from allocation.engine.writer import dump
 from allocation.services import objects as object_services
 
@@ -64,11 +64,20 @@ class ManifestForm(forms.ModelForm):
                     help_text=f"CEL {item.kind}; compiled when you save.")
 
     def _document(self) -> dict | None:
-        try:
-            doc = yaml.safe_load(self.cleaned_data.get("manifest") or "")
-        except yaml.YAMLError as exc:
-            self.add_error("manifest", f"not valid YAML: {exc}")
+        documents = read_text(self.cleaned_data.get("manifest") or "")
+        if len(documents) != 1:
+            self.add_error("manifest", "the manifest must be exactly one object")
             return None
+        [found] = documents
+        if found.error is not None:
+            self.add_error("manifest", f"{found.path or 'manifest'}: {found.error}"
+                           if found.path else found.error)
+            return None
+        for path, message in found.problems:
+            self.add_error("manifest", f"{path}: {message}")
+        if found.problems:
+            return None
+        doc = found.data
         if not isinstance(doc, dict):
             self.add_error("manifest", "the manifest must be one object (a mapping)")
             return None

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 
 from rest_framework import parsers, renderers, serializers
 
+from allocation.engine.manifests.reader import DocumentError, read_json_value
 from allocation.engine.writer import dump
 
 __all__ = ["ManifestSerializer", "ManifestListSerializer", "ProblemsSerializer",
-           "ManifestText", "YAMLManifestParser", "JSONManifestParser", "YAMLRenderer"]
+           "ManifestText", "BoundedJSONParser", "YAMLManifestParser", "JSONManifestParser",
+           "YAMLRenderer"]
 
 
 class ManifestSerializer(serializers.Serializer):
@@ -77,6 +79,28 @@ class TextYAMLParser(_TextParser):
 class JSONManifestParser(_TextParser):
     media_type = "application/json"
     file = "request.json"
+
+
+class BoundedJSONParser(parsers.JSONParser):
+    """JSON bodies of the other endpoints (scenario changes, ...), read within the manifest
+    bounds: the depth, number range and duplicate-key checks of the engine's reader.
+
+    DRF's own parser recurses through ``json.loads`` and lets the last duplicate key win.
+    """
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read() if stream is not None else b""
+        try:
+            value, problems = read_json_value(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise parsers.ParseError(f"the body is not UTF-8: {exc}") from None
+        except DocumentError as exc:
+            where = f"{exc.path}: " if exc.path else ""
+            raise parsers.ParseError(f"{where}{exc.message}") from None
+        if problems:
+            raise parsers.ParseError("; ".join(f"{path}: {message}"
+                                               for path, message in problems))
+        return value
 
 
 PARSERS = [JSONManifestParser, YAMLManifestParser, YAMLAliasParser, TextYAMLParser]
