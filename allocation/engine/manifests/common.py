@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from allocation.engine.manifests.problems import ProblemList
@@ -18,16 +19,72 @@ from allocation.engine.manifests.schema import (
     Obj,
     QuantityStr,
     Str,
+    join,
 )
 
 __all__ = [
     "metadata_schema", "label_selector", "node_selector", "attribute", "attributes",
     "attribute_group", "version_str", "parameters_ref", "generated_from", "quantity_map",
-    "cel_str", "TYPED_ATTRIBUTE_FIELDS",
+    "cel_str", "TYPED_ATTRIBUTE_FIELDS", "label_map", "annotation_map", "timestamp_str",
+    "request_quantity_map", "object_metadata",
 ]
 
 TYPED_ATTRIBUTE_FIELDS = ("quantity", "bool", "int", "intSlice", "string", "stringSlice",
                           "version")
+
+
+_NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_QUALIFIED = ("must be a qualified name: an optional DNS-subdomain prefix and '/', then at "
+              "most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or "
+              "digit")
+_ANNOTATIONS_MAX_BYTES = 256 * 1024  # kube-apiserver's TotalAnnotationSizeLimitB
+
+
+def _qualified_name_problem(key: str) -> str | None:
+    """Why ``key`` is not a Kubernetes qualified name (label or annotation key), or None."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not DNS_SUBDOMAIN[0].match(prefix)):
+        return f"invalid key {key!r}: the prefix {prefix!r} must be a DNS subdomain"
+    if not name or len(name) > 63 or not _NAME_PART.match(name):
+        return f"invalid key {key!r}: {_QUALIFIED}"
+    return None
+
+
+def _check_labels(value: dict, path: str, problems: ProblemList) -> None:
+    for key, item in value.items():
+        message = _qualified_name_problem(key)
+        if message:
+            problems.add(join(path, key), message)
+        if item and (len(item) > 63 or not _NAME_PART.match(item)):
+            problems.add(join(path, key), f"invalid label value {item!r}: at most 63 "
+                         "letters, digits, '-', '_' or '.', starting and ending with a letter "
+                         "or digit")
+
+
+def _check_annotations(value: dict, path: str, problems: ProblemList) -> None:
+    total = 0
+    for key, item in value.items():
+        message = _qualified_name_problem(key)
+        if message:
+            problems.add(join(path, key), message)
+        total += len(key.encode()) + len(item.encode())
+    if total > _ANNOTATIONS_MAX_BYTES:
+        problems.add(path, f"annotations are {total} bytes in all, more than the limit of "
+                     f"{_ANNOTATIONS_MAX_BYTES} bytes")
+
+
+def _check_time(value: str, path: str, problems: ProblemList) -> None:
+    from allocation.engine.events import parse_time
+
+    try:
+        parse_time(value)
+    except ValueError as exc:
+        problems.add(path, str(exc))
+
+
+label_map = Check(MapOf(Str()), _check_labels)
+annotation_map = Check(MapOf(Str()), _check_annotations)
+timestamp_str = Check(Str(), _check_time)
 
 
 def _check_version(value: Any, path: str, problems: ProblemList) -> None:
@@ -51,6 +108,10 @@ def _check_cel(value: Any, path: str, problems: ProblemList) -> None:
 version_str = Check(Str(), _check_version)
 cel_str = Check(Str(allow_empty=False), _check_cel)
 quantity_map = MapOf(QuantityStr())
+#: Requests, limits and allocatable: never below zero (the API server's rule).
+request_quantity_map = MapOf(QuantityStr(non_negative=True))
+#: The metadata a template may carry (PodTemplate, ResourceClaimTemplate, NodeGroup).
+object_metadata = Obj({"labels": label_map, "annotations": annotation_map})
 
 _owner_reference = Obj({
     "apiVersion": Str(), "kind": Str(), "name": Str(), "uid": Str(), "controller": Bool(),
@@ -62,9 +123,9 @@ def metadata_schema(namespaced: bool) -> Obj:
     """ObjectMeta: a DNS-subdomain name, a DNS-label namespace and the usual fields."""
     fields = {
         "name": Str(DNS_SUBDOMAIN), "generateName": Str(), "uid": Str(),
-        "resourceVersion": Str(), "generation": Int(), "creationTimestamp": Str(),
-        "deletionTimestamp": Str(), "deletionGracePeriodSeconds": Int(),
-        "labels": MapOf(Str()), "annotations": MapOf(Str()),
+        "resourceVersion": Str(), "generation": Int(), "creationTimestamp": timestamp_str,
+        "deletionTimestamp": timestamp_str, "deletionGracePeriodSeconds": Int(),
+        "labels": label_map, "annotations": annotation_map,
         "ownerReferences": ListOf(_owner_reference), "finalizers": ListOf(Str()),
         "managedFields": ListOf(AnyValue()), "selfLink": Str(),
     }
@@ -79,7 +140,7 @@ _label_requirement = Obj({
     "values": ListOf(Str()),
 }, required=("key", "operator"))
 
-label_selector = Obj({"matchLabels": MapOf(Str()),
+label_selector = Obj({"matchLabels": label_map,
                       "matchExpressions": ListOf(_label_requirement)})
 
 _node_requirement = Obj({

@@ -11,11 +11,13 @@ from functools import lru_cache
 
 from allocation.engine.manifests.common import (
     generated_from,
+    label_map,
     label_selector,
     metadata_schema,
     node_selector,
+    object_metadata,
     parameters_ref,
-    quantity_map,
+    request_quantity_map,
 )
 from allocation.engine.manifests.schema import (
     DNS_LABEL,
@@ -26,7 +28,6 @@ from allocation.engine.manifests.schema import (
     ListOf,
     MapOf,
     Obj,
-    QuantityStr,
     Schema,
     Str,
 )
@@ -148,7 +149,7 @@ def _resource_kinds() -> dict[str, Schema]:
         }, True),
         "ResourceClaim": _doc({"spec": _claim_spec, "status": _claim_status()}, True, ("spec",)),
         "ResourceClaimTemplate": _doc({"spec": Obj({
-            "metadata": Obj({"labels": MapOf(Str()), "annotations": MapOf(Str())}),
+            "metadata": object_metadata,
             "spec": _claim_spec}, required=("spec",))}, True, ("spec",)),
         "PodSchedulingContext": _doc({
             "spec": Obj({"selectedNode": Str(), "potentialNodes": ListOf(
@@ -163,9 +164,10 @@ def _resource_kinds() -> dict[str, Schema]:
 
 def _planner_kinds() -> dict[str, Schema]:
     template = Obj({
-        "metadata": Obj({"labels": MapOf(Str()), "annotations": MapOf(Str())}),
+        "metadata": object_metadata,
         "spec": Obj({"unschedulable": Bool(), "taints": ListOf(AnyValue())}),
-        "status": Obj({"allocatable": quantity_map, "capacity": quantity_map}),
+        "status": Obj({"allocatable": request_quantity_map,
+                       "capacity": request_quantity_map}),
     })
     capacity = Obj({"driverName": Str(DNS_SUBDOMAIN),
                     "instances": ListOf(_capacity_instance, unique_key="id")},
@@ -185,7 +187,8 @@ def _planner_kinds() -> dict[str, Schema]:
         "DriverSimulation": _doc({
             "spec": Obj({
                 "controllerName": Str(DNS_SUBDOMAIN), "pools": ListOf(pool, unique_key="name"),
-                "requestCount": Str(allow_empty=False), "handleData": Str(),
+                "requestCount": Str(allow_empty=False),
+                "handleData": Str(max_len=HANDLE_DATA_MAX),
             }, required=("controllerName",)),
             "status": Obj({"pools": ListOf(AnyValue())}),
         }, False, ("spec",)),
@@ -209,7 +212,7 @@ def _provisioning_request() -> Schema:
 
 
 def _core_kinds() -> dict[str, Schema]:
-    resources = Obj({"requests": quantity_map, "limits": quantity_map,
+    resources = Obj({"requests": request_quantity_map, "limits": request_quantity_map,
                      "claims": ListOf(Obj({"name": Str(allow_empty=False)},
                                           required=("name",), open=True))}, open=True)
     container = Obj({"name": Str(), "resources": resources}, open=True)
@@ -223,7 +226,7 @@ def _core_kinds() -> dict[str, Schema]:
     }, required=("name",), one_of=(("source", "resourceClaimName",
                                     "resourceClaimTemplateName"),))
     pod_spec = Obj({
-        "nodeName": Str(DNS_SUBDOMAIN), "nodeSelector": MapOf(Str()),
+        "nodeName": Str(DNS_SUBDOMAIN), "nodeSelector": label_map,
         "containers": ListOf(container), "initContainers": ListOf(container),
         "resourceClaims": ListOf(pod_claim, unique_key="name"),
         # Only required node affinity is read (what-if pins use matchFields metadata.name,
@@ -235,8 +238,8 @@ def _core_kinds() -> dict[str, Schema]:
     pod_status = Obj({"phase": Str(), "conditions": ListOf(_condition)}, open=True)
     return {
         "Node": _doc({"spec": Obj({"unschedulable": Bool()}, open=True),
-                      "status": Obj({"allocatable": MapOf(QuantityStr()),
-                                     "capacity": MapOf(QuantityStr())}, open=True)},
+                      "status": Obj({"allocatable": request_quantity_map,
+                                     "capacity": request_quantity_map}, open=True)},
                      False, open_=True),
         "Pod": _doc({"spec": pod_spec, "status": pod_status}, True, ("spec",), open_=True),
         "PodTemplate": _doc({"template": Obj({"metadata": Obj({}, open=True),

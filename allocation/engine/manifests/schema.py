@@ -8,10 +8,12 @@ unknown fields, the closest valid name. Checking never raises and never stops ea
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from allocation.engine.manifests.limits import INT64_MAX, INT64_MIN
 from allocation.engine.manifests.problems import ProblemList
 
 __all__ = [
@@ -109,7 +111,7 @@ class Str(Schema):
 
 
 class Int(Schema):
-    """An integer (booleans are not integers) within optional bounds."""
+    """An integer (booleans are not integers) within optional bounds, always an int64."""
 
     def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
         self.minimum = minimum
@@ -123,10 +125,20 @@ class Int(Schema):
                 problems.add(path, f"must be an integer, not {_type_name(value)}"
                              + (f" {value!r}" if isinstance(value, float | str) else ""))
                 return
+        if not INT64_MIN <= value <= INT64_MAX:
+            problems.add(path, f"{_short(value)} does not fit in a 64-bit integer "
+                         f"({INT64_MIN} to {INT64_MAX})")
+            return
         if self.minimum is not None and value < self.minimum:
             problems.add(path, f"must be at least {self.minimum}, not {value}")
         if self.maximum is not None and value > self.maximum:
             problems.add(path, f"must be at most {self.maximum}, not {value}")
+
+
+def _short(value: int) -> str:
+    """An integer as shown in a message: a 1,000-digit one is not printed whole."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:12]}...{text[-4:]} ({len(text)} digits)"
 
 
 class Bool(Schema):
@@ -138,7 +150,15 @@ class Bool(Schema):
 
 
 class QuantityStr(Schema):
-    """A Kubernetes quantity: a string such as ``16Gi`` or ``500m``, or a plain number."""
+    """A Kubernetes quantity: a string such as ``16Gi`` or ``500m``, or a plain number.
+
+    Its magnitude is at most 2^63-1 (about 8Ei), the most a Kubernetes quantity represents;
+    ``non_negative`` refuses values below zero, as the API server does for resource requests,
+    limits and a node's allocatable.
+    """
+
+    def __init__(self, non_negative: bool = False) -> None:
+        self.non_negative = non_negative
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         from allocation.engine.quantity import Quantity
@@ -146,10 +166,24 @@ class QuantityStr(Schema):
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             problems.add(path, f"must be a quantity such as \"16Gi\", not {_type_name(value)}")
             return
+        if isinstance(value, float) and not math.isfinite(value):
+            problems.add(path, f"{value} is not a quantity")
+            return
         try:
-            Quantity.parse(value)
+            quantity = Quantity.parse(value)
         except ValueError as exc:
             problems.add(path, str(exc))
+            return
+        if abs(quantity.value) > INT64_MAX:
+            problems.add(path, f"{_short_text(value)} is out of range: a quantity's magnitude "
+                         f"is at most {INT64_MAX} (about 8Ei)")
+        elif self.non_negative and quantity.value < 0:
+            problems.add(path, f"must be greater than or equal to 0, not {value}")
+
+
+def _short_text(value: Any) -> str:
+    text = str(value)
+    return repr(text) if len(text) <= 40 else repr(f"{text[:20]}...") + f" ({len(text)} chars)"
 
 
 class Check(Schema):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from allocation.engine.manifests import InvalidManifests
 from tests.allocation.engine.controlplane.cp_factories import (
     cp_claim,
     cp_class,
@@ -93,13 +96,22 @@ def test_request_count_must_be_a_non_negative_integer():
     assert "must give an integer, got str 'three'" in event["message"]
 
 
-def test_handle_data_over_16_kib_is_refused():
-    sim = run([*RACKS, driver_sim(CTRL, POOLS, handle_data="x" * 16385),
+def test_handle_data_template_over_16_kib_is_refused_at_validation():
+    with pytest.raises(InvalidManifests) as caught:
+        run([*RACKS, driver_sim(CTRL, POOLS, handle_data="x" * 16385)])
+    [problem] = caught.value.problems
+    assert str(problem).endswith("(DriverSimulation net): spec.handleData: is 16385 bytes, "
+                                 "longer than the limit of 16384 bytes")
+
+
+def test_handle_data_rendering_over_16_kib_is_refused():
+    # Within the limit as written, but not once rendered: 4 copies of the claim reference.
+    template = "x" * 16350 + "{{[claim, claim, claim, claim]}}"
+    sim = run([*RACKS, driver_sim(CTRL, POOLS, handle_data=template),
                cp_class("acc", CTRL), cp_claim("c", "acc", mode="Immediate")])
     assert _claim(sim, "c").allocation is None
     [event] = events_of(sim, "ResourceClaim", "c")
-    assert "renders to 16385 bytes; resourceHandles[].data holds at most 16384" in \
-        event["message"]
+    assert "; resourceHandles[].data holds at most 16384" in event["message"]
 
 
 def test_class_naming_a_controller_without_driver_simulation_leaves_claim_pending():
