@@ -6,9 +6,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 __all__ = ["VirtualClock", "EventRecorder", "DEFAULT_START", "format_time", "parse_time",
-           "parse_duration"]
+           "parse_duration", "EARLIEST", "LATEST", "MAX_DURATION"]
 
 DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)
+#: The times the virtual clock may start at or read from an object. The clock moves on by
+#: at most two MAX_DURATIONs (``--advance``, then a timer such as ValidUntilSeconds), so
+#: whatever it computes stays far inside what a datetime represents (year 9999).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+#: The longest duration accepted anywhere (``--advance``, ValidUntilSeconds): 100 years.
+MAX_DURATION = timedelta(days=36500)
 
 
 def format_time(moment: datetime) -> str:
@@ -24,7 +31,14 @@ def parse_time(text: str) -> datetime:
             from None
     if moment.tzinfo is None:
         raise ValueError(f"{text!r} has no time zone; add Z for UTC")
-    return moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        moment = EARLIEST - timedelta(days=1)  # an offset pushed it out of range
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"{text!r} is out of range: times from {format_time(EARLIEST)} to "
+                         f"before {format_time(LATEST)} are accepted")
+    return moment
 
 
 def parse_duration(text: str) -> timedelta:
@@ -35,7 +49,11 @@ def parse_duration(text: str) -> timedelta:
     parts = re.findall(r"(\d+(?:\.\d+)?)([dhms])", text.strip())
     if not parts or "".join(n + u for n, u in parts) != text.strip():
         raise ValueError(f"{text!r} is not a duration such as 90s, 20m, 8h or 1h30m")
-    return timedelta(seconds=sum(float(n) * units[u] for n, u in parts))
+    seconds = sum(float(n) * units[u] for n, u in parts)
+    if seconds > MAX_DURATION.total_seconds():
+        raise ValueError(f"{text!r} is longer than the longest duration accepted, "
+                         f"{MAX_DURATION.days}d (100 years)")
+    return timedelta(seconds=seconds)
 
 
 class VirtualClock:

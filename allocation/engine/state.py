@@ -314,6 +314,7 @@ class ClusterState:
 
     def _take_result(self, claim: ResourceClaim, record: bool = True) -> None:
         assert claim.allocation is not None
+        named: dict[tuple[int, str], str] = {}  # a device this claim names -> where
         for h_index, handle in enumerate(claim.allocation.handles):
             data = handle.get("structuredData")
             if not data:
@@ -336,6 +337,14 @@ class ClusterState:
                         if record:
                             self._problem(claim, item_path, candidate)
                         continue
+                    key = (id(inventory), str(getattr(candidate, "id", candidate)))
+                    if key in named:
+                        if record:
+                            self._problem(claim, item_path, f"device {key[1]} of node "
+                                          f"{node!r} is listed twice in this allocation "
+                                          f"(also at {named[key]})")
+                        continue
+                    named[key] = item_path
                     try:
                         inventory.take(candidate, claim.ref)
                     except ValueError as exc:

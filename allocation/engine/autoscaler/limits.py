@@ -1,6 +1,7 @@
 """Names, limits and small pure helpers of ProvisioningRequests (no engine imports).
 
-Kept free of other engine imports so manifest validation can use :func:`spec_digest`.
+Kept free of other engine imports (but the clock's bounds) so manifest validation can use
+:func:`spec_digest`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import timedelta
+
+from allocation.engine.events import MAX_DURATION
 
 __all__ = ["CHECK_CAPACITY", "ATOMIC", "CLASS_NAMES", "SEED_CLASS_ANNOTATION",
            "SEED_CONSUME_ANNOTATION", "CONSUME_ANNOTATION", "DIGEST_KEY", "VALID_UNTIL",
@@ -47,7 +50,10 @@ def valid_until(parameters: dict[str, str]) -> timedelta | None:
     text = parameters.get(VALID_UNTIL)
     if text is None:
         return None
-    if not isinstance(text, str) or not text.strip().isdigit():
+    if not isinstance(text, str) or not text.strip().isascii() or not text.strip().isdigit():
         raise ValueError(f"{VALID_UNTIL} must be a whole number of seconds as a string, "
-                         f"not {text!r}")
+                         f"not {text[:40]!r}")
+    if len(text.strip()) > 12 or int(text.strip()) > MAX_DURATION.total_seconds():
+        raise ValueError(f"{VALID_UNTIL} must be at most {int(MAX_DURATION.total_seconds())} "
+                         f"seconds (100 years), not {text.strip()[:40]}")
     return timedelta(seconds=int(text.strip()))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from allocation.engine.manifests.common import metadata_schema
 from allocation.engine.manifests.kinds import kind_info, known_kinds
 from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
 from allocation.engine.manifests.reader import RawDocument, read_text
@@ -45,6 +46,9 @@ def _ident(data: Any) -> tuple[str, str | None, str | None]:
     return kind, namespace, name
 
 
+_VENDOR_METADATA = metadata_schema(namespaced=True)
+
+
 def _validate(data: Any, problems: ProblemList) -> None:
     if not isinstance(data, dict):
         problems.add("", "a document must be an object with apiVersion, kind and metadata")
@@ -62,9 +66,12 @@ def _validate(data: Any, problems: ProblemList) -> None:
             ours = [k for k, i in known_kinds().items() if group in i.api_versions[0]]
             problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
             return
-        meta = data.get("metadata")
-        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+        # A vendor object: only its metadata is the planner's to check (it names and keys
+        # the object), as for every kind.
+        if data.get("metadata") is None:
             problems.add("metadata.name", "required field is missing")
+        else:
+            _VENDOR_METADATA.check(data.get("metadata"), "metadata", problems)
         return
     if api_version not in info.api_versions:
         problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "

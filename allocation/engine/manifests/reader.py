@@ -162,6 +162,8 @@ def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
     except RecursionError:
         raise DocumentError(f"lists and objects are nested more than {MAX_NESTING_DEPTH} "
                             "levels deep") from None
+    except DocumentError:
+        raise
     except json.JSONDecodeError as exc:
         raise DocumentError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
                             f"{exc.msg}") from None

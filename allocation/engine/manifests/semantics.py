@@ -98,6 +98,30 @@ def _driver_simulation(data: dict, problems: ProblemList) -> None:
                              f"{{{{{placeholder}}}}} is not valid CEL: {exc}")
 
 
+def _container_claims(spec: Any, path: str, problems: ProblemList) -> None:
+    """A container may only use claims its pod declares, each once (as the API server says)."""
+    if not isinstance(spec, dict):
+        return
+    declared = {c.get("name") for c in spec.get("resourceClaims") or ()
+                if isinstance(c, dict)}
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(group) or ()):
+            resources = container.get("resources") if isinstance(container, dict) else None
+            claims = resources.get("claims") if isinstance(resources, dict) else None
+            seen: set[str] = set()
+            for position, claim in enumerate(claims or ()):
+                name = claim.get("name") if isinstance(claim, dict) else None
+                where = f"{path}.{group}[{index}].resources.claims[{position}].name"
+                if name not in declared:
+                    known = ", ".join(sorted(n for n in declared if isinstance(n, str)))
+                    problems.add(where, f"claim {name!r} is not declared in "
+                                 f"{path}.resourceClaims" + (f" (declared: {known})"
+                                                             if known else ""))
+                elif name in seen:
+                    problems.add(where, f"duplicate claim {name!r} in this container")
+                seen.add(name)
+
+
 def check_document(kind: str, data: Any, problems: ProblemList) -> None:
     """Report cross-field problems of a document that passed its schema."""
     if kind == "ResourceClass":
@@ -112,3 +136,9 @@ def check_document(kind: str, data: Any, problems: ProblemList) -> None:
         _driver_simulation(data, problems)
     elif kind == "ProvisioningRequest":
         _provisioning_request(data, problems)
+    elif kind == "Pod":
+        _container_claims(data.get("spec"), "spec", problems)
+    elif kind == "PodTemplate":
+        template = data.get("template")
+        _container_claims(template.get("spec") if isinstance(template, dict) else None,
+                          "template.spec", problems)

@@ -148,3 +148,14 @@ def test_remove_node_is_refused_while_used():
     with pytest.raises(NodeInUse, match="pod\\(s\\) default/p0 and allocated claim"):
         state.remove_node("n0")
     assert "n0" in state.nodes
+
+
+def test_same_device_twice_in_one_allocation():
+    status = _status("d0")
+    handle = status["allocation"]["resourceHandles"][0]["structuredData"]
+    handle["namedResourcesWithAttributes"]["resources"].append({"id": "d0"})
+    lines = _problems(BASE + [claim("a", status=status)])
+    assert lines == ["in.yaml:4 (ResourceClaim default/a): status.allocation.resourceHandles[0]."
+                     "structuredData.namedResourcesWithAttributes[1]: device d0 of node 'n0' "
+                     "is listed twice in this allocation (also at status.allocation."
+                     "resourceHandles[0].structuredData.namedResourcesWithAttributes[0])"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES, read_text
 from tests.factories import problems_of
 
@@ -46,3 +48,50 @@ def test_empty_documents_are_skipped_but_counted():
     docs = read_text("---\n---\nkind: A\n")
     assert [(d.doc, d.data) for d in docs] == [(3, {"kind": "A"})] or \
         [d.data for d in docs] == [{"kind": "A"}]
+
+
+# -- JSON ----------------------------------------------------------------------------------
+JSON_POD = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": %s}'
+
+
+def test_json_nested_deeper_than_the_bound_is_refused_without_recursion_error():
+    for depth in (100, 1_000, 100_000):
+        [doc] = read_text(JSON_POD % ("[" * depth + "]" * depth), json_hint=True)
+        assert doc.error == "lists and objects are nested more than 64 levels deep"
+        assert doc.hint == {"kind": "Pod", "name": "p"}
+
+
+def test_json_duplicate_keys_are_problems_at_their_field():
+    [doc] = read_text('{"kind": "Node", "metadata": {"name": "a", "name": "b"}}')
+    assert doc.problems == [("metadata.name",
+                             "duplicate key 'name'; the last value would win silently")]
+
+
+def test_json_numbers_out_of_range():
+    [doc] = read_text(JSON_POD % ('{"x": ' + "9" * 5000 + "}"), json_hint=True)
+    assert doc.error == "invalid JSON: an integer with more than 4300 digits"
+    [doc] = read_text(JSON_POD % '{"x": 1e309}', json_hint=True)
+    assert doc.error == "a number out of range (beyond the largest float)"
+    assert doc.path == "spec.x"
+    [doc] = read_text(JSON_POD % '{"x": NaN}', json_hint=True)
+    assert doc.error.startswith("NaN is not a JSON number")
+
+
+def test_json_document_over_4_mib_is_refused_but_a_large_list_is_not():
+    big = JSON_POD % ('{"note": "' + "x" * MAX_DOCUMENT_BYTES + '"}')
+    [doc] = read_text(big, json_hint=True)
+    assert "larger than the 4194304-byte (4 MiB) limit" in doc.error
+    items = ", ".join(json.dumps({"apiVersion": "v1", "kind": "Node",
+                                  "metadata": {"name": f"n{i}"}, "x": "y" * 100_000})
+                      for i in range(50))
+    many = '{"apiVersion": "v1", "kind": "List", "items": [' + items + "]}"
+    [doc] = read_text(many, json_hint=True)
+    assert doc.error is None and len(doc.data["items"]) == 50
+
+
+def test_syntax_errors_are_one_line_with_position():
+    [doc] = read_text("kind: Pod\nspec:\n  x: [a, b\n  y: 1\n")
+    assert "\n" not in doc.error and "<unicode string>" not in doc.error
+    assert doc.error.startswith("invalid YAML at line 4, column 4: did not find expected ','")
+    [doc] = read_text('{"kind": "Pod",\n "x": }', json_hint=True)
+    assert doc.error == "invalid JSON at line 2, column 7: Expecting value"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -87,3 +88,48 @@ def test_simulate_never_touches_the_database(tmp_path):
                             env={**__import__("os").environ, "DATABASE_URL": f"sqlite:///{db}"})
     assert result.returncode == 0, result.stderr
     assert not db.exists()
+
+
+def _limited() -> None:
+    import resource
+
+    # A regression must fail the test, not exhaust the machine: 2 GiB of address space.
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+HOSTILE = {
+    "deep-yaml": POD + "spec:\n  x: " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "deep-json": '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "x": '
+                 + "[" * 100_000 + "]" * 100_000 + "}",
+    "self-alias": POD + "status: &a [*a]\n",
+    "alias-growth": POD + "a: &a '" + "x" * 60_000 + "'\nb: [" + ",".join(["*a"] * 100) + "]\n",
+    "int-keys": POD + "spec:\n  nodeSelector: {5: x, ~: y, 2024-01-01: z}\n",
+    "huge-int": POD + "spec: {x: " + "9" * 5000 + "}\n",
+    "no-separator": POD + POD.replace("name: p", "name: q"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_input_exits_2_with_one_line_per_problem(tmp_path, case):
+    path = tmp_path / (f"{case}.json" if case.endswith("json") else f"{case}.yaml")
+    path.write_text(HOSTILE[case])
+    result = subprocess.run([sys.executable, "manage.py", "simulate", str(path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120,
+                            preexec_fn=_limited)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    *problems, summary = result.stderr.splitlines()
+    assert summary.endswith("problem(s); nothing was simulated.")
+    assert problems and all(line.startswith(f"{path}:1 (Pod default/p): ") for line in problems)
+
+
+@pytest.mark.parametrize(("flag", "value", "message"), [
+    ("--now", "9999-12-31T23:59:59Z", "is out of range"),
+    ("--now", "0001-01-01T00:00:00Z", "is out of range"),
+    ("--advance", "99999999999h", "is longer than the longest duration accepted"),
+])
+def test_times_out_of_range_are_usage_errors(flag, value, message):
+    result = simulate(str(EXAMPLE), flag, value)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: ") and message in result.stderr
