@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Problem", "ProblemList", "InvalidManifests"]
@@ -31,7 +32,17 @@ class Problem:
 
     def __str__(self) -> str:
         path = self.path or "<document>"
-        return f"{self.file}:{self.doc} ({self.object_ref}): {path}: {self.message}"
+        return _one_line(f"{self.file}:{self.doc} ({self.object_ref}): {path}: {self.message}")
+
+
+_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with control characters, line breaks and lone surrogates escaped: a key
+    such as ``"a\\nb"`` must not split a problem over two lines."""
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace")
+                       .decode("ascii"), text)
 
 
 class ProblemList:

@@ -95,3 +95,13 @@ def test_syntax_errors_are_one_line_with_position():
     assert doc.error.startswith("invalid YAML at line 4, column 4: did not find expected ','")
     [doc] = read_text('{"kind": "Pod",\n "x": }', json_hint=True)
     assert doc.error == "invalid JSON at line 2, column 7: Expecting value"
+
+
+def test_a_key_with_a_line_break_keeps_its_problem_on_one_line():
+    lines = problems_of('apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"a\\nb": 1\n'
+                        'spec: {"x\\u2028y": 1}\n')
+    assert lines == [] or all("\n" not in line and "\u2028" not in line for line in lines)
+    [line] = problems_of('apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\n'
+                         'metadata: {name: c}\ndriverName: d.example.com\n'
+                         'structuredParameters: true\n"a\\nb": 1\n')
+    assert line.endswith(": a\\nb: unknown field")
