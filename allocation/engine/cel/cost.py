@@ -44,7 +44,7 @@ _STRING_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
 _REGEX_FACTOR = 0.25  # cel-go common.RegexStringLengthCostFactor
 _LIST_BASE, _MAP_BASE, _STRUCT_BASE = 10, 30, 40  # cel-go create*BaseCost
 _SCALAR_TEXT = 40  # the longest text string() makes of a number, timestamp or duration
-_TAG_TEXT = 32  # what canonical quantity/version text may add to the text it was parsed from
+_TAG_TEXT = 1_024  # canonical text may be longer than its source: "1e1000" has 1,001 digits
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +60,13 @@ class InputBounds:
         """Whether no bound exceeds the same bound of ``other``."""
         return self.string <= other.string and self.list <= other.list and self.map <= other.map
 
-    def describe(self) -> str:
-        return (f"strings up to {self.string:,} characters, lists up to {self.list:,} items, "
-                f"maps up to {self.map:,} entries")
+    def beyond(self, other: InputBounds) -> str:
+        """The bounds exceeding those of ``other``, e.g. "strings up to 2,048 characters"."""
+        parts = [f"{noun} up to {mine:,} {unit}" for noun, unit, mine, theirs in (
+            ("strings", "characters", self.string, other.string),
+            ("lists", "items", self.list, other.list),
+            ("maps", "entries", self.map, other.map)) if mine > theirs]
+        return ", ".join(parts)
 
 
 #: The input sizes assumed when an expression is validated: a device with at most 128
@@ -192,12 +196,18 @@ def measure(values: Iterable[object]) -> InputBounds:
     pending = list(values)
     while pending:
         value = pending.pop()
-        if isinstance(value, (str, bytes)):
+        kind = type(value)
+        if kind is str or kind is bytes:
             longest = max(longest, len(value))
-        elif isinstance(value, Mapping):
+        elif kind is dict or isinstance(value, Mapping):
             entries = max(entries, len(value))
             pending.extend(value.keys())
             pending.extend(value.values())
+        elif kind is list or kind is tuple:
+            items = max(items, len(value))
+            pending.extend(value)
+        elif isinstance(value, (str, bytes)):
+            longest = max(longest, len(value))
         elif isinstance(value, (list, tuple)):
             items = max(items, len(value))
             pending.extend(value)
@@ -225,15 +235,14 @@ class Budget:
         """Why evaluating over these variable values would exceed the runtime budget, or None.
 
         Only inputs larger than the declared bounds are estimated again, with their sizes
-        rounded up to powers of two (one estimate serves many inputs).
+        rounded up to four significant bits (one estimate serves many inputs).
         """
         if self._fixed:
             return None
         bounds = measure(values)
         if bounds.within(DECLARED_BOUNDS):
             return None
-        rounded = InputBounds(*(1 << max(n - 1, 0).bit_length()
-                                for n in (bounds.string, bounds.list, bounds.map)))
+        rounded = InputBounds(*map(_round_up, (bounds.string, bounds.list, bounds.map)))
         if rounded not in self._seen:
             if len(self._seen) >= 64:
                 self._seen.clear()
@@ -241,8 +250,14 @@ class Budget:
             problem = estimate_.problem("budget")
             self._seen[rounded] = None if problem is None else (
                 f"CEL evaluation over budget, not evaluated: for this input "
-                f"({rounded.describe()}) {problem}")
+                f"({rounded.beyond(DECLARED_BOUNDS)}) {problem}")
         return self._seen[rounded]
+
+
+def _round_up(number: int) -> int:
+    """``number`` rounded up to four significant bits (at most 12.5% more)."""
+    shift = max(number.bit_length() - 4, 0)
+    return -(-number >> shift) << shift
 
 
 class _Coster:
