@@ -218,7 +218,7 @@ class Budget:
     """The cost check of one expression: at construction with the declared bounds, then
     :meth:`check` before each evaluation."""
 
-    __slots__ = ("_tree", "_variables", "_fixed", "_seen")
+    __slots__ = ("_tree", "_variables", "fixed", "_seen")
 
     def __init__(self, source: str, variables: Mapping[str, str] | None = None) -> None:
         """Raises CelCostError when the expression is over the limits for declared inputs."""
@@ -227,8 +227,8 @@ class Budget:
         problem = _estimate_tree(self._tree, self._variables, DECLARED_BOUNDS).problem()
         if problem is not None:
             raise CelCostError(f"CEL expression too expensive: {problem}")
-        # Within the limits whatever the input: no evaluation needs a check.
-        self._fixed = _estimate_tree(self._tree, self._variables, _UNBOUNDED).problem() is None
+        #: Within the limits whatever the input size: no evaluation needs a check.
+        self.fixed = _estimate_tree(self._tree, self._variables, _UNBOUNDED).problem() is None
         self._seen: dict[InputBounds, str | None] = {}
 
     def check(self, values: Iterable[object]) -> str | None:
@@ -237,21 +237,22 @@ class Budget:
         Only inputs larger than the declared bounds are estimated again, with their sizes
         rounded up to four significant bits (one estimate serves many inputs).
         """
-        if self._fixed:
+        if self.fixed:
             return None
         bounds = measure(values)
         if bounds.within(DECLARED_BOUNDS):
             return None
         rounded = InputBounds(*map(_round_up, (bounds.string, bounds.list, bounds.map)))
-        if rounded not in self._seen:
-            if len(self._seen) >= 64:
-                self._seen.clear()
-            estimate_ = _estimate_tree(self._tree, self._variables, rounded)
-            problem = estimate_.problem("budget")
-            self._seen[rounded] = None if problem is None else (
-                f"CEL evaluation over budget, not evaluated: for this input "
-                f"({rounded.beyond(DECLARED_BOUNDS)}) {problem}")
-        return self._seen[rounded]
+        if rounded in self._seen:
+            return self._seen[rounded]
+        problem = _estimate_tree(self._tree, self._variables, rounded).problem("budget")
+        message = None if problem is None else (
+            f"CEL evaluation over budget, not evaluated: for this input "
+            f"({rounded.beyond(DECLARED_BOUNDS)}) {problem}")
+        if len(self._seen) >= 64:
+            self._seen.clear()
+        self._seen[rounded] = message
+        return message
 
 
 def _round_up(number: int) -> int:

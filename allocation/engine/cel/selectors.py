@@ -81,12 +81,13 @@ class Selector:
 
     def _run(self, attributes: AttributeSet) -> SelectorOutcome:
         activation = attributes.cel_activation()
-        # "attributes" holds every value; with known reads only those can be reached.
-        every = activation["attributes"]
-        over = self._budget.check((every,) if self._sorted_reads is None else
-                                  [every.get(name) for name in self._sorted_reads])
-        if over is not None:
-            return SelectorOutcome(False, over)
+        if not self._budget.fixed:
+            # "attributes" holds every value; with known reads only those can be reached.
+            every = activation["attributes"]
+            over = self._budget.check((every,) if self._sorted_reads is None else
+                                      [every.get(name) for name in self._sorted_reads])
+            if over is not None:
+                return SelectorOutcome(False, over)
         ok, value = self._program.run(activation)
         if not ok:
             return SelectorOutcome(False, str(value))
