@@ -23,15 +23,20 @@ from allocation.services.manifests import export_documents, import_texts
 from scenarios.evaluation import evaluate_changes, outcome_json
 from scenarios.models import Scenario
 
-__all__ = ["Refused", "Conflict", "group_name", "can_view", "can_edit", "create", "add_change",
-           "evaluation", "undo", "redo", "rebase", "set_shared", "promote", "export", "conflicts",
-           "refresh", "delete"]
+__all__ = ["Refused", "Invalid", "Conflict", "group_name", "can_view", "can_edit", "create",
+           "add_change", "evaluation", "undo", "redo", "rebase", "set_shared", "promote",
+           "export", "conflicts", "refresh", "delete"]
 
 EVENT_TYPE = "scenario.updated"
 
 
 class Refused(ValueError):
     """A change the engine refuses; the message says why (for a person)."""
+
+
+class Invalid(Refused):
+    """A change that is not valid input: ill-formed, or it makes a document invalid (a
+    selector that does not compile or costs too much); the message names the field."""
 
 
 class Conflict(Exception):
@@ -83,7 +88,7 @@ def _evaluate(changes: list[dict]):
     except ChangeError as exc:
         raise Refused(str(exc)) from None
     except InvalidManifests as exc:
-        raise Refused("; ".join(str(p) for p in exc.problems)) from None
+        raise Invalid("; ".join(str(p) for p in exc.problems)) from None
 
 
 def evaluation(scenario: Scenario):
@@ -123,7 +128,7 @@ def add_change(user, scenario: Scenario, change: dict) -> Scenario:
     try:
         check_change(change, scenario.position)
     except ChangeError as exc:
-        raise Refused(str(exc)) from None
+        raise Invalid(str(exc)) from None
     changes = [*scenario.active_changes, change]
     result, _base = _evaluate(changes)
     reason = refusal(result, change)
@@ -212,7 +217,7 @@ def promote(user, scenario: Scenario) -> Scenario:
     try:
         result = import_texts([(f"scenario-{scenario.pk}.yaml", text)], user, replace=True)
     except InvalidManifests as exc:
-        raise Refused("; ".join(str(p) for p in exc.problems)) from None
+        raise Invalid("; ".join(str(p) for p in exc.problems)) from None
     with transaction.atomic():
         scenario.changes, scenario.position = [], 0
         scenario.base_revision = result.revision

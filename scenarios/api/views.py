@@ -1,7 +1,8 @@
 """``/api/scenarios/``: scenarios, their changes, undo/redo, export, promotion.
 
-A refused change answers 409 with the engine's reason; promotion against a baseline that
-moved answers 409 with the objects that changed.
+A change that is not valid input (ill-formed, or it makes a document invalid) answers 400
+naming the field; a change the engine refuses answers 409 with its reason; promotion against
+a baseline that moved answers 409 with the objects that changed.
 """
 
 from __future__ import annotations
@@ -63,10 +64,13 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
     @extend_schema(request=ChangeSerializer, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])
     def changes(self, request, pk=None) -> Response:
-        """Apply one change; 409 with the reason if the engine refuses it."""
+        """Apply one change; 400 if it is not valid, 409 with the reason if the engine
+        refuses it."""
         scenario = self.get_object()
         try:
             return self._done(services.add_change(request.user, scenario, dict(request.data)))
+        except services.Invalid as exc:
+            return Response({"refused": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         except services.Refused as exc:
             return self._refused(exc)
 

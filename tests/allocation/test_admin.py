@@ -58,6 +58,21 @@ def test_a_broken_selector_is_shown_at_its_field_with_the_position(staff, params
     assert saved["filters"][0]["namedResourcesWithAttributes"]["selector"].endswith('"t4"')
 
 
+def test_an_expensive_selector_is_shown_at_its_field_with_the_estimate(staff, params):
+    page = staff.get(f"{URL}{params.pk}/change/")
+    bomb = "['" + "a" * 1000 + "']"
+    for level in range(7):
+        bomb += f".map(v{level}, {'+'.join([f'v{level}'] * 8)})"
+    data = {"manifest": page.context["adminform"].form["manifest"].initial,
+            "cel_0": bomb + ".all(z, size(z) > 0)"}
+    response = staff.post(f"{URL}{params.pk}/change/", data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["cel_0"] == [
+        "CEL expression too expensive: estimated cost 1,048,575,734 exceeds the limit of "
+        "1,000,000"]
+    assert models.ResourceClassParameters.objects.get().document == params.document
+
+
 def test_add_validates_through_the_engine(staff):
     bad = f.resource_class("new")
     bad["driverNam"] = "x"

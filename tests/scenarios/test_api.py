@@ -48,3 +48,23 @@ def test_other_users_cannot_see_or_change_a_scenario_without_its_link():
         bob.get("/api/scenarios/").json(), dict) else bob.get("/api/scenarios/").json() == []
     assert bob.post(url + "changes/", {"op": "set-strategy", "strategy": "best-fit"},
                     format="json").status_code == 404
+
+
+def test_an_expensive_selector_edit_is_refused_with_400_naming_the_field():
+    store()
+    alice = _client("alice")  # a plain user, the owner of the scenario
+    scenario = alice.post("/api/scenarios/", {"name": "bomb"}, format="json").json()
+    bomb = "['" + "a" * 1000 + "']"
+    for level in range(7):
+        bomb += f".map(v{level}, {'+'.join([f'v{level}'] * 8)})"
+    path = "requests[0].namedResourcesWithAttributes.required[0].selector"
+    answer = alice.post(f"/api/scenarios/{scenario['id']}/changes/", {
+        "op": "edit-selector", "kind": "ResourceClaimParameters", "object": "default/big",
+        "path": path, "expression": bomb + ".all(z, size(z) > 0)"}, format="json")
+    assert answer.status_code == 400
+    where, _, problem = answer.json()["refused"].partition(" ")
+    assert where.startswith("scenario:")  # the scenario's documents, as the engine loads them
+    assert problem == (
+        f"(ResourceClaimParameters default/big): {path}: CEL expression too "
+        "expensive: estimated cost 1,048,575,734 exceeds the limit of 1,000,000")
+    assert alice.get(f"/api/scenarios/{scenario['id']}/").json()["position"] == 0

@@ -5,7 +5,13 @@ The CEL library itself is used only by ``_library``; everything here is the proj
 
 from __future__ import annotations
 
-from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
+from allocation.engine.cel._errors import (
+    CelCompileError,
+    CelCostError,
+    CelEvaluationError,
+    compile_problem,
+)
+from allocation.engine.cel.cost import MAX_COST, MAX_VALUE_SIZE
 from allocation.engine.cel.expressions import Expression, compile_expression
 from allocation.engine.cel.selectors import (
     MAX_EXPRESSION_LENGTH,
@@ -20,13 +26,17 @@ from allocation.engine.cel.selectors import (
 
 __all__ = [
     "MAX_EXPRESSION_LENGTH",
+    "MAX_COST",
+    "MAX_VALUE_SIZE",
     "CelCompileError",
+    "CelCostError",
     "CelEvaluationError",
     "Expression",
     "Selector",
     "SelectorOutcome",
     "SelectorStats",
     "compile_expression",
+    "compile_problem",
     "compile_selector",
     "reset_stats",
     "stats",

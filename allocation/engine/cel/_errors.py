@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CelCompileError", "CelEvaluationError"]
+__all__ = ["CelCompileError", "CelCostError", "CelEvaluationError", "compile_problem"]
 
 
 class CelCompileError(ValueError):
@@ -18,3 +18,22 @@ class CelCompileError(ValueError):
 
 class CelEvaluationError(Exception):
     """An expression that failed at run time (missing key, type mismatch, budget overrun)."""
+
+
+class CelCostError(CelCompileError):
+    """An expression whose estimated cost or value size is over the limits (``cost``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def compile_problem(error: CelCompileError, what: str) -> str:
+    """The one-line problem for a field whose CEL ``what`` (e.g. "selector") does not compile:
+    a cost refusal speaks for itself, anything else is ``invalid CEL <what>: <error>``."""
+    if isinstance(error, CelCostError):
+        return str(error)
+    return f"invalid CEL {what}: {error}"

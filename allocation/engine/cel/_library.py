@@ -58,6 +58,8 @@ class Program:
             value = self._expression.eval(data=data)
         except RuntimeError as error:
             return False, _clean(str(error))
+        except MemoryError:  # the cost budget should prevent this; never let it escape
+            return False, "evaluation ran out of memory"
         if value.type() == _T.ERROR:
             return False, _clean(str(value.value()))
         return True, value.plain_value()

@@ -10,6 +10,7 @@ from allocation.engine.attributes import QUANTITY_TAG, VERSION_TAG
 from allocation.engine.cel._errors import CelEvaluationError
 from allocation.engine.cel._library import Program, compile_program
 from allocation.engine.cel._semantics import untag
+from allocation.engine.cel.cost import Budget
 from allocation.engine.cel.selectors import check_source
 from allocation.engine.quantity import Quantity
 
@@ -19,12 +20,14 @@ __all__ = ["Expression", "compile_expression"]
 class Expression:
     """A compiled expression; ``evaluate`` returns plain Python values."""
 
-    __slots__ = ("source", "variables", "_program")
+    __slots__ = ("source", "variables", "_program", "_budget")
 
-    def __init__(self, source: str, variables: Mapping[str, str], program: Program) -> None:
+    def __init__(self, source: str, variables: Mapping[str, str], program: Program,
+                 budget: Budget) -> None:
         self.source = source
         self.variables = dict(variables)
         self._program = program
+        self._budget = budget
 
     def evaluate(self, **values: object) -> object:
         """The value for these variable values (dict/list/int/str/bool/float/None; quantities and
@@ -33,6 +36,9 @@ class Expression:
         if missing:
             raise CelEvaluationError("no value for variable " + ", ".join(missing))
         data = {name: _to_cel(value) for name, value in values.items()}
+        over = self._budget.check(data.values())
+        if over is not None:
+            raise CelEvaluationError(over)
         ok, result = self._program.run(data)
         if not ok:
             raise CelEvaluationError(str(result))
@@ -43,10 +49,15 @@ class Expression:
 
 
 def compile_expression(source: str, variables: Mapping[str, str]) -> Expression:
-    """Compile ``source`` with ``variables`` (name -> "dyn", "string", "int", "map", ...);
-    CelCompileError when it is too long or does not parse or type-check."""
+    """Compile ``source`` with ``variables`` (name -> "dyn", "string", "int", "map", ...).
+
+    Raises:
+        CelCompileError: it is too long or does not parse or type-check; CelCostError (a
+            CelCompileError) when its estimated cost is over the limits.
+    """
     check_source(source)
-    return Expression(source, variables, compile_program(source, variables))
+    program = compile_program(source, variables)
+    return Expression(source, variables, program, Budget(source, variables))
 
 
 def _to_cel(value: object) -> object:

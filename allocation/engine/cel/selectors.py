@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from threading import Lock
 
 from allocation.engine.attributes import AttributeSet
-from allocation.engine.cel._analysis import attribute_reads, comprehension_problem
+from allocation.engine.cel._analysis import attribute_reads
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._library import Program, compile_program
+from allocation.engine.cel.cost import Budget
 
 __all__ = [
     "MAX_EXPRESSION_LENGTH",
@@ -52,12 +53,14 @@ _LOCK = Lock()
 class Selector:
     """A compiled selector; ``reads`` is the attribute names it reads (None: possibly any)."""
 
-    __slots__ = ("source", "reads", "_program", "_sorted_reads", "_cache")
+    __slots__ = ("source", "reads", "_program", "_budget", "_sorted_reads", "_cache")
 
-    def __init__(self, source: str, program: Program, reads: frozenset[str] | None) -> None:
+    def __init__(self, source: str, program: Program, reads: frozenset[str] | None,
+                 budget: Budget) -> None:
         self.source = source
         self.reads = reads
         self._program = program
+        self._budget = budget
         self._sorted_reads = None if reads is None else tuple(sorted(reads))
         self._cache: dict[object, SelectorOutcome] = {}
 
@@ -77,7 +80,15 @@ class Selector:
         return outcome
 
     def _run(self, attributes: AttributeSet) -> SelectorOutcome:
-        ok, value = self._program.run(attributes.cel_activation())
+        activation = attributes.cel_activation()
+        if not self._budget.fixed:
+            # "attributes" holds every value; with known reads only those can be reached.
+            every = activation["attributes"]
+            over = self._budget.check((every,) if self._sorted_reads is None else
+                                      [every.get(name) for name in self._sorted_reads])
+            if over is not None:
+                return SelectorOutcome(False, over)
+        ok, value = self._program.run(activation)
         if not ok:
             return SelectorOutcome(False, str(value))
         if not isinstance(value, bool):
@@ -89,19 +100,20 @@ class Selector:
 
 
 def check_source(source: str) -> None:
-    """Raise CelCompileError when ``source`` is too long or its loops could run away."""
+    """Raise CelCompileError when ``source`` is too long to compile."""
     size = len(source.encode("utf-8"))
     if size > MAX_EXPRESSION_LENGTH:
         raise CelCompileError(f"expression is {size} bytes, longer than the "
                               f"{MAX_EXPRESSION_LENGTH}-byte limit")
-    problem = comprehension_problem(source)
-    if problem is not None:
-        raise CelCompileError(problem)
 
 
 def compile_selector(source: str) -> Selector:
-    """The selector for ``source``, compiled once per distinct source; CelCompileError if it is
-    too long, does not parse or type-check, or cannot give a bool."""
+    """The selector for ``source``, compiled once per distinct source.
+
+    Raises:
+        CelCompileError: it is too long, does not parse or type-check, or cannot give a bool;
+            CelCostError (a CelCompileError) when its estimated cost is over the limits.
+    """
     selector = _COMPILED.get(source)
     if selector is not None:
         return selector
@@ -109,7 +121,7 @@ def compile_selector(source: str) -> Selector:
     program = compile_program(source)
     if program.result_type not in ("bool", "dyn"):
         raise CelCompileError(f"a selector must evaluate to bool, not {program.result_type}")
-    selector = Selector(source, program, attribute_reads(source))
+    selector = Selector(source, program, attribute_reads(source), Budget(source))
     with _LOCK:
         if len(_COMPILED) >= _COMPILED_LIMIT:
             _COMPILED.clear()

@@ -97,12 +97,12 @@ def _check_version(value: Any, path: str, problems: ProblemList) -> None:
 
 
 def _check_cel(value: Any, path: str, problems: ProblemList) -> None:
-    from allocation.engine.cel import CelCompileError, compile_selector
+    from allocation.engine.cel import CelCompileError, compile_problem, compile_selector
 
     try:
         compile_selector(value)
     except CelCompileError as exc:
-        problems.add(path, f"invalid CEL selector: {exc}")
+        problems.add(path, compile_problem(exc, "selector"))
 
 
 version_str = Check(Str(), _check_version)

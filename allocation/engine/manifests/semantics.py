@@ -11,6 +11,24 @@ from allocation.engine.models import registry
 __all__ = ["check_document"]
 
 
+def _numeric_templates(data: dict, problems: ProblemList) -> None:
+    """Every ``{{ expression }}`` of every ``celTemplate`` compiles (over ``object``), as the
+    engine will evaluate it for each claim of the class."""
+    from allocation.engine.cel import CelCompileError, compile_expression
+    from allocation.engine.controlplane.requests import placeholders
+
+    for index, entry in enumerate(data.get("numericParameters") or ()):
+        template = entry.get("celTemplate") if isinstance(entry, dict) else None
+        if not isinstance(template, str):
+            continue  # the schema has said why
+        for number, placeholder in enumerate(placeholders(template), start=1):
+            try:
+                compile_expression(placeholder, {"object": "dyn"})
+            except CelCompileError as exc:
+                problems.add(f"numericParameters[{index}].celTemplate",
+                             f"placeholder {number} {{{{{placeholder}}}}} is not valid CEL: {exc}")
+
+
 def _resource_class(data: dict, problems: ProblemList) -> None:
     modes = []
     if data.get("structuredParameters") is True:
@@ -78,14 +96,14 @@ def _provisioning_request(data: dict, problems: ProblemList) -> None:
 
 
 def _driver_simulation(data: dict, problems: ProblemList) -> None:
-    from allocation.engine.cel import CelCompileError, compile_expression
+    from allocation.engine.cel import CelCompileError, compile_expression, compile_problem
 
     source = data["spec"].get("requestCount")
     if source:
         try:
             compile_expression(source, {"object": "dyn"})
         except CelCompileError as exc:
-            problems.add("spec.requestCount", f"invalid CEL expression: {exc}")
+            problems.add("spec.requestCount", compile_problem(exc, "expression"))
     template = data["spec"].get("handleData")
     if template:
         from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
@@ -126,6 +144,7 @@ def check_document(kind: str, data: Any, problems: ProblemList) -> None:
     """Report cross-field problems of a document that passed its schema."""
     if kind == "ResourceClass":
         _resource_class(data, problems)
+        _numeric_templates(data, problems)
     elif kind == "NodeResourceSlice":
         _slice_spec(data["spec"], "spec", problems)
     elif kind == "NodeResourceCapacity":

@@ -110,6 +110,43 @@ def test_runaway_expression_is_refused_or_bounded():
     assert len(lines) == 1 and "selector" in lines[0]
 
 
+def test_cel_memory_bomb_is_refused_with_its_estimate():
+    bomb = "['" + "a" * 1000 + "']"
+    for level in range(7):
+        bomb += f".map(v{level}, {'+'.join([f'v{level}'] * 8)})"
+    text = to_yaml([claim_params_doc(bomb + ".all(z, size(z) > 0)")])
+    assert problems_of(text) == [
+        "bad.yaml:1 (ResourceClaimParameters default/p): requests[0]."
+        "namedResourcesWithAttributes.required[0].selector: CEL expression too expensive: "
+        "estimated cost 1,048,575,734 exceeds the limit of 1,000,000"]
+
+
+def _counter_class(template: str) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
+            "metadata": {"name": "frobs"}, "driverName": "d.example.com",
+            "numericParameters": [{"apiVersion": "c.example.com/v1", "kind": "Params",
+                                   "celTemplate": template}]}
+
+
+def test_numeric_templates_are_compiled_when_validated():
+    assert problems_of(to_yaml([_counter_class("Required: {{ object.count }}\n")])) == []
+    lines = problems_of(to_yaml([_counter_class(
+        "Required: {{ object.count }}\nSelector: {{ object.count + }}\n")]))
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        "bad.yaml:1 (ResourceClass frobs): numericParameters[0].celTemplate: placeholder 2 "
+        "{{object.count +}} is not valid CEL: compile error at 1:15: Syntax error")
+
+
+def test_numeric_template_too_expensive_is_refused():
+    template = "Required: {{ object.items.map(a, object.items.map(b, a + b)).size() }}\n"
+    [line] = problems_of(to_yaml([_counter_class(template)]))
+    assert line == ("bad.yaml:1 (ResourceClass frobs): numericParameters[0].celTemplate: "
+                    "placeholder 1 {{object.items.map(a, object.items.map(b, a + b)).size()}} "
+                    "is not valid CEL: CEL expression too expensive: estimated cost "
+                    "4,331,790 exceeds the limit of 1,000,000")
+
+
 def claim_params_doc(selector: str) -> dict:
     return {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
             "metadata": {"name": "p"}, "requests": [{

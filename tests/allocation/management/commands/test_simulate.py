@@ -59,6 +59,34 @@ def test_invalid_input_exits_2_with_every_problem_and_no_traceback(tmp_path):
     assert f"{bad}:2 (Pod default/p): spec.nodeName: must be a string, not integer" in lines
 
 
+def test_expensive_cel_and_bad_templates_exit_2_with_one_line_each(tmp_path):
+    bomb = "['" + "a" * 1000 + "']"
+    for level in range(7):
+        bomb += f".map(v{level}, {'+'.join([f'v{level}'] * 8)})"
+    bad = tmp_path / "cel.yaml"
+    bad.write_text(yaml.safe_dump_all([
+        {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
+         "metadata": {"name": "bomb"}, "requests": [{
+             "driverName": "d.example.com", "namedResourcesWithAttributes": {
+                 "required": [{"selector": bomb + ".all(z, size(z) > 0)"}]}}]},
+        {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
+         "metadata": {"name": "frobs"}, "driverName": "d.example.com",
+         "numericParameters": [{"kind": "Params", "celTemplate": "Required: {{ object.n + }}"}]},
+    ]))
+    result = simulate(str(bad))
+    assert result.returncode == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    selector, template, summary = result.stderr.splitlines()
+    assert selector == (
+        f"{bad}:1 (ResourceClaimParameters default/bomb): requests[0]."
+        "namedResourcesWithAttributes.required[0].selector: CEL expression too expensive: "
+        "estimated cost 1,048,575,734 exceeds the limit of 1,000,000")
+    assert template.startswith(
+        f"{bad}:2 (ResourceClass frobs): numericParameters[0].celTemplate: placeholder 1 "
+        "{{object.n +}} is not valid CEL: compile error at 1:11: Syntax error")
+    assert summary == "2 problem(s); nothing was simulated."
+
+
 def test_bad_flags_and_missing_files_exit_2(tmp_path):
     assert simulate(str(EXAMPLE), "--advance", "soon").returncode == 2
     missing = simulate(str(tmp_path / "nope.yaml"))

@@ -1,0 +1,393 @@
+"""The cost of a CEL expression, estimated before it runs, and the budgets it must fit.
+
+The library (cel-expr-python) has no cost limit and no limit on the size of the values an
+evaluation builds, so a 1 KB expression can ask for gigabytes (``[s].map(a, a+a+a+a)``
+chained). Kubernetes refuses CEL whose *estimated* cost exceeds a limit; we do the same, with
+a model of cel-go's cost estimator (``checker/cost.go``) as Kubernetes configures it: the size
+of every input string, list and map is bounded by known maxima, a comprehension costs the
+estimated size of its range times the cost of one iteration, and concatenation adds sizes, so
+a chain of maps multiplies. ``docs/cel.md`` ("Cost and budgets") describes the model.
+
+An expression is checked twice: when it is compiled, with the declared input bounds
+(:data:`DECLARED_BOUNDS`), and before each evaluation whose input is larger than those bounds,
+with the sizes of that input (the runtime budget). Both use the same limits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from allocation.engine.attributes import CEL_TYPE_MAPS
+from allocation.engine.cel._errors import CelCostError
+from allocation.engine.cel._parser import Node, ParseError, parse
+
+__all__ = [
+    "MAX_COST",
+    "MAX_VALUE_SIZE",
+    "InputBounds",
+    "DECLARED_BOUNDS",
+    "Estimate",
+    "Budget",
+    "estimate",
+    "measure",
+]
+
+#: Kubernetes' limit on the estimated cost of a CEL device selector
+#: (``resource.k8s.io`` ``CELSelectorExpressionMaxCost``); also the per-evaluation budget.
+MAX_COST = 1_000_000
+#: The largest string (characters), bytes or list (items) an expression may build.
+MAX_VALUE_SIZE = 1_048_576
+
+_STRING_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
+_REGEX_FACTOR = 0.25  # cel-go common.RegexStringLengthCostFactor
+_LIST_BASE, _MAP_BASE, _STRUCT_BASE = 10, 30, 40  # cel-go create*BaseCost
+_SCALAR_TEXT = 40  # the longest text string() makes of a number, timestamp or duration
+_TAG_TEXT = 1_024  # canonical text may be longer than its source: "1e1000" has 1,001 digits
+
+
+@dataclass(frozen=True, slots=True)
+class InputBounds:
+    """The largest string or bytes value (characters; map keys included), list (items) and
+    map (entries) an expression reads from its variables."""
+
+    string: int
+    list: int
+    map: int
+
+    def within(self, other: InputBounds) -> bool:
+        """Whether no bound exceeds the same bound of ``other``."""
+        return self.string <= other.string and self.list <= other.list and self.map <= other.map
+
+    def beyond(self, other: InputBounds) -> str:
+        """The bounds exceeding those of ``other``, e.g. "strings up to 2,048 characters"."""
+        parts = [f"{noun} up to {mine:,} {unit}" for noun, unit, mine, theirs in (
+            ("strings", "characters", self.string, other.string),
+            ("lists", "items", self.list, other.list),
+            ("maps", "entries", self.map, other.map)) if mine > theirs]
+        return ", ".join(parts)
+
+
+#: The input sizes assumed when an expression is validated: a device with at most 128
+#: attributes, strings of at most 256 characters, slices of at most 128 items. Larger inputs
+#: are not refused: each evaluation over one is checked against the runtime budget instead.
+DECLARED_BOUNDS = InputBounds(string=256, list=128, map=128)
+_UNBOUNDED = InputBounds(string=2**40, list=2**40, map=2**40)
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """The estimated worst-case cost, and the size of the largest value the expression builds."""
+
+    cost: int
+    largest: int
+
+    def problem(self, limit: str = "limit") -> str | None:
+        """Why this estimate is over the limits (called ``limit``), or None."""
+        if self.cost > MAX_COST:
+            return f"estimated cost {self.cost:,} exceeds the {limit} of {MAX_COST:,}"
+        if self.largest > MAX_VALUE_SIZE:
+            return (f"it may build a string or list of {self.largest:,} characters or items, "
+                    f"more than the {limit} of {MAX_VALUE_SIZE:,}")
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What the estimate knows of a value: its kind ("string", "bytes", "list", "map",
+    "scalar", "dyn"), its largest size, and the shapes of its items (values) and keys; a
+    missing item or key shape means "no larger than the container" (inputs)."""
+
+    kind: str
+    size: int
+    item: _Shape | None = None
+    key: _Shape | None = None
+
+
+_SCALAR = _Shape("scalar", 1)
+
+
+def _item(shape: _Shape) -> _Shape:
+    if shape.item is not None:
+        return shape.item
+    return _SCALAR if shape.kind in ("scalar", "string", "bytes") else _Shape("dyn", shape.size)
+
+
+def _key(shape: _Shape) -> _Shape:
+    if shape.key is not None:
+        return shape.key
+    return _SCALAR if shape.kind in ("scalar", "string", "bytes") else _Shape("dyn", shape.size)
+
+
+def _union(a: _Shape, b: _Shape) -> _Shape:
+    if a is b:
+        return a
+    kind = a.kind if a.kind == b.kind else "dyn"
+    if a.item is None and b.item is None and a.key is None and b.key is None:
+        return _Shape(kind, max(a.size, b.size))
+    return _Shape(kind, max(a.size, b.size), _union(_item(a), _item(b)), _union(_key(a), _key(b)))
+
+
+def _tagged(text: int) -> _Shape:
+    return _Shape("map", 1, _Shape("string", text), _Shape("string", 4))
+
+
+def _factor(size: int, factor: float) -> int:
+    return math.ceil(size * factor)
+
+
+def _selector_shapes(bounds: InputBounds) -> dict[str, _Shape]:
+    text, key = _Shape("string", bounds.string), _Shape("string", bounds.string)
+    values = {"quantity": _tagged(bounds.string), "version": _tagged(bounds.string),
+              "int": _SCALAR, "bool": _SCALAR, "string": text,
+              "intSlice": _Shape("list", bounds.list, _SCALAR),
+              "stringSlice": _Shape("list", bounds.list, text)}
+    shapes = {variable: _Shape("map", bounds.map, values[kind], key)
+              for kind, variable in CEL_TYPE_MAPS.items()}
+    any_value = _Shape("dyn", max(bounds.string, bounds.list), _Shape("dyn", bounds.string))
+    shapes["attributes"] = _Shape("map", bounds.map, any_value, key)
+    return shapes
+
+
+def _expression_shapes(variables: Mapping[str, str], bounds: InputBounds) -> dict[str, _Shape]:
+    largest = max(bounds.string, bounds.list, bounds.map)
+    any_value = _Shape("dyn", largest)
+    kinds = {"dyn": any_value, "string": _Shape("string", bounds.string),
+             "bytes": _Shape("bytes", bounds.string), "tagged": _tagged(bounds.string),
+             "list": _Shape("list", bounds.list, any_value),
+             "map": _Shape("map", bounds.map, any_value, _Shape("dyn", bounds.string))}
+    return {name: kinds.get(kind, _SCALAR) for name, kind in variables.items()}
+
+
+def estimate(source: str, variables: Mapping[str, str] | None = None,
+             bounds: InputBounds = DECLARED_BOUNDS) -> Estimate:
+    """The estimate for ``source`` in the selector environment, or over ``variables`` (name ->
+    kind as for ``compile_expression``), when inputs stay within ``bounds``.
+
+    Raises:
+        CelCostError: the source cannot be analysed (it then cannot be used).
+    """
+    return _estimate_tree(_tree(source), variables, bounds)
+
+
+def _tree(source: str) -> Node:
+    try:
+        return parse(source)
+    except (ParseError, RecursionError) as error:
+        raise CelCostError(f"CEL expression cannot be analysed for its cost: {error}") from None
+
+
+def _estimate_tree(tree: Node, variables: Mapping[str, str] | None,
+                   bounds: InputBounds) -> Estimate:
+    shapes = (_selector_shapes(bounds) if variables is None
+              else _expression_shapes(variables, bounds))
+    coster = _Coster(shapes)
+    try:
+        cost, _shape = coster.cost(tree)
+    except RecursionError:
+        raise CelCostError("CEL expression cannot be analysed for its cost: too deep") from None
+    return Estimate(cost, coster.largest)
+
+
+def measure(values: Iterable[object]) -> InputBounds:
+    """The bounds ``values`` (plain CEL input: str, bytes, lists, tuples, dicts) fit in."""
+    longest = items = entries = 0
+    pending = list(values)
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is str or kind is bytes:
+            longest = max(longest, len(value))
+        elif kind is dict or isinstance(value, Mapping):
+            entries = max(entries, len(value))
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif kind is list or kind is tuple:
+            items = max(items, len(value))
+            pending.extend(value)
+        elif isinstance(value, (str, bytes)):
+            longest = max(longest, len(value))
+        elif isinstance(value, (list, tuple)):
+            items = max(items, len(value))
+            pending.extend(value)
+    return InputBounds(longest, items, entries)
+
+
+class Budget:
+    """The cost check of one expression: at construction with the declared bounds, then
+    :meth:`check` before each evaluation."""
+
+    __slots__ = ("_tree", "_variables", "fixed", "_seen")
+
+    def __init__(self, source: str, variables: Mapping[str, str] | None = None) -> None:
+        """Raises CelCostError when the expression is over the limits for declared inputs."""
+        self._tree = _tree(source)
+        self._variables = None if variables is None else dict(variables)
+        problem = _estimate_tree(self._tree, self._variables, DECLARED_BOUNDS).problem()
+        if problem is not None:
+            raise CelCostError(f"CEL expression too expensive: {problem}")
+        #: Within the limits whatever the input size: no evaluation needs a check.
+        self.fixed = _estimate_tree(self._tree, self._variables, _UNBOUNDED).problem() is None
+        self._seen: dict[InputBounds, str | None] = {}
+
+    def check(self, values: Iterable[object]) -> str | None:
+        """Why evaluating over these variable values would exceed the runtime budget, or None.
+
+        Only inputs larger than the declared bounds are estimated again, with their sizes
+        rounded up to four significant bits (one estimate serves many inputs).
+        """
+        if self.fixed:
+            return None
+        bounds = measure(values)
+        if bounds.within(DECLARED_BOUNDS):
+            return None
+        rounded = InputBounds(*map(_round_up, (bounds.string, bounds.list, bounds.map)))
+        if rounded in self._seen:
+            return self._seen[rounded]
+        problem = _estimate_tree(self._tree, self._variables, rounded).problem("budget")
+        message = None if problem is None else (
+            f"CEL evaluation over budget, not evaluated: for this input "
+            f"({rounded.beyond(DECLARED_BOUNDS)}) {problem}")
+        if len(self._seen) >= 64:
+            self._seen.clear()
+        self._seen[rounded] = message
+        return message
+
+
+def _round_up(number: int) -> int:
+    """``number`` rounded up to four significant bits (at most 12.5% more)."""
+    shift = max(number.bit_length() - 4, 0)
+    return -(-number >> shift) << shift
+
+
+class _Coster:
+    """cel-go's estimator over our tree: ``cost`` gives (worst-case cost, result shape)."""
+
+    def __init__(self, variables: dict[str, _Shape]) -> None:
+        self.variables = variables
+        self.locals: dict[str, list[_Shape]] = {}
+        self.largest = 0
+
+    def _built(self, shape: _Shape) -> _Shape:
+        self.largest = max(self.largest, shape.size)
+        return shape
+
+    def cost(self, node: Node) -> tuple[int, _Shape]:
+        kind = node.kind
+        if kind == "literal":
+            return 0, _SCALAR if node.name == "scalar" else _Shape(node.name, node.size)
+        if kind == "ident":
+            scope = self.locals.get(node.name)
+            return 1, scope[-1] if scope else self.variables.get(node.name, _SCALAR)
+        if kind in ("select", "has"):
+            cost, shape = self.cost(node.args[0])
+            return cost + 1, _SCALAR if kind == "has" else _item(shape)
+        if kind == "unary":
+            cost, _shape = self.cost(node.args[0])
+            return cost + node.size, _SCALAR
+        if kind == "macro":
+            return self._macro(node)
+        costs, shapes = [], []
+        for arg in node.args:
+            cost, shape = self.cost(arg)
+            costs.append(cost)
+            shapes.append(shape)
+        if kind == "list":
+            item = _Shape("scalar", 0)
+            for shape in shapes:
+                item = _union(item, shape)
+            return _LIST_BASE + sum(costs), self._built(_Shape("list", len(shapes), item))
+        if kind == "map":
+            keys, values = _Shape("scalar", 0), _Shape("scalar", 0)
+            for key, value in zip(shapes[::2], shapes[1::2], strict=True):
+                keys, values = _union(keys, key), _union(values, value)
+            return _MAP_BASE + sum(costs), self._built(_Shape("map", len(shapes) // 2, values,
+                                                              keys))
+        if kind == "struct":
+            return _STRUCT_BASE + sum(costs), _Shape("dyn", max((s.size for s in shapes),
+                                                                default=1))
+        return self._call(node.name, costs, shapes)
+
+    def _call(self, name: str, costs: list[int], shapes: list[_Shape]) -> tuple[int, _Shape]:
+        args = sum(costs)
+        if name in ("_&&_", "_||_"):
+            return args, _SCALAR
+        if name == "_?_:_":
+            return costs[0] + max(costs[1], costs[2]), _union(shapes[1], shapes[2])
+        if name == "_[_]":
+            return args + 1, _item(shapes[0])
+        if name == "_+_":
+            return self._add(args, shapes[0], shapes[1])
+        if name in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"):
+            # As cel-go: comparing stops at the end of the shorter operand.
+            return args + _factor(min(shapes[0].size, shapes[1].size), _STRING_FACTOR), _SCALAR
+        if name == "@in":
+            return args + (1 if shapes[1].kind == "map" else shapes[1].size), _SCALAR
+        return self._function(name, args, shapes)
+
+    def _add(self, args: int, left: _Shape, right: _Shape) -> tuple[int, _Shape]:
+        if left.kind == "scalar" and right.kind == "scalar":
+            return args + 1, _SCALAR
+        # Strings, bytes and (unlike cel-go, whose lists are views) lists are copied.
+        size = left.size + right.size
+        kind = left.kind if left.kind == right.kind else "dyn"
+        shape = _Shape(kind, size, _union(_item(left), _item(right)),
+                       _union(_key(left), _key(right)))
+        return args + _factor(size, _STRING_FACTOR), self._built(shape)
+
+    def _function(self, name: str, args: int, shapes: list[_Shape]) -> tuple[int, _Shape]:
+        first = shapes[0].size if shapes else 0
+        last = shapes[-1].size if shapes else 0
+        if name == "matches":
+            return args + (_factor(first + 1, _STRING_FACTOR)
+                           * _factor(last, _REGEX_FACTOR)), _SCALAR
+        if name == "contains":
+            return args + _factor(first, _STRING_FACTOR) * _factor(last, _STRING_FACTOR), _SCALAR
+        if name in ("startsWith", "endsWith"):
+            return args + _factor(last, _STRING_FACTOR), _SCALAR
+        if name == "dyn" and shapes:
+            return args + 1, shapes[0]
+        if name == "string" and shapes:
+            text = _Shape("string", max(first, _SCALAR_TEXT))
+            return args + max(1, _factor(first, _STRING_FACTOR)), self._built(text)
+        if name == "bytes" and shapes:
+            data = _Shape("bytes", 4 * first)  # a character is at most 4 bytes of UTF-8
+            return args + max(1, _factor(first, _STRING_FACTOR)), self._built(data)
+        if name in ("quantity", "semver", "isQuantity", "isSemver"):
+            parse_cost = max(1, _factor(last, _STRING_FACTOR))
+            result = _tagged(last + _TAG_TEXT) if name in ("quantity", "semver") else _SCALAR
+            return args + parse_cost, result
+        if name in ("add", "sub") and shapes:
+            text = max(_item(s).size for s in shapes)
+            return args + 1, _tagged(text + _TAG_TEXT)
+        return args + 1, _SCALAR  # every other function of the environment gives a scalar
+
+    def _macro(self, node: Node) -> tuple[int, _Shape]:
+        range_cost, range_shape = self.cost(node.args[0])
+        count = range_shape.size
+        if range_shape.kind == "map":
+            variable = _key(range_shape)
+        elif range_shape.kind == "list":
+            variable = _item(range_shape)
+        else:
+            variable = _union(_item(range_shape), _key(range_shape))
+        self.locals.setdefault(node.var, []).append(variable)
+        try:
+            parts = [self.cost(arg) for arg in node.args[1:]]
+        finally:
+            self.locals[node.var].pop()
+        body = sum(cost for cost, _shape in parts)
+        # cel-go's expansion of each macro: accumulator init + result, and per iteration the
+        # loop condition + step (with their identifiers and calls).
+        if node.name == "all":
+            return range_cost + 1 + count * (3 + body), _SCALAR
+        if node.name == "exists":
+            return range_cost + 1 + count * (4 + body), _SCALAR
+        if node.name == "exists_one":
+            return range_cost + 2 + count * (2 + body), _SCALAR
+        if node.name == "filter":
+            result = _Shape("list", count, variable)
+            return range_cost + 11 + count * (13 + body), self._built(result)
+        result = _Shape("list", count, parts[-1][1])
+        return range_cost + 11 + count * (12 + body), self._built(result)

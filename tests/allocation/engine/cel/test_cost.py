@@ -1,0 +1,208 @@
+"""The cost estimate and the budgets: refused at compile time, checked before evaluation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from allocation.engine.attributes import Attribute, AttributeSet
+from allocation.engine.cel import (
+    MAX_COST,
+    MAX_VALUE_SIZE,
+    CelCompileError,
+    CelCostError,
+    CelEvaluationError,
+    SelectorOutcome,
+    compile_expression,
+    compile_selector,
+)
+from allocation.engine.cel.cost import DECLARED_BOUNDS, Budget, InputBounds, estimate, measure
+from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
+
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def _chain(maps: int, seed: str = "a" * 1000, copies: int = 8) -> str:
+    """``[seed].map(a, a+a+...).map(b, ...)``: each map multiplies the string by ``copies``."""
+    source = f"['{seed}']"
+    for level in range(maps):
+        var = f"v{level}"
+        source += f".map({var}, {'+'.join([var] * copies)})"
+    return f"{source}.all(z, size(z) > 0)"
+
+
+def test_the_memory_bomb_is_refused_with_its_estimate() -> None:
+    bomb = _chain(7)
+    assert len(bomb) < 1300
+    with pytest.raises(CelCostError) as caught:
+        compile_selector(bomb)
+    assert str(caught.value) == ("CEL expression too expensive: estimated cost 1,048,575,734 "
+                                 "exceeds the limit of 1,000,000")
+    assert isinstance(caught.value, CelCompileError)  # every caller already handles it
+
+
+def test_each_map_of_the_chain_multiplies_the_estimate() -> None:
+    costs = [estimate(_chain(maps)).cost for maps in range(1, 5)]
+    assert costs[0] < MAX_COST < costs[3]
+    for smaller, larger in zip(costs, costs[1:], strict=False):
+        assert 7 * smaller < larger < 9 * smaller
+    compile_selector(_chain(2))  # 64 KB of string: allowed
+
+
+def test_a_cheap_chain_building_a_huge_string_is_refused_by_the_size_cap() -> None:
+    doubling = _chain(20, seed="ab", copies=2)
+    result = estimate(doubling)
+    assert result.cost < MAX_COST and result.largest == 2 * 2**20
+    with pytest.raises(CelCostError, match=f"may build a string or list of 2,097,152 "
+                                           f"characters or items, more than the limit of "
+                                           f"{MAX_VALUE_SIZE:,}"):
+        compile_selector(doubling)
+
+
+@pytest.mark.parametrize(
+    ("source", "cost"),
+    [
+        ('strings["model"] == "A100"', 3),  # ident, index, compare
+        ('quantities.memory >= "16Gi"', 3),
+        ('strings.model.startsWith("ACME T4")', 3),  # arguments + 0.1 per character
+        ('"b" in ["a", "b"]', 12),  # list 10, in: the list's size
+        ('["a", "b"].exists(x, x == "a")', 1 + 10 + 2 * (4 + 2)),
+        ('stringSlices.tags.all(x, x == "a")', 2 + 1 + 128 * (3 + 2)),  # 128 items declared
+        ('strings.model.matches("^A1.*$")', 2 + 26 * 2),  # (257 * 0.1) * (6 * 0.25)
+    ],
+)
+def test_cost_model_follows_cel_go(source: str, cost: int) -> None:
+    assert estimate(source).cost == cost
+
+
+def test_concatenation_tracks_sizes_and_the_loop_multiplies_by_the_range() -> None:
+    assert estimate('size("abcd" + "efgh") > 0').largest == 8
+    small = estimate('stringSlices.tags.map(t, t + t).size() > 0')
+    assert small.largest == 2 * DECLARED_BOUNDS.string
+    bigger = estimate('stringSlices.tags.map(t, t + t).size() > 0',
+                      bounds=InputBounds(256, 256, 128))
+    assert bigger.cost > 1.9 * small.cost
+
+
+def _yaml_cel(path: Path) -> list[tuple[str, str]]:
+    found = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "selector" and isinstance(item, str):
+                    found.append(("selector", item))
+                elif key in ("celTemplate", "handleData") and isinstance(item, str):
+                    found.extend(("template", source) for source in placeholders(item))
+                elif key == "requestCount" and isinstance(item, str):
+                    found.append(("template", item))
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for doc in yaml.safe_load_all(path.read_text()):
+        walk(doc)
+    return found
+
+
+_FILES = sorted([*ROOT.glob("examples/*.yaml"), *ROOT.glob("tests/**/data/*.yaml")])
+
+
+@pytest.mark.parametrize("path", _FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_expression_of_the_examples_is_accepted(path: Path) -> None:
+    found = _yaml_cel(path)
+    for kind, source in found:
+        if kind == "selector":
+            compile_selector(source)
+        else:
+            compile_expression(source, HANDLE_VARIABLES)
+
+
+def test_the_examples_hold_expressions() -> None:
+    assert sum(len(_yaml_cel(path)) for path in _FILES) >= 8
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'stringSlices.a.exists(x, stringSlices.b.exists(y, x == y))',
+        'attributes.exists(k, k.startsWith("gpu") && attributes[k] == true)',
+        " || ".join(['attributes["memory"] >= "1Gi"'] * 300),
+        'strings.a.contains(strings.b) && strings.a.matches("^[a-z]+-[0-9]+$")',
+        '["ab"].map(a, [a+a+a+a+a+a+a+a+a].map(b, b+b+b+b+b+b+b+b+b).size() > 0).all(r, r)',
+        "(" * 30 + "true" + ")" * 30,
+        '{"a": [1, 2], "b": [3]}.all(k, {"a": [1, 2], "b": [3]}[k].all(v, v > 0))',
+    ],
+    ids=lambda source: source[:40],
+)
+def test_deep_and_ordinary_selectors_are_accepted(source: str) -> None:
+    compile_selector(source)
+
+
+def test_measure_finds_the_largest_string_list_and_map() -> None:
+    bounds = measure([{"a": ["xyz", "w" * 9], "bb": {"k": 1}}, "q", [1, 2, 3]])
+    assert bounds == InputBounds(string=9, list=3, map=2)
+
+
+def _big_device(characters: int) -> AttributeSet:
+    return AttributeSet([Attribute("big", "string", "x" * characters),
+                         Attribute("tags", "stringSlice", ("a",) * 3)])
+
+
+_BLOWS_UP = ('[strings.big].map(a, a+a+a+a+a+a+a+a).map(b, b+b+b+b+b+b+b+b)'
+             '.map(c, c+c+c+c+c+c+c+c).all(z, size(z) > 0)')
+
+
+def test_a_selector_over_budget_for_its_input_is_not_evaluated() -> None:
+    selector = compile_selector(_BLOWS_UP)  # 256 declared characters: within the limits
+    assert selector.evaluate(_big_device(200)) == SelectorOutcome(True)
+    outcome = selector.evaluate(_big_device(2**20))
+    assert not outcome.matched
+    assert outcome.error == (
+        "CEL evaluation over budget, not evaluated: for this input (strings up to 1,048,576 "
+        "characters) estimated cost 267,911,289 exceeds the budget of 1,000,000")
+
+
+def test_a_cheap_selector_is_never_estimated_again() -> None:
+    budget = Budget('strings.big == "x"')
+    assert budget.check([{"big": "x" * 10**6}]) is None
+    assert Budget('strings.big.startsWith("x")').check([{"big": "x" * 10**6}]) is None
+
+
+def test_an_expression_over_budget_for_its_input_fails_to_evaluate() -> None:
+    expression = compile_expression("object.items.map(i, i + i + i + i).size()",
+                                    {"object": "dyn"})
+    assert expression.evaluate(object={"items": ["ab", "cd"]}) == 2
+    with pytest.raises(CelEvaluationError, match="over budget, not evaluated: for this input"):
+        expression.evaluate(object={"items": ["x" * 5000] * 5000})
+
+
+def test_the_runtime_budget_keeps_memory_bounded() -> None:
+    """Under a 384 MiB address-space limit the guarded selector answers; the same program run
+    without the budget dies for want of memory (so the input really is a bomb)."""
+    script = textwrap.dedent(f"""
+        import resource, sys
+        from allocation.engine.attributes import Attribute, AttributeSet
+        from allocation.engine.cel import compile_selector
+        from allocation.engine.cel._library import compile_program
+        limit = 384 * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        source = {_BLOWS_UP!r}
+        device = AttributeSet([Attribute("big", "string", "x" * 2**20)])
+        if sys.argv[1] == "guarded":
+            print(compile_selector(source).evaluate(device).error)
+        else:
+            print(compile_program(source).run(device.cel_activation()))
+    """)
+    runs = {mode: subprocess.run([sys.executable, "-c", script, mode], cwd=ROOT, timeout=120,
+                                 capture_output=True, text=True) for mode in ("guarded", "raw")}
+    assert runs["guarded"].returncode == 0, runs["guarded"].stderr
+    assert runs["guarded"].stdout.startswith("CEL evaluation over budget, not evaluated")
+    assert runs["raw"].stdout.strip() == "(False, 'evaluation ran out of memory')"
