@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import EnvError, env_bool, parse_database_url, parse_redis_url
+from console.env import (
+    SQLITE_OPTIONS,
+    EnvError,
+    env_bool,
+    parse_database_url,
+    parse_redis_url,
+)
 
 BASE = Path("/srv/draplanner")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +27,16 @@ class TestDatabaseUrl:
             assert parse_database_url(value, base_dir=BASE) == {
                 "ENGINE": "django.db.backends.sqlite3",
                 "NAME": BASE / "db.sqlite3",
+                "OPTIONS": SQLITE_OPTIONS,
             }
+
+    def test_sqlite_writes_wait_for_each_other(self):
+        """Writes take the lock at BEGIN and wait for it; WAL lets readers run alongside."""
+        for url in (None, "sqlite:///data/dev.sqlite3", "sqlite:///:memory:"):
+            options = parse_database_url(url, base_dir=BASE)["OPTIONS"]
+            assert options["transaction_mode"] == "IMMEDIATE"
+            assert options["timeout"] >= 20
+            assert "journal_mode=WAL" in options["init_command"]
 
     def test_postgres_url(self):
         db = parse_database_url(
