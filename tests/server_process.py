@@ -28,7 +28,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "database_url", "environment", "manage", "start", "Server", "Session"]
+__all__ = ["REPO_ROOT", "database_url", "environment", "manage", "create_user", "free_port",
+           "start", "Server", "Session"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0  # bounds a hang; never an assertion on speed
@@ -93,15 +94,16 @@ class Server:
             self.process.wait(15)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def start(env: dict, log: Path, host: str = "127.0.0.1") -> Server:
-    """daphne (the venv's script: the in-process worker starts under it) on a free port."""
-    port = _free_port()
+def start(env: dict, log: Path, host: str = "127.0.0.1", port: int | None = None) -> Server:
+    """daphne (the venv's script: the in-process worker starts under it) on ``port`` (default:
+    a free one) of 127.0.0.1; ``host`` is the name the URL uses."""
+    port = port or free_port()
     daphne = Path(sys.executable).parent / "daphne"
     with log.open("w") as out:
         process = subprocess.Popen(
