@@ -214,7 +214,7 @@ def test_the_upload_limit_comes_from_the_environment():
             "print(settings.DRA_MAX_UPLOAD_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)")
     result = _manage("shell", "-c", show, DRA_MAX_UPLOAD_BYTES="1000")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["1000", "1000"]
+    assert result.stdout.splitlines()[-1].split() == ["1000", "1000"]
     result = _manage("check", DRA_MAX_UPLOAD_BYTES="32MB")
     assert result.returncode != 0
     assert "DRA_MAX_UPLOAD_BYTES='32MB' is not a positive number of bytes" in result.stderr
