@@ -233,6 +233,9 @@ def promote(user, scenario: Scenario) -> Scenario:
     source = f"scenario-{scenario.pk}"
     with transaction.atomic():
         cluster.locked_cluster()  # no other write lands between this read and the save
+        # The scenario as stored now (a second promotion of it waits here, then finds no
+        # changes left to apply).
+        scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         current = cluster.revision()
         # Events are history: scenarios neither see nor change them (docs/scenarios.md).
         documents = [json.loads(row.document) for row in stored_rows()]

@@ -9,6 +9,7 @@ from allocation import models
 from allocation.services import cluster
 from allocation.services.manifests import export_documents, import_texts
 from scenarios import services
+from scenarios.models import Scenario
 from tests.factories import node, pod, to_yaml
 from tests.scenarios.cluster import store
 
@@ -155,7 +156,6 @@ def test_promote_writes_only_what_the_scenario_changed(staff, monkeypatch):
 def test_promote_works_on_a_cluster_larger_than_one_manifest_may_be(staff):
     """More than 4 MiB of stored documents (the reader's limit on one document)."""
     from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES
-    from scenarios.models import Scenario
 
     pods = []
     for i in range(1100):
@@ -198,3 +198,17 @@ def test_bad_changes_are_refused_naming_the_field(alice):
             "expression": "attributes["})
     with pytest.raises(services.Refused, match="name"):
         services.create(alice, "  ")
+
+
+def test_promoting_a_stale_copy_applies_nothing_twice(staff):
+    store()
+    scenario = services.create(staff, "remove p0")
+    scenario = services.add_change(staff, scenario, {"op": "remove-object", "kind": "Pod",
+                                                     "name": "p0"})
+    stale = Scenario.objects.get(pk=scenario.pk)  # a second request's copy
+    services.promote(staff, scenario)
+    revision = cluster.revision()
+
+    promoted = services.promote(staff, stale)
+
+    assert promoted.changes == [] and cluster.revision() == revision
