@@ -45,3 +45,22 @@ def test_every_worker_process_re_evaluates_scenarios_after_its_pass():
     from allocation.worker import runtime
 
     assert refresh_stale in runtime._after_pass
+
+
+def test_an_evaluation_holds_a_transaction_only_where_it_locks_one_row(monkeypatch):
+    """On SQLite a transaction would hold the whole database's write lock while evaluating
+    (every transaction begins IMMEDIATE): writes would wait for every re-evaluation."""
+    from django.db import connection
+
+    store()
+    alice = get_user_model().objects.create_user("alice", password="pw")
+    services.create(alice, "stale")  # never evaluated
+    depth = len(connection.atomic_blocks)
+    seen = []
+    monkeypatch.setattr(services, "refresh",
+                        lambda scenario: seen.append(len(connection.atomic_blocks) - depth))
+
+    assert refresh_stale(limit=1) == 1
+
+    row_locks = connection.features.has_select_for_update_skip_locked
+    assert seen == [1 if row_locks else 0]
