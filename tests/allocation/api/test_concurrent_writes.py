@@ -100,3 +100,27 @@ def test_fifty_concurrent_writes_and_a_promotion_are_all_kept(server):
     assert sum(1 for i in pods if i.get("spec", {}).get("nodeName")) == 2  # two GPUs
     log = server.output()
     assert "locked" not in log and "Traceback" not in log, log[-5000:]
+
+
+def test_concurrent_creates_of_one_name_give_one_201_and_conflicts(server):
+    alice = server_process.Session(server.url, "alice", PASSWORD)
+    start = threading.Barrier(10)
+    results: list = []
+
+    def create(i: int) -> None:
+        doc = pod("same", templates={"gpu": "big-gpu"})
+        doc["metadata"]["labels"] = {"writer": str(i)}
+        text = to_yaml([doc]).encode()
+        start.wait()
+        results.append((i, alice.request("POST", "/api/pods/", text, "application/yaml")))
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    statuses = sorted(status for _, (status, _) in results)
+    assert statuses == [201] + [409] * 9, server.output()[-3000:]
+    [winner] = [i for i, (status, _) in results if status == 201]
+    [stored] = alice.json("/api/pods/")["items"]
+    assert stored["metadata"]["labels"] == {"writer": str(winner)}  # never overwritten
