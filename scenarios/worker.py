@@ -41,7 +41,8 @@ def refresh_stale(limit: int | None = None) -> int:
             if scenario is None:
                 return done
             try:
-                services.refresh(scenario)
+                with transaction.atomic():  # a savepoint: a failed query leaves the rest usable
+                    services.refresh(scenario)
             except Exception:  # one broken scenario must not stop the others
                 log.exception("could not re-evaluate scenario %s", scenario.pk)
                 Scenario.objects.filter(pk=scenario.pk).update(
