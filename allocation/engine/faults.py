@@ -83,18 +83,19 @@ def each(state, stage: str, objects: Iterable[_T], work: Callable[[_T], Any]) ->
     return changed
 
 
-def report(state, obj: KObject, stage: str, error: BaseException) -> Failure:
+def report(state, obj: KObject, stage: str, error: BaseException | None,
+           text: str | None = None) -> Failure:
     """Record that ``stage`` failed on ``obj``; every controller skips it from now on.
 
     An object of the state is marked (annotation; condition on a pod not yet bound); an
     object that is not in the state (a stored row that could not be loaded) only gets the
     Event. Either way the Event is not recorded again if the last one about the object with
-    this reason says the same.
+    this reason says the same. ``text`` replaces :func:`describe`'s.
 
     Returns:
         The :class:`Failure` now in ``state.failures``.
     """
-    text = describe(stage, error)
+    text = text or describe(stage, error)
     failure = Failure(stage, text, error)
     state.failures[obj.key] = failure
     current = state.objects.get(obj.key)

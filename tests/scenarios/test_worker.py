@@ -45,3 +45,27 @@ def test_every_worker_process_re_evaluates_scenarios_after_its_pass():
     from allocation.worker import runtime
 
     assert refresh_stale in runtime._after_pass
+
+
+def test_a_scenario_whose_refresh_breaks_the_transaction_does_not_stop_the_others(
+        monkeypatch):
+    from django.db import DatabaseError, transaction
+
+    store()
+    alice = get_user_model().objects.create_user("alice", password="pw")
+    broken = services.create(alice, "broken")
+    fine = services.create(alice, "fine")
+    import_texts([("more.yaml", to_yaml([node("worker-3")]))])
+    real = services.refresh
+
+    def refresh(scenario):
+        if scenario.pk == broken.pk:  # a failed query: the transaction must roll back
+            with transaction.mark_for_rollback_on_error():
+                raise DatabaseError("injected")
+        return real(scenario)
+
+    monkeypatch.setattr(services, "refresh", refresh)
+    assert refresh_stale() == 2
+    broken, fine = Scenario.objects.get(pk=broken.pk), Scenario.objects.get(pk=fine.pk)
+    assert broken.evaluation_error.startswith("internal error")
+    assert fine.evaluation_error == "" and fine.evaluated_revision == broken.evaluated_revision
