@@ -109,3 +109,57 @@ def test_describe_is_one_stable_line():
     assert faults.describe("x", ValueError("a\nb")) == "x: ValueError: a"
     assert faults.describe("x", RuntimeError()) == "x: RuntimeError"
     assert len(faults.describe("x", ValueError("v" * 1000))) == 300
+
+
+def test_a_driver_controller_failure_on_one_claim_is_confined_to_it(monkeypatch):
+    from allocation.engine.controlplane.driver import DriverController
+    from tests.allocation.engine.controlplane.cp_factories import (
+        cp_claim,
+        cp_class,
+        driver_sim,
+        vendor_params,
+    )
+
+    real = DriverController._check_claim
+
+    def flaky(self, state, sim, book, claim, rc):
+        if claim.name == "first":
+            raise ValueError("injected")
+        return real(self, state, sim, book, claim, rc)
+
+    monkeypatch.setattr(DriverController, "_check_claim", flaky)
+    state = f.run([f.node("n1"), driver_sim("net.example.com", [("pa", 4, None)]),
+                   cp_class("acc", "net.example.com"), vendor_params("one"),
+                   cp_claim("first", "acc", "one", mode="Immediate"),
+                   cp_claim("second", "acc", "one", mode="Immediate")]).state
+    first = state.get("ResourceClaim", "default", "first")
+    assert first.allocation is None
+    assert first.meta.annotations[faults.ERROR_ANNOTATION] == "drivers: ValueError: injected"
+    assert state.get("ResourceClaim", "default", "second").allocation is not None
+
+
+def test_an_autoscaler_failure_on_one_request_is_confined_to_it(monkeypatch):
+    from allocation.engine.autoscaler.provisioning import ProvisioningController
+    from tests.allocation.engine.autoscaler.builders import (
+        condition,
+        gpu_basics,
+        gpu_devices,
+        pod_template,
+        provreq,
+    )
+
+    real = ProvisioningController._request
+
+    def flaky(self, state, req):
+        if req.name == "a":
+            raise KeyError("injected")
+        return real(self, state, req)
+
+    monkeypatch.setattr(ProvisioningController, "_request", flaky)
+    check = "check-capacity.autoscaling.x-k8s.io"
+    state = f.run([*gpu_basics(), f.node("n1"), f.named_slice("n1", gpu_devices(2)),
+                   pod_template(), provreq("a", check), provreq("b", check)]).state
+    a, b = (state.get("ProvisioningRequest", "default", n) for n in ("a", "b"))
+    assert a.meta.annotations[faults.ERROR_ANNOTATION] == "autoscaler: KeyError: 'injected'"
+    assert condition(a, "Provisioned") is None
+    assert condition(b, "Provisioned")["reason"] == "CapacityIsFound"
