@@ -34,7 +34,7 @@ from django.utils import timezone
 from allocation.engine.events import VirtualClock
 from allocation.engine.faults import Failure, fallback_manifest, report
 from allocation.engine.manifests import build_object
-from allocation.engine.objects import KObject, ObjectKey
+from allocation.engine.objects import KObject, ObjectKey, Pod, PodSchedulingContext, ResourceClaim
 from allocation.engine.simulation import Simulation
 from allocation.models import Event, StoredObject, canonical_json
 from allocation.services.cluster import cluster_row, locked_cluster
@@ -249,25 +249,30 @@ def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
     pass bound a pod to, say).
     """
     current = {row_identity(r): r for r in stored_rows()}
-    rebased, conflicts = Plan(), []
+    conflicts: set[Identity] = set()
+    updates, creates, deletes = [], [], []
     for row, obj, document in plan.update:
         now_row = current.get(row_identity(row))
         if now_row is not None and now_row.document == row.document:
-            rebased.update.append((now_row, obj, document))
+            updates.append((now_row, obj, document))
         else:
-            conflicts.append(row_identity(row))
+            conflicts.add(row_identity(row))
     for row in plan.delete:
         now_row = current.get(row_identity(row))
         if now_row is not None and now_row.document == row.document:
-            rebased.delete.append(now_row)
+            deletes.append(now_row)
         elif now_row is not None:
-            conflicts.append(row_identity(row))
-    objects = [(o, d) for o, d in plan.create if model_for(o) is not Event]
-    for obj, document in objects:
-        if identity_of(obj) in current:
-            conflicts.append(identity_of(obj))
-        else:
-            rebased.create.append((obj, document))
+            conflicts.add(row_identity(row))
+    for obj, document in plan.create:
+        if model_for(obj) is not Event:
+            if identity_of(obj) in current:
+                conflicts.add(identity_of(obj))
+            else:
+                creates.append((obj, document))
+    _couple(conflicts, [o for _r, o, _d in updates] + [o for o, _d in creates])
+    rebased = Plan(update=[u for u in updates if identity_of(u[1]) not in conflicts],
+                   create=[c for c in creates if identity_of(c[0]) not in conflicts],
+                   delete=deletes)
     touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
     for obj, document in plan.create:
         if model_for(obj) is Event:
@@ -275,9 +280,41 @@ def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
             if (involved.get("kind"), involved.get("namespace") or "",
                     involved.get("name")) not in touched:
                 rebased.create.append((obj, document))
+    conflicts = sorted(conflicts)
     if not _still_valid(cluster, current, rebased, left_out, now):
         return None, conflicts
     return rebased, conflicts
+
+
+def _couple(conflicts: set[Identity], planned: list[KObject]) -> None:
+    """Add to ``conflicts`` what the pass decided together with a conflicting object.
+
+    A pod and its claims (and its PodSchedulingContext) are decided together: a claim
+    allocated and reserved for a pod that changed meanwhile, or a pod bound with a claim that
+    changed meanwhile, must wait for the next pass as well.
+    """
+    links = {identity_of(obj): _links(obj) for obj in planned}
+    grown = True
+    while grown:
+        grown = False
+        for ident, linked in links.items():
+            if ident not in conflicts and linked & conflicts:
+                conflicts.add(ident)
+                grown = True
+
+
+def _links(obj: KObject) -> set[Identity]:
+    namespace = obj.namespace or ""
+    if isinstance(obj, Pod):
+        return {("", "PodSchedulingContext", namespace, obj.name)} | {
+            ("", "ResourceClaim", namespace, c.claim_name or f"{obj.name}-{c.name}")
+            for c in obj.claims}
+    if isinstance(obj, ResourceClaim):
+        return {("", "Pod", namespace, name) for name in [*obj.reserved_pods(), obj.owner_pod]
+                if name}
+    if isinstance(obj, PodSchedulingContext):
+        return {("", "Pod", namespace, obj.name)}
+    return set()
 
 
 def _still_valid(cluster, current: dict[Identity, StoredObject], plan: Plan,

@@ -111,23 +111,28 @@ def test_a_pass_saves_its_results_although_an_unrelated_object_was_written(clust
     assert models.Cluster.objects.get().reconciled_revision == revision()
 
 
-def test_a_pass_does_not_overwrite_an_object_changed_during_it(cluster_docs, monkeypatch):
-    import_texts([("a.yaml", f.to_yaml(cluster_docs))])
+def test_a_pass_does_not_overwrite_an_object_changed_during_it(monkeypatch):
+    import_texts([("a.yaml", f.to_yaml(_three_pods()))])
     changed = f.pod("p1", claims={"gpu": "c1"}, node_selector={"zone": "b"})
     _during_the_pass(monkeypatch, lambda: import_texts([("b.yaml", f.to_yaml([changed]))]))
     result = passes.reconcile()
     assert result.outcome == passes.SAVED and not result.complete
-    assert result.conflicts == [("", "Pod", "default", "p1")]
-    pod = models.Pod.objects.get(name="p1")
+    # p1 changed; c1 was allocated and reserved for p1 by this pass: decided together.
+    assert result.conflicts == [("", "Pod", "default", "p1"),
+                                ("", "ResourceClaim", "default", "c1")]
+    pod = _pod("p1")
     assert pod.manifest["spec"]["nodeSelector"] == {"zone": "b"} and pod.node_name == ""
-    # What did not conflict is saved; Events about the conflicting pod are not.
-    assert _claim_status()["allocation"]
-    assert not models.Event.objects.filter(name__startswith="p1.").exists()
+    assert models.ResourceClaim.objects.get(name="c1").status == "Pending"
+    assert not models.Event.objects.filter(name__regex=r"^(p1|c1)\.").exists()
+    # What did not conflict is saved.
+    assert _pod("p2").node_name == _pod("p3").node_name == "n1"
+    assert models.Event.objects.filter(name__startswith="p2.").exists()
     monkeypatch.undo()
     passes.reconcile()
-    pod = models.Pod.objects.get(name="p1")
+    pod = _pod("p1")
     assert pod.status == "Unschedulable"  # no node has the label: the next pass decided
     assert pod.manifest["spec"]["nodeSelector"] == {"zone": "b"}
+    assert models.ResourceClaim.objects.get(name="c1").status == "Pending"
 
 
 def test_a_pass_saves_nothing_when_what_it_would_save_no_longer_fits(cluster_docs,
