@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from allocation.services import reconcile as passes
@@ -122,5 +122,8 @@ class Worker:
                 log.exception("work after the worker pass failed")
             finally:
                 close_old_connections()
-        lease.release(self.holder)
+        try:
+            lease.release(self.holder)
+        finally:
+            connections.close_all()  # this thread's connections; it ends here
         log.info("worker %s stopped", self.holder)
