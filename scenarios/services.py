@@ -101,9 +101,24 @@ def evaluation(scenario: Scenario):
     return _evaluate(scenario.active_changes)
 
 
+class _Moved(Exception):
+    """The scenario's changes moved on since the caller read them (another tab, a promotion)."""
+
+
 def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+    """Store ``changes`` up to ``position`` with their evaluation, unless the stored scenario
+    moved on since ``scenario`` was read: :class:`_Moved` then, and nothing is written.
+
+    Evaluating takes seconds on a large cluster, so the row is checked again, locked, before
+    the save: a read-evaluate-save that ignored a change made meanwhile would lose it (or
+    bring back changes a promotion applied).
+    """
+    read = (scenario.changes, scenario.position)
     result, base = _evaluate(changes[:position])
     with transaction.atomic():
+        current = Scenario.objects.select_for_update().filter(pk=scenario.pk).first()
+        if current is None or (current.changes, current.position) != read:
+            raise _Moved()
         scenario.changes = changes
         scenario.position = position
         scenario.outcome = outcome_json(result)
@@ -113,6 +128,14 @@ def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
         scenario.save()
         _announce(scenario)
     return scenario
+
+
+def _edit(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+    try:
+        return _save(scenario, changes, position)
+    except _Moved:
+        raise Refused("this scenario was changed meanwhile (in another tab, or promoted); "
+                      "reload it and try again") from None
 
 
 def create(user, name: str) -> Scenario:
@@ -139,21 +162,21 @@ def add_change(user, scenario: Scenario, change: dict) -> Scenario:
     reason = refusal(result, change)
     if reason:
         raise Refused(reason)
-    return _save(scenario, changes, len(changes))
+    return _edit(scenario, changes, len(changes))
 
 
 def undo(user, scenario: Scenario) -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_undo:
         raise Refused("nothing to undo")
-    return _save(scenario, list(scenario.changes), scenario.position - 1)
+    return _edit(scenario, list(scenario.changes), scenario.position - 1)
 
 
 def redo(user, scenario: Scenario) -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_redo:
         raise Refused("nothing to redo")
-    return _save(scenario, list(scenario.changes), scenario.position + 1)
+    return _edit(scenario, list(scenario.changes), scenario.position + 1)
 
 
 def rebase(user, scenario: Scenario) -> Scenario:
@@ -186,6 +209,8 @@ def refresh(scenario: Scenario) -> Scenario:
     """Re-evaluate on the current baseline (the worker does this after baseline changes)."""
     try:
         return _save(scenario, list(scenario.changes), scenario.position)
+    except _Moved:  # whoever moved it evaluated it
+        return Scenario.objects.filter(pk=scenario.pk).first() or scenario
     except Refused as exc:  # the baseline changed so that a change no longer applies
         with transaction.atomic():
             scenario.evaluation_error = str(exc)

@@ -42,14 +42,17 @@ def refresh_stale(limit: int | None = None) -> int:
         # whole database during the evaluation (every transaction begins IMMEDIATE,
         # console.env), so writes would wait for it; two processes may then evaluate one
         # scenario twice, which only costs time.
-        claim = (transaction.atomic() if connection.features.has_select_for_update_skip_locked
-                 else nullcontext())
+        row_locks = connection.features.has_select_for_update_skip_locked
+        claim = transaction.atomic() if row_locks else nullcontext()
         with claim:
             scenario = _claim_one(revision)
             if scenario is None:
                 return done
             try:
-                services.refresh(scenario)
+                # PostgreSQL: a savepoint, so a failed query leaves the claim's transaction
+                # usable; SQLite runs in autocommit here (see above).
+                with transaction.atomic() if row_locks else nullcontext():
+                    services.refresh(scenario)
             except Exception:  # one broken scenario must not stop the others
                 log.exception("could not re-evaluate scenario %s", scenario.pk)
                 Scenario.objects.filter(pk=scenario.pk).update(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from allocation.engine.allocator import Want, explain_node, search
 from allocation.engine.controlplane.common import drop_context
+from allocation.engine.faults import each
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects import Allocation, Node, Pod, ResourceClaim
 from allocation.engine.objects.resource import node_selector_for
@@ -199,17 +200,16 @@ class Scheduler:
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state) -> bool:
-        changed = False
         self.plans = {}
         self.negotiation.begin(state)
-        for pod in list(state.pods()):
-            if pod.terminated:
-                continue
-            if pod.node_name:
-                changed |= self._bound_pod(state, pod)
-            else:
-                changed |= self._schedule(state, pod)
-        return changed
+        return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
+
+    def _pod(self, state, pod: Pod) -> bool:
+        if pod.terminated:
+            return False
+        if pod.node_name:
+            return self._bound_pod(state, pod)
+        return self._schedule(state, pod)
 
     def _bound_pod(self, state, pod: Pod) -> bool:
         """A pod bound already (seed 004): its claims are allocated for its node."""

@@ -212,3 +212,27 @@ def test_promoting_a_stale_copy_applies_nothing_twice(staff):
     promoted = services.promote(staff, stale)
 
     assert promoted.changes == [] and cluster.revision() == revision
+
+
+REMOVE_P1 = {"op": "remove-object", "kind": "Pod", "name": "p1"}
+
+
+def test_a_refresh_that_read_the_scenario_before_a_change_does_not_undo_it(alice):
+    store()
+    scenario = services.create(alice, "race")
+    stale = Scenario.objects.get(pk=scenario.pk)  # what a worker read before the edit
+    services.add_change(alice, scenario, REMOVE_P1)
+    services.refresh(stale)
+    stored = Scenario.objects.get(pk=scenario.pk)
+    assert stored.changes == [REMOVE_P1] and stored.position == 1
+
+
+def test_an_edit_on_a_stale_copy_is_refused_not_lost(alice):
+    store()
+    scenario = services.create(alice, "two tabs")
+    other_tab = Scenario.objects.get(pk=scenario.pk)
+    services.add_change(alice, scenario, REMOVE_P1)
+    with pytest.raises(services.Refused, match="changed meanwhile"):
+        services.add_change(alice, other_tab, {"op": "remove-object", "kind": "Pod",
+                                               "name": "p2"})
+    assert Scenario.objects.get(pk=scenario.pk).changes == [REMOVE_P1]
