@@ -116,6 +116,7 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
     check_source(source)
     program = compile_device_program(source, consumable_capacity)
     _refuse_internals(source)
+    _check_literals(source)
     if program.result_type not in ("bool", "dyn"):
         raise CelCompileError(f"must evaluate to bool, not {program.result_type}")
     budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
@@ -127,9 +128,37 @@ def _refuse_internals(source: str) -> None:
     Kubernetes' opaque types do not have."""
     for token in tokenize(source):
         if token.kind == "ident" and token.text in (OPAQUE_FIELD, "kubernetes"):
-            before = source[:token.start]
-            line, column = before.count("\n") + 1, token.start - before.rfind("\n")
-            raise CelCompileError(f"undeclared reference to '{token.text}'", line, column)
+            raise CelCompileError(f"undeclared reference to '{token.text}'",
+                                  *_position(source, token.start))
+
+
+#: Functions whose literal argument Kubernetes validates at compile time (its AST validators
+#: for regex, duration and timestamp literals), with a probe that uses the literal.
+_LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
+                   "timestamp": "timestamp({})"}
+
+
+def _check_literals(source: str) -> None:
+    """A literal regular expression, duration or timestamp that cannot be parsed is a compile
+    error, as in Kubernetes, not an error of every evaluation."""
+    tokens = tokenize(source)
+    for index, token in enumerate(tokens[:-3]):
+        if token.kind != "ident" or token.text not in _LITERAL_PROBES:
+            continue
+        literal = tokens[index + 2]
+        if tokens[index + 1].text != "(" or literal.kind != "string" \
+                or tokens[index + 3].text != ")":
+            continue
+        probe = _LITERAL_PROBES[token.text].format(literal.text)
+        ok, message = compile_device_program(probe, False).run({})
+        if not ok:
+            raise CelCompileError(f"invalid {token.text} argument: {message}",
+                                  *_position(source, literal.start))
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    before = source[:offset]
+    return before.count("\n") + 1, offset - before.rfind("\n")
 
 
 # The values read, as cache keys -----------------------------------------------------------
@@ -157,7 +186,9 @@ def _typed(field: str, entry: Any) -> Hashable:
     if field == "capacity":
         value = entry.get("value") if isinstance(entry, Mapping) else entry
         return ("value", type(value).__name__, value)
-    return tuple(entry.items()) if isinstance(entry, Mapping) else ("raw", repr(entry))
+    if isinstance(entry, Mapping):
+        return tuple((kind, type(item).__name__, item) for kind, item in entry.items())
+    return ("raw", repr(entry))
 
 
 def _read(read: DeviceRead, driver: str, device: Mapping[str, Any]) -> Hashable:

@@ -66,6 +66,7 @@ def compile_error(expression: str, **options: bool) -> CelCompileError:
     ('device.attributes["gpu.example.com"].mig', True),
     ('device.attributes["numa.example.com"].node == 1', True),
     ('device.attributes[device.driver].model == "A100"', True),
+    ('device.attributes["numa.example.com"]["node"] == 1', True),
     ('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) > 0', True),
     ('device.capacity["gpu.example.com"].memory == quantity("81920Mi")', True),
     ('device.capacity["numa.example.com"].bandwidth.isLessThan(quantity("1G"))', False),
@@ -108,6 +109,12 @@ def test_an_unknown_domain_is_an_empty_map() -> None:
     assert matches('!("other.example.com" in device.attributes)')
 
 
+def test_a_single_label_domain_can_be_selected_as_a_field() -> None:
+    device = {"attributes": {"local/x": {"int": 1}}}
+    assert matches("device.attributes.local.x == 1", device)
+    assert matches('!("x" in device.attributes.remote)', device)
+
+
 def test_a_missing_id_is_a_runtime_error() -> None:
     assert runtime_error('device.attributes["gpu.example.com"].nope == 1') == "no such key: nope"
     assert runtime_error('device.attributes["other.example.com"].nope == 1') \
@@ -148,6 +155,10 @@ def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> No
     ('device.driver == "x" &&', "Syntax error"),
     ('quantity("1").planner_text == "1"', "undeclared reference to 'planner_text'"),
     ('kubernetes.Quantity{} == quantity("0")', "undeclared reference to 'kubernetes'"),
+    # Literals Kubernetes' AST validators check when compiling.
+    ('device.driver.matches("(")', "invalid matches argument: invalid regular expression"),
+    ('duration("1x") > duration("1s")', "invalid duration argument"),
+    ('timestamp("bad") < timestamp("2020-01-01T00:00:00Z")', "invalid timestamp argument"),
 ])
 def test_compile_errors(expression: str, message: str) -> None:
     error = compile_error(expression)
