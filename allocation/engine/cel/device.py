@@ -15,6 +15,7 @@ Results are cached per selector, keyed on the values the selector reads
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from allocation.engine.cel import _k8s
@@ -43,7 +44,7 @@ class DeviceSelector:
     estimated worst-case cost for devices within the v1 bounds."""
 
     __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
-                 "_reads", "_domains", "_cache")
+                 "_reads", "_plans", "_cache")
 
     def __init__(self, source: str, program: Program, budget: Budget,
                  reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
@@ -53,7 +54,7 @@ class DeviceSelector:
         self._program = program
         self._budget = budget
         self._reads = reads
-        self._domains = _prefilled_domains(reads)
+        self._plans = _plans(reads)
         self._cache: ResultCache[_Outcome] = ResultCache()
 
     def matches(self, driver: str, device: Mapping[str, Any]) -> bool:
@@ -83,7 +84,7 @@ class DeviceSelector:
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:
-            activation = _activation(driver, device, self._domains, self.consumable_capacity)
+            activation = _activation(driver, device, self._plans, self.consumable_capacity)
         except ValueError as error:
             return False, str(error)
         if not self._budget.fixed:
@@ -216,30 +217,52 @@ def _whole(device: Mapping[str, Any], field: str) -> Hashable:
 # The activation -----------------------------------------------------------------------------
 
 
-def _prefilled_domains(reads: tuple[DeviceRead, ...] | None) -> dict[str, frozenset[str | None]]:
-    """Per map, the domains to add as empty maps: Kubernetes answers any unknown domain with
-    an empty map; we can only add the ones named in the selector, and only when the selector
-    never looks at the map as a whole (its keys would show)."""
-    domains: dict[str, frozenset[str | None]] = {}
+@dataclass(frozen=True, slots=True)
+class _MapPlan:
+    """What of one map (attributes or capacity) goes into the activation: every entry, or
+    only the read ones (``ids`` as (domain, id), whole ``domains``), plus the domains added as
+    empty maps (``prefill``). A domain may be DRIVER_DOMAIN."""
+
+    everything: bool
+    ids: frozenset[tuple[str | None, str]]
+    domains: frozenset[str | None]
+    prefill: frozenset[str | None]
+
+
+def _plans(reads: tuple[DeviceRead, ...] | None) -> dict[str, _MapPlan]:
+    """Per map, its plan. Only read values are converted, so that an evaluation depends on
+    nothing its cache key leaves out. Kubernetes answers any unknown domain with an empty
+    map; we can only add the domains the selector names, and only when it never looks at the
+    map as a whole (the added keys would show)."""
+    plans = {}
     for field in ("attributes", "capacity"):
-        named = {read[1] for read in reads or () if read[0] == field and len(read) == 3}
-        whole = reads is None or (field,) in reads
-        domains[field] = frozenset() if whole else frozenset(named)
-    return domains
+        mine = [read for read in reads or () if read[0] == field]
+        everything = reads is None or (field,) in mine
+        named = frozenset(read[1] for read in mine if len(read) == 3)
+        plans[field] = _MapPlan(
+            everything,
+            frozenset((read[1], read[2]) for read in mine if len(read) == 3 and read[2]),
+            frozenset(read[1] for read in mine if len(read) == 3 and read[2] is None),
+            frozenset() if everything else named)
+    return plans
 
 
-def _activation(driver: str, device: Mapping[str, Any],
-                domains: Mapping[str, frozenset[str | None]],
+def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _MapPlan],
                 consumable_capacity: bool) -> dict[str, object]:
     """The CEL variables for ``device``; ValueError for a value CEL cannot hold."""
     maps: dict[str, dict[str, dict[str, object]]] = {}
     for field, convert in (("attributes", _attribute_value), ("capacity", _capacity_value)):
-        filed: dict[str, dict[str, object]] = {
-            driver if domain is DRIVER_DOMAIN else domain: {} for domain in domains[field]}
+        plan = plans[field]
+        resolve = {DRIVER_DOMAIN: driver}
+        filed: dict[str, dict[str, object]] = {resolve.get(d, d): {} for d in plan.prefill}
+        ids = {(resolve.get(d, d), ident) for d, ident in plan.ids}
+        domains = {resolve.get(d, d) for d in plan.domains}
         entries = device.get(field) or {}
         # Bare names first, so that a qualified name for the same slot wins (as in _raw).
         for name in sorted(entries, key=lambda name: "/" in name):
             domain, ident = _split(name, driver)
+            if not (plan.everything or domain in domains or (domain, ident) in ids):
+                continue
             try:
                 value = convert(entries[name])
             except (ValueError, TypeError, AttributeError, KeyError) as error:
