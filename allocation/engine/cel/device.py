@@ -69,7 +69,7 @@ class DeviceSelector:
         try:
             key = self._key(driver, device)
             outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
-        except TypeError:  # an unhashable value (e.g. a list attribute): not cached
+        except (TypeError, AttributeError):  # unhashable or malformed values: not cached
             outcome = self._evaluate(driver, device)
         ok, value = outcome
         if not ok:
@@ -119,7 +119,8 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
     _refuse_internals(source)
     _check_literals(source)
     if program.result_type not in ("bool", "dyn"):
-        raise CelCompileError(f"must evaluate to bool, not {program.result_type}")
+        raise CelCompileError("must evaluate to bool or the unknown type, not "
+                              f"{program.result_type}")
     budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
     return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity)
 
@@ -258,6 +259,8 @@ def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _Map
         ids = {(resolve.get(d, d), ident) for d, ident in plan.ids}
         domains = {resolve.get(d, d) for d in plan.domains}
         entries = device.get(field) or {}
+        if not isinstance(entries, Mapping):
+            raise ValueError(f"device {field}: not a map")
         # Bare names first, so that a qualified name for the same slot wins (as in _raw).
         for name in sorted(entries, key=lambda name: "/" in name):
             domain, ident = _split(name, driver)
@@ -290,7 +293,9 @@ def _attribute_value(entry: Mapping[str, Any]) -> object:
         return opaque_value(_k8s.SEMVER, _k8s.semver_text(value))
     expected = {"int": int, "bool": bool, "string": str}[kinds[0]]
     if type(value) is not expected:
-        raise ValueError(f"{kinds[0]} value {value!r} is not a {kinds[0]}")
+        raise ValueError(f"{kinds[0]} value {value!r} has the wrong type")
+    if expected is int and not -(2**63) <= value < 2**63:
+        raise ValueError(f"int value {value} is out of the int64 range")
     return value
 
 

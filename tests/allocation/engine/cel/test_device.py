@@ -134,7 +134,7 @@ def test_a_result_that_is_not_bool_is_an_error() -> None:
     assert runtime_error('device.attributes["gpu.example.com"].model') \
         == "selector gave string, not bool"
     error = compile_error('device.driver')
-    assert error.message == "must evaluate to bool, not string"
+    assert error.message == "must evaluate to bool or the unknown type, not string"
 
 
 def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> None:
@@ -167,6 +167,14 @@ def test_compile_errors(expression: str, message: str) -> None:
 
 
 def test_invalid_values_in_the_device_are_runtime_errors() -> None:
+    assert "out of the int64 range" in runtime_error('device.attributes["gpu.example.com"].n > 1', {
+        "attributes": {"n": {"int": 2**63}}})
+    assert "int value 1.5 has the wrong type" in runtime_error(
+        'device.attributes["gpu.example.com"].n > 1', {"attributes": {"n": {"int": 1.5}}})
+    assert "needs exactly one of int, bool, string, version" in runtime_error(
+        'device.attributes["gpu.example.com"].n > 1', {"attributes": {"n": {"intValues": [1]}}})
+    assert "device attributes: not a map" in runtime_error('size(device.attributes) == 0',
+                                                           {"attributes": "junk"})
     assert "device attribute v: '1.0' is not a valid semantic version" in runtime_error(
         'device.attributes["gpu.example.com"].v.major() == 1', {"attributes": {
             "v": {"version": "1.0"}}})
