@@ -85,7 +85,10 @@ def _key_after(tokens: list[Token], index: int) -> str | None:
 
 
 def _string_value(literal: str) -> str | None:
-    if literal[:1] in "bBrR" or literal.startswith(('"""', "'''")):
+    # Python reads CEL's escapes alike, except "\?" and "\`" (CEL: "?" and "`"; Python keeps
+    # the backslash) and "\N{...}" (not CEL): a key with those is not followed.
+    if literal[:1] in "bBrR" or literal.startswith(('"""', "'''")) \
+            or any(escape in literal for escape in ("\\?", "\\`", "\\N")):
         return None
     try:
         value = ast.literal_eval(literal)

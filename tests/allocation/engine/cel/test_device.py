@@ -440,3 +440,10 @@ def test_compiled_selectors_are_reused_per_source_and_gate() -> None:
     assert compile_device_selector(source) is compile_device_selector(source)
     assert compile_device_selector(source) is not compile_device_selector(
         source, consumable_capacity=False)
+
+
+def test_an_escaped_key_is_not_followed_but_read_as_a_whole() -> None:
+    # CEL reads "\?" as "?": a wrong guess of the key would miss the value read.
+    selector = compile_device_selector(r'device.attributes["gpu.example.com"]["a\?"] == 1')
+    assert selector.matches(DRIVER, {"attributes": {"a?": {"int": 1}}}) is True
+    assert selector.matches(DRIVER, {"attributes": {"a?": {"int": 2}}}) is False
