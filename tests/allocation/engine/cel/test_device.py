@@ -7,6 +7,8 @@ Expected values of the quantity and semver libraries are those of Kubernetes' ow
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation.engine.cel import (
     CelCompileError,
@@ -447,3 +449,45 @@ def test_an_escaped_key_is_not_followed_but_read_as_a_whole() -> None:
     selector = compile_device_selector(r'device.attributes["gpu.example.com"]["a\?"] == 1')
     assert selector.matches(DRIVER, {"attributes": {"a?": {"int": 1}}}) is True
     assert selector.matches(DRIVER, {"attributes": {"a?": {"int": 2}}}) is False
+
+
+_DRIVERS = ("gpu.example.com", "other.example.com")
+_VALUES = ({"string": "A100"}, {"string": "1"}, {"int": 1}, {"int": 2}, {"bool": True},
+           {"version": "1.0.0"}, {"version": "1.0.0+b"})
+_NAMES = ("model", "gpu.example.com/model", "cores", "other.example.com/cores", "uuid")
+_SELECTORS = (
+    'device.attributes["gpu.example.com"].model == "A100"',
+    'device.attributes[device.driver].model == 1',
+    '"cores" in device.attributes["other.example.com"]',
+    'device.attributes["other.example.com"].cores > 1',
+    'device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("1Gi"))',
+    'device.attributes.exists(d, d == "gpu.example.com") && device.driver != "x"',
+    'device.attributes["gpu.example.com"].exists(k, k == "model")',
+    'has(device.attributes["gpu.example.com"].model)',
+    'device.attributes["gpu.example.com"].model == semver("1.0.0")',
+    "device.allowMultipleAllocations",
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(
+    st.sampled_from(_DRIVERS),
+    st.dictionaries(st.sampled_from(_NAMES), st.sampled_from(_VALUES), max_size=4),
+    st.sampled_from(({}, {"memory": {"value": "1Gi"}}, {"memory": {"value": "1024Mi"}},
+                     {"gpu.example.com/memory": {"value": "2Gi"}})),
+    st.booleans()), min_size=1, max_size=12))
+def test_a_warm_cache_answers_as_a_fresh_evaluation(devices: list) -> None:
+    def outcome(selector, driver: str, device: dict) -> object:
+        try:
+            return selector.matches(driver, device)
+        except CelEvaluationError as error:
+            return str(error)
+
+    for number, source in enumerate(_SELECTORS):
+        warm = compile_device_selector(source)
+        for index, (driver, attributes, capacity, multiple) in enumerate(devices):
+            device = {"attributes": attributes, "capacity": capacity,
+                      "allowMultipleAllocations": multiple}
+            # A comment makes a distinct source: a new selector with an empty cache.
+            fresh = compile_device_selector(f"{source} // {number} {index}")
+            assert outcome(warm, driver, device) == outcome(fresh, driver, device)
