@@ -6,6 +6,8 @@ Expected values of the quantity and semver libraries are those of Kubernetes' ow
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -451,6 +453,7 @@ def test_an_escaped_key_is_not_followed_but_read_as_a_whole() -> None:
     assert selector.matches(DRIVER, {"attributes": {"a?": {"int": 2}}}) is False
 
 
+_FRESH = itertools.count()
 _DRIVERS = ("gpu.example.com", "other.example.com")
 _VALUES = ({"string": "A100"}, {"string": "1"}, {"int": 1}, {"int": 2}, {"bool": True},
            {"version": "1.0.0"}, {"version": "1.0.0+b"})
@@ -483,11 +486,11 @@ def test_a_warm_cache_answers_as_a_fresh_evaluation(devices: list) -> None:
         except CelEvaluationError as error:
             return str(error)
 
-    for number, source in enumerate(_SELECTORS):
+    for source in _SELECTORS:
         warm = compile_device_selector(source)
-        for index, (driver, attributes, capacity, multiple) in enumerate(devices):
+        for driver, attributes, capacity, multiple in devices:
             device = {"attributes": attributes, "capacity": capacity,
                       "allowMultipleAllocations": multiple}
             # A comment makes a distinct source: a new selector with an empty cache.
-            fresh = compile_device_selector(f"{source} // {number} {index}")
+            fresh = compile_device_selector(f"{source} // {next(_FRESH)}")
             assert outcome(warm, driver, device) == outcome(fresh, driver, device)
