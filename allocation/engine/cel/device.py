@@ -68,9 +68,11 @@ class DeviceSelector:
         """
         try:
             key = self._key(driver, device)
-            outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
+            hash(key)
         except (TypeError, AttributeError):  # unhashable or malformed values: not cached
             outcome = self._evaluate(driver, device)
+        else:
+            outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
         ok, value = outcome
         if not ok:
             raise CelEvaluationError(value)
