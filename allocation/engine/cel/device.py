@@ -128,10 +128,17 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity and Semver are messages underneath: refuse naming their field or type, which
-    Kubernetes' opaque types do not have."""
-    for token in tokenize(source):
-        if token.kind == "ident" and token.text in (OPAQUE_FIELD, "kubernetes"):
+    """Quantity and Semver are messages underneath: refuse naming their field, or their type
+    (``kubernetes.Quantity{}``), which Kubernetes' opaque types do not have."""
+    tokens = tokenize(source)
+    for index, token in enumerate(tokens):
+        typed = [t.text for t in tokens[index : index + 3]] in (
+            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"])
+        # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
+        before = tokens[max(index - 2, 0) : index]
+        field = bool(before) and before[-1].text == "." and len(before) == 2 and (
+            before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
+        if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
             raise CelCompileError(f"undeclared reference to '{token.text}'",
                                   *_position(source, token.start))
 
