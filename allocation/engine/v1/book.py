@@ -28,6 +28,8 @@ class AllocationBook:
         self.pool_dedicated: dict[tuple[str, str], int] = defaultdict(int)
         self.pool_version: dict[tuple[str, str], int] = defaultdict(int)
         self._claims: dict[str, list[dict]] = {}
+        # called with the (driver, pool) keys a release freed devices in
+        self.release_listeners: list = []
 
     def __contains__(self, claim_key: str) -> bool:
         return claim_key in self._claims
@@ -68,6 +70,8 @@ class AllocationBook:
         results = self._claims.pop(claim_key, None)
         if results is None:
             return
+        for listener in self.release_listeners:
+            listener({(r["driver"], r["pool"]) for r in results})
         for r in results:
             key = (r["driver"], r["pool"], r["device"])
             if r.get("adminAccess"):

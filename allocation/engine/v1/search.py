@@ -116,12 +116,18 @@ class Allocator:
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
         self.book = book if book is not None else AllocationBook()
+        self.book.release_listeners.append(self._freed)
+        # nodes known to have no free device in any usable pool, and which nodes see a pool
+        self._full: set[str] = set()
+        self._pool_nodes: dict[tuple[str, str], set[str]] = {}
         self.set_slices(slices)
         self.set_classes(classes)
 
     def set_slices(self, slices: list[dict]) -> None:
         """Replace every ResourceSlice; drops the per-node pools and selector results."""
         self.index = SliceIndex(list(slices), self.profile)
+        self._full.clear()
+        self._pool_nodes.clear()
 
     def set_classes(self, classes: list[dict]) -> None:
         """Replace every DeviceClass."""
@@ -148,6 +154,32 @@ class Allocator:
         """
         return _Search(self, node, claims).run()
 
+    def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
+        """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
+        None. Exactly ``allocate`` on each node in turn, except that nodes known to have no
+        free device are skipped when that cannot change the outcome (only normal ExactCount
+        requests). Raises as ``allocate`` does.
+        """
+        skip = self._full if _plain(claims) else ()
+        for i, node in enumerate(nodes):
+            # the first node always runs: node-independent preflight errors still raise
+            if i and skip and (node.get("metadata") or {}).get("name") in skip:
+                continue
+            outcome = self.allocate(node, claims)
+            if outcome.allocations is not None:
+                return node, outcome
+        return None
+
+    def _freed(self, pool_keys: set) -> None:
+        for key in pool_keys:
+            self._full.difference_update(self._pool_nodes.get(key, ()))
+
+    def note_full(self, node_name: str, pools: list[Pool]) -> None:
+        """Remember that ``node_name`` has no free device until a release in its pools."""
+        self._full.add(node_name)
+        for pool in pools:
+            self._pool_nodes.setdefault(pool.key, set()).add(node_name)
+
     def commit(self, claim: dict, allocation: dict) -> None:
         """Record an allocation in the book (see ``AllocationBook.commit``)."""
         self.book.commit(claim_key(claim), allocation)
@@ -170,6 +202,15 @@ class Allocator:
                     f"{owner}: selector #{index}: CEL runtime error: {exc}") from exc
             cache[src] = found
         return found
+
+
+def _plain(claims: list[dict]) -> bool:
+    for c in claims:
+        for req in c["spec"]["devices"].get("requests") or ():
+            for body in req.get("firstAvailable") or (req.get("exactly") or {},):
+                if body.get("allocationMode") == "All" or body.get("adminAccess"):
+                    return False
+    return True
 
 
 class _Search:
@@ -201,6 +242,7 @@ class _Search:
         if not self.claims:
             return Outcome([])
         if self._nothing_free():
+            self.alloc.note_full(self.node_name, self.pools)
             return self._no_fit()
         done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
