@@ -1,0 +1,193 @@
+"""Golden tests: shared counters (KEP-4815), consumable capacity (KEP-5075), taints
+(KEP-5055) in the v1 allocator (docs/v1.md)."""
+
+from __future__ import annotations
+
+from tests.allocation.engine.v1.builders import (
+    DRIVER,
+    allocator,
+    claim,
+    node,
+    picked,
+    request,
+    slice_,
+)
+
+
+def _counters(value: str = "8Gi") -> dict:
+    return slice_("counters", [], sharedCounters=[
+        {"name": "gpu-0", "counters": {"memory": {"value": value}}}], count=2, pool="node-1")
+
+
+def _part(name: str, memory: str, **extra) -> dict:
+    return {"name": name, "consumesCounters": [
+        {"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}], **extra}
+
+
+def _devices(*devs) -> dict:
+    return slice_("devices", list(devs), count=2)
+
+
+def test_counters_limit_the_partitions():
+    a = allocator([_counters(), _devices(_part("whole", "8Gi"), _part("half-0", "4Gi"),
+                                         _part("half-1", "4Gi"))])
+    out = a.allocate(node(), [claim("c0")])
+    assert picked(out) == [[("req", "whole")]]
+    a.commit(claim("c0"), out.allocations[0])
+    assert not a.allocate(node(), [claim("c1")]).fits
+    a.release(claim("c0"))
+    assert picked(a.allocate(node(), [claim("c1", request(count=2))])) == [
+        [("req", "half-0"), ("req", "half-1")]]
+
+
+def test_counters_are_checked_within_one_call():
+    a = allocator([_counters(), _devices(_part("whole", "8Gi"), _part("half-0", "4Gi"))])
+    assert not a.allocate(node(), [claim("c0", request(count=2))]).fits
+
+
+def test_overallocated_counter_blocks_every_consumer():
+    # upstream "partitionable-devices-overallocated-capacity-pool"
+    a = allocator([_counters("18Gi"), _devices(_part("small", "4Gi"), _part("big", "20Gi"))])
+    a.book.commit("default/x", {"devices": {"results": [
+        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "big"}]}})
+    assert not a.allocate(node(), [claim("c0")]).fits
+
+
+def test_counters_need_the_partitionable_gate():
+    a = allocator([_counters(), _devices(_part("whole", "8Gi"))], release="1.35")
+    assert not a.allocate(node(), [claim("c0")]).fits
+
+
+def test_unknown_counter_set_makes_the_pool_invalid():
+    bad = {"name": "x", "consumesCounters": [{"counterSet": "nope", "counters": {
+        "memory": {"value": "1"}}}]}
+    a = allocator([_counters(), _devices(bad)])
+    assert a.allocate(node(), [claim("c0")]).reason == "invalid resource pools were encountered"
+
+
+def test_per_device_node_selection():
+    devs = [{"name": "a", "nodeName": "node-2"}, {"name": "b", "nodeName": "node-1"}]
+    a = allocator([slice_("s", devs, node=None, pool="p", perDeviceNodeSelection=True)])
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b")]]
+    assert picked(a.allocate(node("node-2"), [claim("c0")])) == [[("req", "a")]]
+
+
+def _shared(name: str, value: str = "10", policy: dict | None = None, **attrs) -> dict:
+    cap: dict = {"value": value}
+    if policy:
+        cap["requestPolicy"] = policy
+    return {"name": name, "allowMultipleAllocations": True,
+            "capacity": {"bw": cap}, **attrs}
+
+
+def _cap(name: str = "req", amount: str = "4", **kw) -> dict:
+    return request(name, capacity={"requests": {"bw": amount}}, **kw)
+
+
+def test_shared_device_serves_several_claims_with_share_ids():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    out = a.allocate(node(), [claim("c0", _cap()), claim("c1", _cap())])
+    r0 = out.allocations[0]["devices"]["results"][0]
+    r1 = out.allocations[1]["devices"]["results"][0]
+    assert r0["device"] == r1["device"] == "nic"
+    assert r0["consumedCapacity"] == {"bw": "4"}
+    assert r0["shareID"] != r1["shareID"]
+    assert not a.allocate(node(), [claim("c0", _cap()), claim("c1", _cap()),
+                                   claim("c2", _cap())]).fits
+
+
+def test_share_ids_are_deterministic():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    first = a.allocate(node(), [claim("c0", _cap())])
+    again = a.allocate(node(), [claim("c0", _cap())])
+    assert first.allocations == again.allocations
+
+
+def test_recorded_shared_consumption_counts():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    a.commit(claim("c0"), a.allocate(node(), [claim("c0", _cap(amount="8"))]).allocations[0])
+    assert not a.allocate(node(), [claim("c1", _cap())]).fits
+    assert a.allocate(node(), [claim("c1", _cap(amount="2"))]).fits
+
+
+def test_no_request_consumes_the_default_or_everything():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    out = a.allocate(node(), [claim("c0")])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "10"}
+    policy = {"default": "2", "validRange": {"min": "2", "step": "2"}}
+    a = allocator([slice_("s1", [_shared("nic", policy=policy)])])
+    out = a.allocate(node(), [claim("c0")])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "2"}
+
+
+def test_range_policy_rounds_up_to_the_step():
+    policy = {"default": "2", "validRange": {"min": "2", "max": "8", "step": "2"}}
+    a = allocator([slice_("s1", [_shared("nic", policy=policy)])])
+    out = a.allocate(node(), [claim("c0", _cap(amount="3"))])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "4"}
+    assert not a.allocate(node(), [claim("c0", _cap(amount="9"))]).fits
+
+
+def test_valid_values_round_up():
+    policy = {"default": "1", "validValues": ["1", "5", "10"]}
+    a = allocator([slice_("s1", [_shared("nic", policy=policy)])])
+    out = a.allocate(node(), [claim("c0", _cap(amount="2"))])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "5"}
+
+
+def test_unknown_capacity_request_skips_the_device():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    c = claim("c0", request(capacity={"requests": {"other": "1"}}))
+    assert not a.allocate(node(), [c]).fits
+
+
+def test_one_request_cannot_fill_two_slots_of_one_shared_device_in_136():
+    a = allocator([slice_("s1", [_shared("nic")])])
+    assert not a.allocate(node(), [claim("c0", _cap(count=2))]).fits
+
+
+def test_capacity_is_a_filter_on_dedicated_devices():
+    dev = {"name": "d", "capacity": {"bw": {"value": "10"}}}
+    a = allocator([slice_("s1", [dev])])
+    out = a.allocate(node(), [claim("c0", _cap(amount="4"))])
+    assert "shareID" not in out.allocations[0]["devices"]["results"][0]
+    assert not a.allocate(node(), [claim("c0", _cap(amount="11"))]).fits
+
+
+def test_multi_allocatable_backtrack():
+    # upstream "consumable-capacity-with-multi-allocatable-device-backtrack"
+    small = _shared("dev-2", "2", attributes={"s": {"string": "v1"}})
+    large = _shared("dev-1", "4", attributes={"s": {"string": "v2"}})
+    a = allocator([slice_("s1", [small, large])])
+    c0 = claim("c0", _cap("r0", "2"), _cap("r1", "2"),
+               constraints=[{"matchAttribute": f"{DRIVER}/s"}])
+    out = a.allocate(node(), [c0, claim("c1", _cap("r0", "2"))])
+    assert picked(out) == [[("r0", "dev-1"), ("r1", "dev-1")], [("r0", "dev-2")]]
+
+
+def _tainted(name: str, effect: str = "NoSchedule") -> dict:
+    return {"name": name, "taints": [{"key": "k", "value": "v", "effect": effect}]}
+
+
+def test_untolerated_taint_blocks():
+    a = allocator([slice_("s1", [_tainted("d0"), {"name": "d1"}])])
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "d1")]]
+
+
+def test_toleration_is_copied_into_the_result():
+    tol = [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}]
+    a = allocator([slice_("s1", [_tainted("d0")])])
+    out = a.allocate(node(), [claim("c0", request(tolerations=tol))])
+    assert out.allocations[0]["devices"]["results"][0]["tolerations"] == tol
+
+
+def test_none_effect_and_gate_off_do_not_block():
+    a = allocator([slice_("s1", [_tainted("d0", "None")])])
+    assert a.allocate(node(), [claim("c0")]).fits
+    a = allocator([slice_("s1", [_tainted("d0")])], release="1.35")
+    assert a.allocate(node(), [claim("c0")]).fits
+
+
+def test_admin_access_does_not_bypass_taints():
+    a = allocator([slice_("s1", [_tainted("d0", "NoExecute")])])
+    assert not a.allocate(node(), [claim("c0", request(adminAccess=True))]).fits
