@@ -1,0 +1,248 @@
+"""resource.k8s.io/v1 device selectors: CEL over one device of a ResourceSlice.
+
+The environment is Kubernetes' (``dynamic-resource-allocation/cel/compile.go``, spec
+``v1.md`` section 2): one variable ``device`` with ``driver``, ``attributes[domain][id]``,
+``capacity[domain][id]`` (a ``kubernetes.Quantity``) and, with consumable capacity,
+``allowMultipleAllocations``; the quantity and semver libraries without operator overloads;
+the standard extensions. Unlike the seed selectors (``selectors``), a run-time error is an
+error, not a non-match: the allocator decides what it means (spec section 2).
+
+Results are cached per selector, keyed on the values the selector reads
+(``_analysis.device_reads``), so devices that differ only in unread values are evaluated once.
+``docs/cel.md`` ("resource.k8s.io/v1 device selectors") has the details and the deviations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from allocation.engine.cel import _k8s
+from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_reads, tokenize
+from allocation.engine.cel._cache import CompiledCache, ResultCache
+from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
+from allocation.engine.cel._library import (
+    OPAQUE_FIELD,
+    Program,
+    compile_device_program,
+    opaque_value,
+)
+from allocation.engine.cel.cost import DEVICE_BOUNDS, Budget
+from allocation.engine.cel.selectors import check_source
+
+__all__ = ["DeviceSelector", "compile_device_selector"]
+
+_MISSING = ("<missing>",)  # a read value that is absent; tuples never equal a typed value
+_ATTRIBUTE_KINDS = ("int", "bool", "string", "version")
+_Outcome = tuple[bool, Any]  # (True, matched) or (False, error message)
+_COMPILED: CompiledCache[DeviceSelector] = CompiledCache()
+
+
+class DeviceSelector:
+    """A compiled v1 device selector, reused for every device; ``estimated_cost`` is its
+    estimated worst-case cost for devices within the v1 bounds."""
+
+    __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
+                 "_reads", "_domains", "_cache")
+
+    def __init__(self, source: str, program: Program, budget: Budget,
+                 reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
+        self.source = source
+        self.estimated_cost = budget.estimated
+        self.consumable_capacity = consumable_capacity
+        self._program = program
+        self._budget = budget
+        self._reads = reads
+        self._domains = _prefilled_domains(reads)
+        self._cache: ResultCache[_Outcome] = ResultCache()
+
+    def matches(self, driver: str, device: Mapping[str, Any]) -> bool:
+        """Whether ``device`` (a v1 Device as in a ResourceSlice: name, attributes, capacity,
+        allowMultipleAllocations, ...) of ``driver`` matches.
+
+        Raises:
+            CelEvaluationError: any run-time error: a missing key ("no such key: x"), a type
+                mismatch ("no such overload: ..."), a result that is not a bool, a cost over
+                the budget, an invalid version or quantity in the device.
+        """
+        try:
+            key = self._key(driver, device)
+            outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
+        except TypeError:  # an unhashable value (e.g. a list attribute): not cached
+            outcome = self._evaluate(driver, device)
+        ok, value = outcome
+        if not ok:
+            raise CelEvaluationError(value)
+        return value
+
+    def _key(self, driver: str, device: Mapping[str, Any]) -> Hashable:
+        if self._reads is None:
+            return (driver, _whole(device, "attributes"), _whole(device, "capacity"),
+                    bool(device.get("allowMultipleAllocations")))
+        return tuple(_read(read, driver, device) for read in self._reads)
+
+    def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
+        try:
+            activation = _activation(driver, device, self._domains, self.consumable_capacity)
+        except ValueError as error:
+            return False, str(error)
+        if not self._budget.fixed:
+            over = self._budget.check(activation.values())
+            if over is not None:
+                return False, over
+        return self._program.run_bool(activation)
+
+    def __repr__(self) -> str:
+        return f"DeviceSelector({self.source!r})"
+
+
+def compile_device_selector(expression: str, *, consumable_capacity: bool = True
+                            ) -> DeviceSelector:
+    """The v1 device selector for ``expression``, compiled once per distinct source and gate.
+
+    ``consumable_capacity`` is feature gate DRAConsumableCapacity: without it,
+    ``device.allowMultipleAllocations`` does not exist.
+
+    Raises:
+        CelCompileError: longer than 10 KiB, a syntax or type error (message with line and
+            column), an unknown function or field, a result that cannot be a bool;
+            CelCostError (a CelCompileError) when the estimated cost exceeds 1,000,000.
+    """
+    return _COMPILED.get((expression, consumable_capacity),
+                         lambda: _build(expression, consumable_capacity))
+
+
+def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
+    check_source(source)
+    program = compile_device_program(source, consumable_capacity)
+    _refuse_internals(source)
+    if program.result_type not in ("bool", "dyn"):
+        raise CelCompileError(f"must evaluate to bool, not {program.result_type}")
+    budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
+    return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity)
+
+
+def _refuse_internals(source: str) -> None:
+    """Quantity and Semver are messages underneath: refuse naming their field or type, which
+    Kubernetes' opaque types do not have."""
+    for token in tokenize(source):
+        if token.kind == "ident" and token.text in (OPAQUE_FIELD, "kubernetes"):
+            before = source[:token.start]
+            line, column = before.count("\n") + 1, token.start - before.rfind("\n")
+            raise CelCompileError(f"undeclared reference to '{token.text}'", line, column)
+
+
+# The values read, as cache keys -----------------------------------------------------------
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    """(domain, id) of a qualified name; a bare id belongs to the driver's domain."""
+    domain, slash, ident = name.partition("/")
+    return (domain, ident) if slash else (driver, name)
+
+
+def _raw(entries: Mapping[str, Any], driver: str, domain: str, ident: str) -> Any:
+    """The raw entry filed under domain/id; a qualified name wins over the same bare name
+    (the activation files them in the same order)."""
+    value = entries.get(f"{domain}/{ident}", _MISSING)
+    if value is _MISSING and domain == driver:
+        value = entries.get(ident, _MISSING)
+    return value
+
+
+def _typed(field: str, entry: Any) -> Hashable:
+    """A cache key for one attribute or capacity entry that keeps types apart (true vs 1)."""
+    if entry is _MISSING:
+        return _MISSING
+    if field == "capacity":
+        value = entry.get("value") if isinstance(entry, Mapping) else entry
+        return ("value", type(value).__name__, value)
+    return tuple(entry.items()) if isinstance(entry, Mapping) else ("raw", repr(entry))
+
+
+def _read(read: DeviceRead, driver: str, device: Mapping[str, Any]) -> Hashable:
+    field = read[0]
+    if field == "driver":
+        return driver
+    if field == "allowMultipleAllocations":
+        return bool(device.get(field))
+    entries = device.get(field) or {}
+    if len(read) == 1:
+        return (driver, _whole(device, field))
+    domain = driver if read[1] is DRIVER_DOMAIN else read[1]
+    if read[2] is None:
+        filed = sorted((ident, _typed(field, entry)) for name, entry in entries.items()
+                       for dom, ident in [_split(name, driver)] if dom == domain)
+        return (domain, tuple(filed))
+    return _typed(field, _raw(entries, driver, domain, read[2]))
+
+
+def _whole(device: Mapping[str, Any], field: str) -> Hashable:
+    entries = device.get(field) or {}
+    return tuple(sorted((name, _typed(field, entry)) for name, entry in entries.items()))
+
+
+# The activation -----------------------------------------------------------------------------
+
+
+def _prefilled_domains(reads: tuple[DeviceRead, ...] | None) -> dict[str, frozenset[str | None]]:
+    """Per map, the domains to add as empty maps: Kubernetes answers any unknown domain with
+    an empty map; we can only add the ones named in the selector, and only when the selector
+    never looks at the map as a whole (its keys would show)."""
+    domains: dict[str, frozenset[str | None]] = {}
+    for field in ("attributes", "capacity"):
+        named = {read[1] for read in reads or () if read[0] == field and len(read) == 3}
+        whole = reads is None or (field,) in reads
+        domains[field] = frozenset() if whole else frozenset(named)
+    return domains
+
+
+def _activation(driver: str, device: Mapping[str, Any],
+                domains: Mapping[str, frozenset[str | None]],
+                consumable_capacity: bool) -> dict[str, object]:
+    """The CEL variables for ``device``; ValueError for a value CEL cannot hold."""
+    maps: dict[str, dict[str, dict[str, object]]] = {}
+    for field, convert in (("attributes", _attribute_value), ("capacity", _capacity_value)):
+        filed: dict[str, dict[str, object]] = {
+            driver if domain is DRIVER_DOMAIN else domain: {} for domain in domains[field]}
+        entries = device.get(field) or {}
+        # Bare names first, so that a qualified name for the same slot wins (as in _raw).
+        for name in sorted(entries, key=lambda name: "/" in name):
+            domain, ident = _split(name, driver)
+            try:
+                value = convert(entries[name])
+            except (ValueError, TypeError, AttributeError, KeyError) as error:
+                raise ValueError(f"device {field[:-1] if field == 'attributes' else field} "
+                                 f"{name}: {error}") from None
+            filed.setdefault(domain, {})[ident] = value
+        maps[field] = filed
+    activation: dict[str, object] = {
+        "device.driver": driver,
+        "device.attributes": maps["attributes"],
+        "device.capacity": maps["capacity"],
+    }
+    if consumable_capacity:
+        activation["device.allowMultipleAllocations"] = bool(
+            device.get("allowMultipleAllocations"))
+    return activation
+
+
+def _attribute_value(entry: Mapping[str, Any]) -> object:
+    kinds = [kind for kind in _ATTRIBUTE_KINDS if kind in entry]
+    if len(kinds) != 1:
+        raise ValueError("an attribute needs exactly one of int, bool, string, version")
+    value = entry[kinds[0]]
+    if kinds[0] == "version":
+        return opaque_value(_k8s.SEMVER, _k8s.semver_text(value))
+    expected = {"int": int, "bool": bool, "string": str}[kinds[0]]
+    if type(value) is not expected:
+        raise ValueError(f"{kinds[0]} value {value!r} is not a {kinds[0]}")
+    return value
+
+
+def _capacity_value(entry: Mapping[str, Any]) -> object:
+    value = entry["value"]
+    text = value if isinstance(value, str) else str(value)
+    if isinstance(value, bool):
+        raise ValueError(f"value {value!r} is not a quantity")
+    return opaque_value(_k8s.QUANTITY, _k8s.quantity_text(text))
