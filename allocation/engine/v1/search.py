@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 
 from allocation.engine.cel import CelCompileError, CelEvaluationError
+from allocation.engine.cel.device import compile_device_selector
 from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.capacity import capacity_fits, consumed_capacity
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
@@ -106,13 +108,17 @@ class Allocator:
     """Allocates v1 claims on nodes; lives as long as the cluster's slices and classes.
 
     ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
-    ``source`` (``allocation.engine.cel.device.compile_device_selector``).
+    ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
+    profile's DRAConsumableCapacity gate.
     """
 
-    def __init__(self, profile: Profile, compile_selector: Callable, *,
+    def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
                  slices: list[dict] = (), classes: list[dict] = (),
                  book: AllocationBook | None = None) -> None:
         self.profile = profile
+        if compile_selector is None:
+            compile_selector = partial(compile_device_selector,
+                                       consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
         self.book = book if book is not None else AllocationBook()
