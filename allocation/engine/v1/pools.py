@@ -226,11 +226,10 @@ class SliceIndex:
                 if obsolete:
                     continue
                 if len(same) != count:
-                    pool = Pool(pid[0], pid[1], incomplete=True)
-                    if self.profile.incomplete_pools_for_exact_count:
-                        # [1.34] the incomplete pool is still searched by ExactCount
-                        pool.slices = self._views(kept)
-                    plain.append(pool)
+                    # kept for explanations and for [1.34], whose ExactCount still used
+                    # incomplete pools; the search skips them otherwise
+                    plain.append(Pool(pid[0], pid[1], incomplete=True,
+                                      slices=self._views(kept)))
                     continue
                 all_slices = same
             pool = self._build(pid, kept, all_slices)

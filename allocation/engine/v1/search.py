@@ -25,7 +25,8 @@ from allocation.engine.v1.pools import Pool, SliceIndex, quantity_value
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.taints import untolerated_taint
 
-__all__ = ["MAX_RESULTS", "Allocator", "Outcome", "Pick", "RequestData", "claim_key"]
+__all__ = ["MAX_RESULTS", "Allocator", "ClaimState", "Outcome", "Pick", "RequestData", "Search",
+           "claim_key"]
 
 MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -90,7 +91,9 @@ class RequestData:
         return f"{self.parent}/{self.name}" if self.parent else self.name
 
 
-class _Claim:
+class ClaimState:
+    """One claim during one call: its prepared requests, constraints and picks."""
+
     __slots__ = ("raw", "key", "requests", "data", "constraints", "picks", "chosen", "subs")
 
     def __init__(self, raw: dict) -> None:
@@ -158,7 +161,7 @@ class Allocator:
         here. Raises AllocationError (fatal for the scheduling attempt) and
         UnschedulableError (a missing DeviceClass).
         """
-        return _Search(self, node, claims).run()
+        return Search(self, node, claims).run()
 
     def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
         """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
@@ -219,8 +222,8 @@ def _plain(claims: list[dict]) -> bool:
     return True
 
 
-class _Search:
-    """The state of one Allocate call."""
+class Search:
+    """The state of one Allocate call (upstream's ``allocator`` struct)."""
 
     def __init__(self, alloc: Allocator, node: dict, claims: list[dict]) -> None:
         self.alloc = alloc
@@ -228,7 +231,7 @@ class _Search:
         self.book = alloc.book
         self.node = node
         self.node_name = (node.get("metadata") or {}).get("name", "")
-        self.claims = [_Claim(c) for c in claims]
+        self.claims = [ClaimState(c) for c in claims]
         self.pools = alloc.pools_for(node)
         self.allocating: dict = {}
         self.allocating_capacity: dict = {}
@@ -285,7 +288,7 @@ class _Search:
                 return False
         return True
 
-    def _prepare(self, ci: int, claim: _Claim) -> None:
+    def _prepare(self, ci: int, claim: ClaimState) -> None:
         p = self.profile
         minimum = 0
         for ri, req in enumerate(claim.requests):
@@ -333,7 +336,7 @@ class _Search:
                 raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
                                       "(unsupported constraint type?)")
 
-    def _validate(self, claim: _Claim, ci: int, rd: RequestData, body: dict) -> RequestData:
+    def _validate(self, claim: ClaimState, ci: int, rd: RequestData, body: dict) -> RequestData:
         for i, sel in enumerate(body.get("selectors") or ()):
             if not (sel.get("cel") or {}).get("expression"):
                 raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
@@ -363,7 +366,7 @@ class _Search:
             raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") \
                 from exc
 
-    def _list_all(self, claim: _Claim, ci: int, rd: RequestData) -> None:
+    def _list_all(self, claim: ClaimState, ci: int, rd: RequestData) -> None:
         for pool in self.pools:
             if pool.incomplete:
                 raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
@@ -377,7 +380,7 @@ class _Search:
                 for dev in view.devices:
                     if not self.selectable(rd, view, dev):
                         continue
-                    if self.consumable and self._capacity_reason(rd, dev):
+                    if self.consumable and self.capacity_reason(rd, dev):
                         continue
                     rd.all_devices.append((pool, view, dev))
         rd.num_devices = len(rd.all_devices)
@@ -396,7 +399,8 @@ class _Search:
                 return False
         return not (view.per_device and dev.name not in view.node_ok)
 
-    def _capacity_reason(self, rd: RequestData, dev) -> str:
+    def capacity_reason(self, rd: RequestData, dev) -> str:
+        """Why ``dev`` cannot give ``rd`` its capacity now ("" when it can)."""
         return capacity_fits(rd.capacity, dev, self.book.shared.get(dev.key),
                              self.allocating_capacity.get(dev.key))
 
@@ -470,7 +474,7 @@ class _Search:
                         continue
                     if not self.selectable(rd, view, dev):
                         continue
-                    if self.consumable and self._capacity_reason(rd, dev):
+                    if self.consumable and self.capacity_reason(rd, dev):
                         continue
                     undo = self._take(ci, claim, rd, pool, dev, False)
                     if undo is None:
@@ -517,7 +521,7 @@ class _Search:
             holders.add(ci)
         consumed = None
         if self.consumable:
-            if self._capacity_reason(rd, dev):
+            if self.capacity_reason(rd, dev):
                 return None  # as upstream: constraints and marks are not rolled back
             if multi:
                 consumed = consumed_capacity(rd.capacity, dev)
