@@ -6,6 +6,7 @@ classes, the book of allocations) and ``Allocator.allocate(node, claims)``.
 
 from __future__ import annotations
 
+from allocation.engine.v1.allocator import NOT_AVAILABLE, Allocator, allocated_claim_fits
 from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
 from allocation.engine.v1.features import (
@@ -16,10 +17,19 @@ from allocation.engine.v1.features import (
     make_profile,
     parse_feature_gates,
 )
-from allocation.engine.v1.search import MAX_RESULTS, Allocator, Outcome, claim_key
+from allocation.engine.v1.search import (
+    CANNOT_ALLOCATE,
+    INVALID_POOLS,
+    MAX_RESULTS,
+    Outcome,
+    claim_key,
+)
 
 __all__ = [
+    "CANNOT_ALLOCATE",
     "DEFAULT_RELEASE",
+    "INVALID_POOLS",
+    "NOT_AVAILABLE",
     "MAX_RESULTS",
     "RELEASES",
     "AllocationBook",
@@ -29,6 +39,7 @@ __all__ = [
     "Outcome",
     "Profile",
     "UnschedulableError",
+    "allocated_claim_fits",
     "claim_key",
     "make_profile",
     "parse_feature_gates",

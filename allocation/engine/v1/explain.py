@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from allocation.engine.quantity import Quantity
+from allocation.engine.v1.allocator import Allocator
 from allocation.engine.v1.constraints import lookup_attribute
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
-from allocation.engine.v1.search import Allocator, ClaimState, RequestData, Search
+from allocation.engine.v1.search import ClaimState, RequestData, Search
 from allocation.engine.v1.taints import untolerated_taint
 
 __all__ = [
@@ -156,7 +157,7 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
         if not profile.partitionable_devices:
             return DeviceVerdict(ident, "counters-disabled")
         skip = search.consumable and dev.multi_raw and dev.key in search.book.shared
-        short = None if skip else search.counters_short(pool, dev, consume=False)
+        short = None if skip else search.counters.short(pool, dev, consume=False)
         if short:
             set_name, counter, available, needed = short
             return DeviceVerdict(ident, "counters", counter_set=set_name, counter=counter,

@@ -1,32 +1,32 @@
-"""The v1 allocator: one pod's claims on one node, with upstream's outcomes (docs/v1.md).
+"""One Allocate call of the v1 allocator: one pod's claims on one node (docs/v1.md).
 
-``Allocator`` holds what lives across calls (the slice index and its per-node pools, the
-compiled selectors, the per-device selector results, the ``AllocationBook``);
-``Allocator.allocate`` runs the depth-first, first-fit search with full backtracking of
-``structured/internal/*/allocator_*.go`` for one node and returns the allocations or the
-reason nothing fits. Fatal errors raise ``AllocationError``.
+``Search`` is the depth-first, first-fit search with full backtracking of upstream's
+``structured/internal/*/allocator_*.go``: preflight, then claims -> requests -> device slots;
+it returns the allocations or the reason nothing fits. Fatal errors raise
+``AllocationError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import partial
+from typing import TYPE_CHECKING
 
-from allocation.engine.cel import CelCompileError, CelEvaluationError
-from allocation.engine.cel.device import compile_device_selector
-from allocation.engine.v1.book import AllocationBook
+from allocation.engine.cel import CelCompileError
 from allocation.engine.v1.capacity import capacity_fits, consumed_capacity
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
+from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
-from allocation.engine.v1.features import Profile
-from allocation.engine.v1.pools import Pool, SliceIndex, quantity_value
+from allocation.engine.v1.pools import quantity_value
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.taints import untolerated_taint
 
-__all__ = ["MAX_RESULTS", "Allocator", "ClaimState", "Outcome", "Pick", "RequestData", "Search",
-           "claim_key"]
+if TYPE_CHECKING:
+    from allocation.engine.v1.allocator import Allocator
+
+__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "ClaimState", "Outcome", "Pick",
+           "RequestData", "Search", "claim_key"]
 
 MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -107,121 +107,6 @@ class ClaimState:
         self.chosen: dict[int, int] = {}
 
 
-class Allocator:
-    """Allocates v1 claims on nodes; lives as long as the cluster's slices and classes.
-
-    ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
-    ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
-    profile's DRAConsumableCapacity gate.
-    """
-
-    def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
-                 slices: list[dict] = (), classes: list[dict] = (),
-                 book: AllocationBook | None = None) -> None:
-        self.profile = profile
-        if compile_selector is None:
-            compile_selector = partial(compile_device_selector,
-                                       consumable_capacity=profile.consumable_capacity)
-        self._compile = compile_selector
-        self._compiled: dict[str, object] = {}
-        self.book = book if book is not None else AllocationBook()
-        self.book.release_listeners.append(self._freed)
-        # nodes known to have no free device in any usable pool, and which nodes see a pool
-        self._full: set[str] = set()
-        self._pool_nodes: dict[tuple[str, str], set[str]] = {}
-        self.set_slices(slices)
-        self.set_classes(classes)
-
-    def set_slices(self, slices: list[dict]) -> None:
-        """Replace every ResourceSlice; drops the per-node pools and selector results."""
-        self.index = SliceIndex(list(slices), self.profile)
-        self._full.clear()
-        self._pool_nodes.clear()
-
-    def set_classes(self, classes: list[dict]) -> None:
-        """Replace every DeviceClass."""
-        self.classes = {c["metadata"]["name"]: c for c in classes}
-
-    def compiled(self, expression: str):
-        """The compiled selector for ``expression`` (cached). Raises CelCompileError."""
-        sel = self._compiled.get(expression)
-        if sel is None:
-            sel = self._compile(expression)
-            self._compiled[expression] = sel
-        return sel
-
-    def pools_for(self, node: dict) -> list[Pool]:
-        """The pools visible on ``node`` (docs/v1.md, visible pools)."""
-        return self.index.pools_for(node)
-
-    def allocate(self, node: dict, claims: list[dict]) -> Outcome:
-        """Allocate every claim of ``claims`` (unallocated, in the pod's order) on ``node``.
-
-        Returns an Outcome with one allocation dict per claim, or the reason they do not fit
-        here. Raises AllocationError (fatal for the scheduling attempt) and
-        UnschedulableError (a missing DeviceClass).
-        """
-        return Search(self, node, claims).run()
-
-    def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
-        """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
-        None. Exactly ``allocate`` on each node in turn, except that nodes known to have no
-        free device are skipped when that cannot change the outcome (only normal ExactCount
-        requests). Raises as ``allocate`` does.
-        """
-        skip = self._full if _plain(claims) else ()
-        for i, node in enumerate(nodes):
-            # the first node always runs: node-independent preflight errors still raise
-            if i and skip and (node.get("metadata") or {}).get("name") in skip:
-                continue
-            outcome = self.allocate(node, claims)
-            if outcome.allocations is not None:
-                return node, outcome
-        return None
-
-    def _freed(self, pool_keys: set) -> None:
-        for key in pool_keys:
-            self._full.difference_update(self._pool_nodes.get(key, ()))
-
-    def note_full(self, node_name: str, pools: list[Pool]) -> None:
-        """Remember that ``node_name`` has no free device until a release in its pools."""
-        self._full.add(node_name)
-        for pool in pools:
-            self._pool_nodes.setdefault(pool.key, set()).add(node_name)
-
-    def commit(self, claim: dict, allocation: dict) -> None:
-        """Record an allocation in the book (see ``AllocationBook.commit``)."""
-        self.book.commit(claim_key(claim), allocation)
-
-    def release(self, claim: dict) -> None:
-        """Forget a claim's allocation."""
-        self.book.release(claim_key(claim))
-
-    def selector_result(self, dev, sel, owner: str, index: int) -> bool:
-        """Whether ``sel`` accepts ``dev``; cached per device. Raises AllocationError with
-        upstream's message prefix ``owner: selector #index: CEL runtime error: ...``."""
-        cache = dev.selector_cache
-        src = sel.source
-        found = cache.get(src)
-        if found is None:
-            try:
-                found = bool(sel.matches(dev.driver, dev.raw))
-            except CelEvaluationError as exc:
-                raise AllocationError(
-                    f"{owner}: selector #{index}: CEL runtime error: {exc}") from exc
-            cache[src] = found
-        return found
-
-
-def _plain(claims: list[dict]) -> bool:
-    for c in claims:
-        for req in c["spec"]["devices"].get("requests") or ():
-            for body in req.get("firstAvailable") or (req.get("exactly") or {},):
-                if body.get("allocationMode") == "All" or body.get("adminAccess"):
-                    return False
-    return True
-
-
 class Search:
     """The state of one Allocate call (upstream's ``allocator`` struct)."""
 
@@ -235,7 +120,7 @@ class Search:
         self.pools = alloc.pools_for(node)
         self.allocating: dict = {}
         self.allocating_capacity: dict = {}
-        self.consumed_counters: dict = {}
+        self.counters = CounterLedger(self.book, self.profile)
         self.consumable = self.profile.consumable_capacity
 
     # -- preflight --
@@ -501,7 +386,7 @@ class Search:
             if not p.partitionable_devices:
                 return None
             skip = multi and (key in self.book.shared or key in self.allocating_capacity)
-            if not skip and self.counters_short(pool, dev, consume=True):
+            if not skip and self.counters.short(pool, dev, consume=True):
                 return None
         if p.device_taints and untolerated_taint(dev, rd.tolerations):
             return None  # counters stay consumed: upstream does not release them here
@@ -544,62 +429,9 @@ class Search:
                     if not any(sums.values()):
                         del self.allocating_capacity[key]
             elif p.partitionable_devices and dev.consumes:
-                self._release_counters(pool, dev)
+                self.counters.release(pool, dev)
             del claim.picks[count:]
 
         return undo
 
     # -- counters (KEP-4815) --
-    def available_counters(self, pool: Pool) -> dict:
-        """Counter values of the pool minus what allocated devices consume (cached per
-        book version of the pool)."""
-        version = self.book.pool_version.get(pool.key, 0)
-        cached = pool.counter_cache
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-        shared = self.book.shared if self.profile.counters_count_shared else {}
-        dedicated = self.book.dedicated
-        for view in pool.slices + pool.other_slices:
-            for dev in view.devices:
-                if not dev.consumes or (dev.key not in dedicated and dev.key not in shared):
-                    continue
-                for set_name, counters in dev.consumes:
-                    target = avail.get(set_name)
-                    if target is None:
-                        continue
-                    for name, value in counters.items():
-                        if name in target:
-                            target[name] -= value
-        pool.counter_cache = (version, avail)
-        return avail
-
-    def counters_short(self, pool: Pool, dev, consume: bool) -> tuple | None:
-        """``(set, counter, available, needed)`` of the first counter that would go
-        negative when ``dev`` is added, or None (and the consumption is recorded when
-        ``consume``)."""
-        avail = self.available_counters(pool)
-        used = self.consumed_counters.setdefault(pool.key, {})
-        for set_name, counters in dev.consumes:
-            target = used.setdefault(set_name, {})
-            for name, value in counters.items():
-                target[name] = target.get(name, Fraction(0)) + value
-        short = None
-        for set_name, counters in avail.items():
-            taken = used.get(set_name, {})
-            for name, value in counters.items():
-                if value < taken.get(name, 0):
-                    short = (set_name, name, value, taken.get(name, Fraction(0)))
-                    break
-            if short:
-                break
-        if short or not consume:
-            self._release_counters(pool, dev)
-        return short
-
-    def _release_counters(self, pool: Pool, dev) -> None:
-        used = self.consumed_counters.get(pool.key, {})
-        for set_name, counters in dev.consumes:
-            target = used.get(set_name, {})
-            for name, value in counters.items():
-                target[name] = target.get(name, Fraction(0)) - value

@@ -1,0 +1,146 @@
+"""The v1 allocator's long-lived side (docs/v1.md): slices, classes, compiled selectors,
+per-device selector results and the book of allocations, across Allocate calls.
+
+``Allocator.allocate`` runs one ``Search`` (one pod's claims on one node);
+``Allocator.first_fit`` tries nodes in order, skipping nodes known to have nothing free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from allocation.engine.cel import CelEvaluationError
+from allocation.engine.cel.device import compile_device_selector
+from allocation.engine.labels import node_selector_matches
+from allocation.engine.v1.book import AllocationBook
+from allocation.engine.v1.errors import AllocationError
+from allocation.engine.v1.features import Profile
+from allocation.engine.v1.pools import Pool, SliceIndex, node_view
+from allocation.engine.v1.search import Outcome, Search, claim_key
+
+__all__ = ["NOT_AVAILABLE", "Allocator", "allocated_claim_fits"]
+
+NOT_AVAILABLE = "resourceclaim not available on the node"
+
+
+def allocated_claim_fits(claim: dict, node: dict) -> bool:
+    """Whether an allocated claim's ``allocation.nodeSelector`` admits ``node`` (no
+    selector: every node). A pod with a claim that does not is refused with NOT_AVAILABLE."""
+    selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+    return selector is None or node_selector_matches(selector, node_view(node))
+
+
+class Allocator:
+    """Allocates v1 claims on nodes; lives as long as the cluster's slices and classes.
+
+    ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
+    ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
+    profile's DRAConsumableCapacity gate.
+    """
+
+    def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
+                 slices: list[dict] = (), classes: list[dict] = (),
+                 book: AllocationBook | None = None) -> None:
+        self.profile = profile
+        if compile_selector is None:
+            compile_selector = partial(compile_device_selector,
+                                       consumable_capacity=profile.consumable_capacity)
+        self._compile = compile_selector
+        self._compiled: dict[str, object] = {}
+        self.book = book if book is not None else AllocationBook()
+        self.book.release_listeners.append(self._freed)
+        # nodes known to have no free device in any usable pool, and which nodes see a pool
+        self._full: set[str] = set()
+        self._pool_nodes: dict[tuple[str, str], set[str]] = {}
+        self.set_slices(slices)
+        self.set_classes(classes)
+
+    def set_slices(self, slices: list[dict]) -> None:
+        """Replace every ResourceSlice; drops the per-node pools and selector results."""
+        self.index = SliceIndex(list(slices), self.profile)
+        self._full.clear()
+        self._pool_nodes.clear()
+
+    def set_classes(self, classes: list[dict]) -> None:
+        """Replace every DeviceClass."""
+        self.classes = {c["metadata"]["name"]: c for c in classes}
+
+    def compiled(self, expression: str):
+        """The compiled selector for ``expression`` (cached). Raises CelCompileError."""
+        sel = self._compiled.get(expression)
+        if sel is None:
+            sel = self._compile(expression)
+            self._compiled[expression] = sel
+        return sel
+
+    def pools_for(self, node: dict) -> list[Pool]:
+        """The pools visible on ``node`` (docs/v1.md, visible pools)."""
+        return self.index.pools_for(node)
+
+    def allocate(self, node: dict, claims: list[dict]) -> Outcome:
+        """Allocate every claim of ``claims`` (unallocated, in the pod's order) on ``node``.
+
+        Returns an Outcome with one allocation dict per claim, or the reason they do not fit
+        here. Raises AllocationError (fatal for the scheduling attempt) and
+        UnschedulableError (a missing DeviceClass).
+        """
+        return Search(self, node, claims).run()
+
+    def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
+        """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
+        None. Exactly ``allocate`` on each node in turn, except that nodes known to have no
+        free device are skipped when that cannot change the outcome (only normal ExactCount
+        requests). Raises as ``allocate`` does.
+        """
+        skip = self._full if _plain(claims) else ()
+        for i, node in enumerate(nodes):
+            # the first node always runs: node-independent preflight errors still raise
+            if i and skip and (node.get("metadata") or {}).get("name") in skip:
+                continue
+            outcome = self.allocate(node, claims)
+            if outcome.allocations is not None:
+                return node, outcome
+        return None
+
+    def _freed(self, pool_keys: set) -> None:
+        for key in pool_keys:
+            self._full.difference_update(self._pool_nodes.get(key, ()))
+
+    def note_full(self, node_name: str, pools: list[Pool]) -> None:
+        """Remember that ``node_name`` has no free device until a release in its pools."""
+        self._full.add(node_name)
+        for pool in pools:
+            self._pool_nodes.setdefault(pool.key, set()).add(node_name)
+
+    def commit(self, claim: dict, allocation: dict) -> None:
+        """Record an allocation in the book (see ``AllocationBook.commit``)."""
+        self.book.commit(claim_key(claim), allocation)
+
+    def release(self, claim: dict) -> None:
+        """Forget a claim's allocation."""
+        self.book.release(claim_key(claim))
+
+    def selector_result(self, dev, sel, owner: str, index: int) -> bool:
+        """Whether ``sel`` accepts ``dev``; cached per device. Raises AllocationError with
+        upstream's message prefix ``owner: selector #index: CEL runtime error: ...``."""
+        cache = dev.selector_cache
+        src = sel.source
+        found = cache.get(src)
+        if found is None:
+            try:
+                found = bool(sel.matches(dev.driver, dev.raw))
+            except CelEvaluationError as exc:
+                raise AllocationError(
+                    f"{owner}: selector #{index}: CEL runtime error: {exc}") from exc
+            cache[src] = found
+        return found
+
+
+def _plain(claims: list[dict]) -> bool:
+    for c in claims:
+        for req in c["spec"]["devices"].get("requests") or ():
+            for body in req.get("firstAvailable") or (req.get("exactly") or {},):
+                if body.get("allocationMode") == "All" or body.get("adminAccess"):
+                    return False
+    return True
