@@ -53,7 +53,7 @@ class FakeSelector:
         for pattern, repl in _SUBS:
             text = pattern.sub(repl, text)
         try:
-            self._code = compile(text, "<cel>", "eval")
+            self._code = compile(text.strip(), "<cel>", "eval")
         except SyntaxError as exc:
             raise CelCompileError(str(exc)) from exc
         self.evaluations = 0
