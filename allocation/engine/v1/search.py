@@ -46,6 +46,8 @@ class Outcome:
 
     allocations: list[dict] | None
     reason: str = ""
+    # calls of the search step (upstream's numAllocateOneInvocations), for tests and stats
+    invocations: int = 0
 
     @property
     def fits(self) -> bool:
@@ -122,6 +124,7 @@ class Search:
         self.allocating_capacity: dict = {}
         self.counters = CounterLedger(self.book, self.profile)
         self.consumable = self.profile.consumable_capacity
+        self.invocations = 0
 
     # -- preflight --
     def run(self) -> Outcome:
@@ -148,12 +151,12 @@ class Search:
                 rd = c.data[(ri, c.chosen.get(ri, 0))]
                 classes[ri] = rd.klass
             out.append(build_allocation(c.raw, c.picks, c.chosen, classes, self.node_name, p))
-        return Outcome(out)
+        return Outcome(out, invocations=self.invocations)
 
     def _no_fit(self) -> Outcome:
         if any(pool.invalid for pool in self.pools):
-            return Outcome(None, INVALID_POOLS)
-        return Outcome(None, CANNOT_ALLOCATE)
+            return Outcome(None, INVALID_POOLS, self.invocations)
+        return Outcome(None, CANNOT_ALLOCATE, self.invocations)
 
     def _nothing_free(self) -> bool:
         # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
@@ -297,6 +300,7 @@ class Search:
 
     # -- the search (allocateOne) --
     def _one(self, ci, ri, si, di, in_sub, start):
+        self.invocations += 1
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]

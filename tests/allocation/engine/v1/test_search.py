@@ -296,3 +296,54 @@ def test_results_limit_prunes_a_branch():
         "r1", request("two", count=2), request("one")))
     out = a.allocate(node(), [c])
     assert [r for r, _ in picked(out)[0]].count("r1/one") == 1
+
+
+def test_prioritized_list_max_allocation_limit_request():
+    # upstream "prioritized-list-max-allocation-limit-request", with its invocation count
+    a = allocator([slice_("s1", _devices(64))])
+    c = claim("c0", first_available("r0", request("s0", count=32), request("s1", count=16)),
+              first_available("r1", request("s0", count=32), request("s1", count=16)))
+    out = a.allocate(node(), [c])
+    got = picked(out)[0]
+    assert got == [("r0/s1", f"dev-{i}") for i in range(16)] + [
+        ("r1/s1", f"dev-{i}") for i in range(16, 32)]
+    assert out.invocations == 75
+
+
+def test_admin_pick_then_all_admin_request_of_the_same_claim_fails():
+    # upstream "all-devices-some-allocating-admin-access"
+    a = allocator([slice_("s1", _devices(2))])
+    c = claim("c0", request("r0", adminAccess=True),
+              request("r1", mode="All", adminAccess=True))
+    assert not a.allocate(node(), [c]).fits
+
+
+def test_network_attached_device_keeps_the_label_selector():
+    sel = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "region", "operator": "In", "values": ["r1"]}]}]}
+    a = allocator([slice_("s1", _devices(1), node=None, pool="p", nodeSelector=sel)])
+    out = a.allocate(node(region="r1"), [claim("c0")])
+    assert out.allocations[0]["nodeSelector"] == sel
+
+
+def test_prioritized_list_max_allocation_allocation_mode_all():
+    # upstream "prioritized-list-max-allocation-allocation-mode-all"
+    b_slice = slice_("s2", _devices(2), driver="other.example.com", pool="pool-2")
+    a = allocator([slice_("s1", _devices(31), pool="pool-1"), b_slice],
+                  [device_class(), CLASS_B])
+    c = claim("c0", first_available("r0", request("s0", mode="All"), request("s1", count=2)),
+              request("r1", "b", 2))
+    out = a.allocate(node(), [c])
+    assert picked(out) == [[("r0/s1", "dev-0"), ("r0/s1", "dev-1"), ("r1", "dev-0"),
+                            ("r1", "dev-1")]]
+    assert out.invocations == 42
+
+
+@pytest.mark.parametrize("release, invocations", [("1.36", 16), ("1.35", 65)])
+def test_combinations_within_a_single_request(release, invocations):
+    # upstream "check-combinations-within-single-request-single-pool-single-slice"; the
+    # permutation search of earlier releases needs 65 steps (upstream's stable channel)
+    a = allocator([slice_("s1", _devices(4))], release=release)
+    out = a.allocate(node(), [claim("c0", request(count=5))])
+    assert not out.fits
+    assert out.invocations == invocations
