@@ -191,3 +191,35 @@ def test_none_effect_and_gate_off_do_not_block():
 def test_admin_access_does_not_bypass_taints():
     a = allocator([slice_("s1", [_tainted("d0", "NoExecute")])])
     assert not a.allocate(node(), [claim("c0", request(adminAccess=True))]).fits
+
+
+def test_zero_default_policy_consumes_zero():
+    # upstream "consumable-capacity-multi-allocatable-device-with-zero-request-policy"
+    dev = _shared("nic", "1", policy={"default": "0", "validValues": ["0"]})
+    a = allocator([slice_("s1", [dev])])
+    out = a.allocate(node(), [claim("c0"), claim("c1")])
+    for alloc in out.allocations:
+        assert alloc["devices"]["results"][0]["consumedCapacity"] == {"bw": "0"}
+    # "...-violates-zero-request-policy": asking 1 is no valid value
+    assert not a.allocate(node(), [claim("c0", _cap(amount="1"))]).fits
+
+
+def test_all_mode_filters_out_devices_without_the_capacity():
+    # upstream "...-allocation-mode-all-filter-out-no-capacity"
+    with_cap = _shared("d1", "2")
+    without = {"name": "d2", "allowMultipleAllocations": True}
+    a = allocator([slice_("s1", [with_cap, without])])
+    out = a.allocate(node(), [claim("c0", _cap(amount="2", mode="All"))])
+    assert picked(out) == [[("req", "d1")]]
+
+
+def test_allocated_capacity_leaves_the_remainder():
+    # upstream "...-with-allocated-capacity-use-remaining"
+    policy = {"default": "2", "validRange": {"min": "2", "max": "4", "step": "2"}}
+    a = allocator([slice_("s1", [_shared("nic", "4", policy=policy)])])
+    a.book.commit("default/x", {"devices": {"results": [
+        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "nic", "shareID": "s",
+         "consumedCapacity": {"bw": "2"}}]}})
+    out = a.allocate(node(), [claim("c0", _cap(amount="2"))])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "2"}
+    assert not a.allocate(node(), [claim("c0", _cap(amount="3"))]).fits
