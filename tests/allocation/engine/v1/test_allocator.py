@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation.engine.v1 import UnschedulableError, allocated_claim_fits
 from tests.allocation.engine.v1.builders import (
@@ -63,3 +65,26 @@ def test_allocated_claim_node_selector():
         {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}}}
     assert allocated_claim_fits(c, node("node-1"))
     assert not allocated_claim_fits(c, node("node-2"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.booleans(), st.integers(0, 20)),
+                max_size=25))
+def test_first_fit_equals_the_plain_node_loop(steps):
+    fast, slow = _cluster(), _cluster()
+    placed: list[str] = []
+    for i, (count, release, victim) in enumerate(steps):
+        if release and placed:
+            name = placed.pop(victim % len(placed))
+            fast.release(claim(name))
+            slow.release(claim(name))
+            continue
+        c = claim(f"c{i}", request(count=count))
+        got = fast.first_fit(NODES, [c])
+        want = next(((n, o) for n in NODES if (o := slow.allocate(n, [c])).fits), None)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got[0] is want[0] and got[1].allocations == want[1].allocations
+            fast.commit(c, got[1].allocations[0])
+            slow.commit(c, want[1].allocations[0])
+            placed.append(f"c{i}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation.engine.v1.book import AllocationBook
 
@@ -52,3 +54,37 @@ def test_release_notifies_listeners_and_bumps_versions():
     book.release("ns/a")
     assert seen == [{(DRV, "p")}]
     assert book.pool_version[(DRV, "p")] == v + 1
+
+
+_ops = st.lists(st.tuples(st.booleans(), st.integers(0, 5), st.integers(0, 3),
+                          st.booleans(), st.integers(0, 3)), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ops)
+def test_incremental_book_equals_a_book_rebuilt_from_the_live_claims(ops):
+    book = AllocationBook()
+    live: dict[str, dict] = {}
+    for commit, claim, dev, shared, amount in ops:
+        key = f"ns/c{claim}"
+        if commit:
+            result = {"device": f"d{dev}"}
+            if shared:
+                result.update(device=f"nic{dev}", shareID=f"s{claim}",
+                              consumedCapacity={"bw": str(amount)})
+            alloc = _alloc(result)
+            try:
+                book.commit(key, alloc)
+            except ValueError:
+                continue
+            live[key] = alloc
+        else:
+            book.release(key)
+            live.pop(key, None)
+    fresh = AllocationBook()
+    for key, alloc in live.items():
+        fresh.commit(key, alloc)
+    assert book.dedicated == fresh.dedicated
+    assert {k: v for k, v in book.shared.items()} == fresh.shared
+    assert {k: v for k, v in book.pool_dedicated.items() if v} == {
+        k: v for k, v in fresh.pool_dedicated.items() if v}
