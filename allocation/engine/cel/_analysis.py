@@ -85,7 +85,10 @@ def _key_after(tokens: list[Token], index: int) -> str | None:
 
 
 def _string_value(literal: str) -> str | None:
-    if literal[:1] in "bBrR" or literal.startswith(('"""', "'''")):
+    # Python reads CEL's escapes alike, except "\?" and "\`" (CEL: "?" and "`"; Python keeps
+    # the backslash) and "\N{...}" (not CEL): a key with those is not followed.
+    if literal[:1] in "bBrR" or literal.startswith(('"""', "'''")) \
+            or any(escape in literal for escape in ("\\?", "\\`", "\\N")):
         return None
     try:
         value = ast.literal_eval(literal)
@@ -125,26 +128,26 @@ def device_reads(source: str) -> tuple[DeviceRead, ...] | None:
 
 
 def _map_read(field: str, tokens: list[Token], index: int) -> DeviceRead:
-    domain, after = _literal_index(tokens, index)
+    domain, after = _key_at(tokens, index)
     if after is None:
         return (field,)
-    texts = [t.text for t in tokens[after : after + 3]]
-    if len(texts) >= 2 and texts[0] == "." and tokens[after + 1].kind == "ident" \
-            and texts[2:] != ["("]:
-        return (field, domain, texts[1])
-    name, _end = _literal_index(tokens, after)
-    if _end is not None and name is not DRIVER_DOMAIN:
-        return (field, domain, name)
-    return (field, domain, None)
+    ident, end = _key_at(tokens, after)
+    if end is None or ident is DRIVER_DOMAIN:
+        return (field, domain, None)
+    return (field, domain, ident)
 
 
-def _literal_index(tokens: list[Token], index: int) -> tuple[str | None, int | None]:
-    """(key, index after) for ``["literal"]`` or ``[device.driver]`` at ``index``."""
+def _key_at(tokens: list[Token], index: int) -> tuple[str | None, int | None]:
+    """(key, index after) for ``["literal"]``, ``.name`` (not a call) or ``[device.driver]``
+    (key DRIVER_DOMAIN) at ``index``; (None, None) for anything else."""
     texts = [t.text for t in tokens[index : index + 5]]
     if len(texts) >= 3 and texts[0] == "[" and tokens[index + 1].kind == "string" \
             and texts[2] == "]":
         key = _string_value(texts[1])
         return (key, index + 3) if key is not None else (None, None)
+    if len(texts) >= 2 and texts[0] == "." and tokens[index + 1].kind == "ident" \
+            and texts[2:3] != ["("]:
+        return texts[1], index + 2
     if texts == ["[", "device", ".", "driver", "]"]:
         return DRIVER_DOMAIN, index + 5
     return None, None

@@ -15,6 +15,7 @@ Results are cached per selector, keyed on the values the selector reads
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from allocation.engine.cel import _k8s
@@ -43,7 +44,7 @@ class DeviceSelector:
     estimated worst-case cost for devices within the v1 bounds."""
 
     __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
-                 "_reads", "_domains", "_cache")
+                 "_reads", "_plans", "_cache")
 
     def __init__(self, source: str, program: Program, budget: Budget,
                  reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
@@ -53,7 +54,7 @@ class DeviceSelector:
         self._program = program
         self._budget = budget
         self._reads = reads
-        self._domains = _prefilled_domains(reads)
+        self._plans = _plans(reads)
         self._cache: ResultCache[_Outcome] = ResultCache()
 
     def matches(self, driver: str, device: Mapping[str, Any]) -> bool:
@@ -68,7 +69,7 @@ class DeviceSelector:
         try:
             key = self._key(driver, device)
             outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
-        except TypeError:  # an unhashable value (e.g. a list attribute): not cached
+        except (TypeError, AttributeError):  # unhashable or malformed values: not cached
             outcome = self._evaluate(driver, device)
         ok, value = outcome
         if not ok:
@@ -83,7 +84,7 @@ class DeviceSelector:
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:
-            activation = _activation(driver, device, self._domains, self.consumable_capacity)
+            activation = _activation(driver, device, self._plans, self.consumable_capacity)
         except ValueError as error:
             return False, str(error)
         if not self._budget.fixed:
@@ -116,8 +117,10 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
     check_source(source)
     program = compile_device_program(source, consumable_capacity)
     _refuse_internals(source)
+    _check_literals(source)
     if program.result_type not in ("bool", "dyn"):
-        raise CelCompileError(f"must evaluate to bool, not {program.result_type}")
+        raise CelCompileError("must evaluate to bool or the unknown type, not "
+                              f"{program.result_type}")
     budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
     return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity)
 
@@ -127,9 +130,37 @@ def _refuse_internals(source: str) -> None:
     Kubernetes' opaque types do not have."""
     for token in tokenize(source):
         if token.kind == "ident" and token.text in (OPAQUE_FIELD, "kubernetes"):
-            before = source[:token.start]
-            line, column = before.count("\n") + 1, token.start - before.rfind("\n")
-            raise CelCompileError(f"undeclared reference to '{token.text}'", line, column)
+            raise CelCompileError(f"undeclared reference to '{token.text}'",
+                                  *_position(source, token.start))
+
+
+#: Functions whose literal argument Kubernetes validates at compile time (its AST validators
+#: for regex, duration and timestamp literals), with a probe that uses the literal.
+_LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
+                   "timestamp": "timestamp({})"}
+
+
+def _check_literals(source: str) -> None:
+    """A literal regular expression, duration or timestamp that cannot be parsed is a compile
+    error, as in Kubernetes, not an error of every evaluation."""
+    tokens = tokenize(source)
+    for index, token in enumerate(tokens[:-3]):
+        if token.kind != "ident" or token.text not in _LITERAL_PROBES:
+            continue
+        literal = tokens[index + 2]
+        if tokens[index + 1].text != "(" or literal.kind != "string" \
+                or tokens[index + 3].text != ")":
+            continue
+        probe = _LITERAL_PROBES[token.text].format(literal.text)
+        ok, message = compile_device_program(probe, False).run({})
+        if not ok:
+            raise CelCompileError(f"invalid {token.text} argument: {message}",
+                                  *_position(source, literal.start))
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    before = source[:offset]
+    return before.count("\n") + 1, offset - before.rfind("\n")
 
 
 # The values read, as cache keys -----------------------------------------------------------
@@ -157,7 +188,9 @@ def _typed(field: str, entry: Any) -> Hashable:
     if field == "capacity":
         value = entry.get("value") if isinstance(entry, Mapping) else entry
         return ("value", type(value).__name__, value)
-    return tuple(entry.items()) if isinstance(entry, Mapping) else ("raw", repr(entry))
+    if isinstance(entry, Mapping):
+        return tuple((kind, type(item).__name__, item) for kind, item in entry.items())
+    return ("raw", repr(entry))
 
 
 def _read(read: DeviceRead, driver: str, device: Mapping[str, Any]) -> Hashable:
@@ -185,30 +218,54 @@ def _whole(device: Mapping[str, Any], field: str) -> Hashable:
 # The activation -----------------------------------------------------------------------------
 
 
-def _prefilled_domains(reads: tuple[DeviceRead, ...] | None) -> dict[str, frozenset[str | None]]:
-    """Per map, the domains to add as empty maps: Kubernetes answers any unknown domain with
-    an empty map; we can only add the ones named in the selector, and only when the selector
-    never looks at the map as a whole (its keys would show)."""
-    domains: dict[str, frozenset[str | None]] = {}
+@dataclass(frozen=True, slots=True)
+class _MapPlan:
+    """What of one map (attributes or capacity) goes into the activation: every entry, or
+    only the read ones (``ids`` as (domain, id), whole ``domains``), plus the domains added as
+    empty maps (``prefill``). A domain may be DRIVER_DOMAIN."""
+
+    everything: bool
+    ids: frozenset[tuple[str | None, str]]
+    domains: frozenset[str | None]
+    prefill: frozenset[str | None]
+
+
+def _plans(reads: tuple[DeviceRead, ...] | None) -> dict[str, _MapPlan]:
+    """Per map, its plan. Only read values are converted, so that an evaluation depends on
+    nothing its cache key leaves out. Kubernetes answers any unknown domain with an empty
+    map; we can only add the domains the selector names, and only when it never looks at the
+    map as a whole (the added keys would show)."""
+    plans = {}
     for field in ("attributes", "capacity"):
-        named = {read[1] for read in reads or () if read[0] == field and len(read) == 3}
-        whole = reads is None or (field,) in reads
-        domains[field] = frozenset() if whole else frozenset(named)
-    return domains
+        mine = [read for read in reads or () if read[0] == field]
+        everything = reads is None or (field,) in mine
+        named = frozenset(read[1] for read in mine if len(read) == 3)
+        plans[field] = _MapPlan(
+            everything,
+            frozenset((read[1], read[2]) for read in mine if len(read) == 3 and read[2]),
+            frozenset(read[1] for read in mine if len(read) == 3 and read[2] is None),
+            frozenset() if everything else named)
+    return plans
 
 
-def _activation(driver: str, device: Mapping[str, Any],
-                domains: Mapping[str, frozenset[str | None]],
+def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _MapPlan],
                 consumable_capacity: bool) -> dict[str, object]:
     """The CEL variables for ``device``; ValueError for a value CEL cannot hold."""
     maps: dict[str, dict[str, dict[str, object]]] = {}
     for field, convert in (("attributes", _attribute_value), ("capacity", _capacity_value)):
-        filed: dict[str, dict[str, object]] = {
-            driver if domain is DRIVER_DOMAIN else domain: {} for domain in domains[field]}
+        plan = plans[field]
+        resolve = {DRIVER_DOMAIN: driver}
+        filed: dict[str, dict[str, object]] = {resolve.get(d, d): {} for d in plan.prefill}
+        ids = {(resolve.get(d, d), ident) for d, ident in plan.ids}
+        domains = {resolve.get(d, d) for d in plan.domains}
         entries = device.get(field) or {}
+        if not isinstance(entries, Mapping):
+            raise ValueError(f"device {field}: not a map")
         # Bare names first, so that a qualified name for the same slot wins (as in _raw).
         for name in sorted(entries, key=lambda name: "/" in name):
             domain, ident = _split(name, driver)
+            if not (plan.everything or domain in domains or (domain, ident) in ids):
+                continue
             try:
                 value = convert(entries[name])
             except (ValueError, TypeError, AttributeError, KeyError) as error:
@@ -236,7 +293,9 @@ def _attribute_value(entry: Mapping[str, Any]) -> object:
         return opaque_value(_k8s.SEMVER, _k8s.semver_text(value))
     expected = {"int": int, "bool": bool, "string": str}[kinds[0]]
     if type(value) is not expected:
-        raise ValueError(f"{kinds[0]} value {value!r} is not a {kinds[0]}")
+        raise ValueError(f"{kinds[0]} value {value!r} has the wrong type")
+    if expected is int and not -(2**63) <= value < 2**63:
+        raise ValueError(f"int value {value} is out of the int64 range")
     return value
 
 
