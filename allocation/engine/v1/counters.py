@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.features import Profile
-from allocation.engine.v1.pools import Pool
+from allocation.engine.v1.pools import Pool, quantity_value
 
 __all__ = ["CounterLedger"]
 
@@ -22,10 +22,13 @@ class CounterLedger:
         self.book = book
         self.profile = profile
         self.consumed: dict = {}
+        self._slices: dict = {}
 
-    def available(self, pool: Pool) -> dict:
+    def available(self, pool: Pool, dev=None) -> dict:
         """Counter values of the pool minus what allocated devices consume (cached per
-        book version of the pool)."""
+        book version of the pool); [1.34] of ``dev``'s own slice."""
+        if self.profile.legacy_pools:
+            return self._slice_available(pool, dev)
         version = self.book.pool_version.get(pool.key, 0)
         cached = pool.counter_cache
         if cached is not None and cached[0] == version:
@@ -47,12 +50,39 @@ class CounterLedger:
         pool.counter_cache = (version, avail)
         return avail
 
+    def _slice_available(self, pool: Pool, dev) -> dict:
+        slice_ = dev.slice
+        key = ("slice", id(slice_), self.book.pool_version.get(pool.key, 0))
+        found = self._slices.get(key)
+        if found is not None:
+            return found
+        avail = {cs["name"]: {n: quantity_value(c["value"]) for n, c in
+                              (cs.get("counters") or {}).items()}
+                 for cs in slice_["spec"].get("sharedCounters") or ()}
+        view = next(v for v in pool.slices if v.raw is slice_)
+        for other in view.devices:
+            if other.key not in self.book.dedicated:
+                continue
+            for set_name, counters in other.consumes:
+                target = avail.get(set_name)
+                for name, value in counters.items():
+                    if target is not None and name in target:
+                        target[name] -= value
+        self._slices[key] = avail
+        return avail
+
+    def _ledger_key(self, pool: Pool, dev):
+        # [1.34] counters are consumed per slice (upstream keys them by slice name)
+        if self.profile.legacy_pools:
+            return ("slice", dev.slice.get("metadata", {}).get("name", ""))
+        return pool.key
+
     def short(self, pool: Pool, dev, consume: bool) -> tuple | None:
         """``(set, counter, available, needed)`` of the first counter that would go
         negative when ``dev`` is added, or None (and the consumption is recorded when
         ``consume``)."""
-        avail = self.available(pool)
-        used = self.consumed.setdefault(pool.key, {})
+        avail = self.available(pool, dev)
+        used = self.consumed.setdefault(self._ledger_key(pool, dev), {})
         for set_name, counters in dev.consumes:
             target = used.setdefault(set_name, {})
             for name, value in counters.items():
@@ -71,7 +101,8 @@ class CounterLedger:
         return short
 
     def release(self, pool: Pool, dev) -> None:
-        used = self.consumed.get(pool.key, {})
+        """Give back what ``dev`` consumed in this call."""
+        used = self.consumed.get(self._ledger_key(pool, dev), {})
         for set_name, counters in dev.consumes:
             target = used.get(set_name, {})
             for name, value in counters.items():

@@ -187,8 +187,15 @@ class Profile:
         return self._minor == 34
 
     @property
+    def legacy_pools(self) -> bool:
+        """[1.34] pools from node-matching slices only, complete when the kept slices number
+        resourceSliceCount, invalid only for duplicate device names; shared counters are
+        local to their slice."""
+        return self._minor == 34
+
+    @property
     def invalid_pools_fatal(self) -> bool:
-        """[1.34] an invalid pool was a fatal error, not a skipped pool."""
+        """[1.34] a search reaching an invalid pool fails with a fatal error."""
         return self._minor == 34
 
     @property

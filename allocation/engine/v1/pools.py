@@ -176,6 +176,8 @@ class SliceIndex:
         return found
 
     def _gather(self, node) -> list[Pool]:
+        if self.profile.legacy_pools:
+            return self._gather_134(node)
         partitionable = self.profile.partitionable_devices
         groups: dict[tuple[str, str], list[tuple[dict, frozenset | None]]] = {}
         for s in self._by_node.get(node.name, []) + self._shared:
@@ -233,6 +235,58 @@ class SliceIndex:
                     continue
                 all_slices = same
             pool = self._build(pid, kept, all_slices)
+            if self.profile.binding_slices_last and any(
+                    d.binding_conditions for v in pool.slices for d in v.devices):
+                binding.append(pool)
+            else:
+                plain.append(pool)
+        plain.sort(key=lambda p: p.key)
+        binding.sort(key=lambda p: p.key)
+        return plain + binding
+
+    def _gather_134(self, node) -> list[Pool]:
+        groups: dict[tuple[str, str], list[tuple[dict, frozenset | None]]] = {}
+        for s in self._by_node.get(node.name, []) + self._shared:
+            spec = s["spec"]
+            per_device = spec.get("perDeviceNodeSelection")
+            if per_device is not None and not self.profile.partitionable_devices:
+                continue
+            node_ok = None
+            if spec.get("nodeName") or spec.get("allNodes") or spec.get("nodeSelector"):
+                if not _node_matches(node, spec.get("nodeName") or "",
+                                     bool(spec.get("allNodes")), spec.get("nodeSelector")):
+                    continue
+            elif per_device:
+                node_ok = frozenset(
+                    d["name"] for d in spec.get("devices") or ()
+                    if _node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")),
+                                     d.get("nodeSelector")))
+                if not node_ok:
+                    continue
+            else:
+                continue
+            pid = (spec["driver"], spec["pool"]["name"])
+            kept = groups.get(pid)
+            gen = spec["pool"].get("generation", 0)
+            if kept is None or gen > kept[0][0]["spec"]["pool"].get("generation", 0):
+                groups[pid] = [(s, node_ok)]
+            elif gen == kept[0][0]["spec"]["pool"].get("generation", 0):
+                kept.append((s, node_ok))
+        plain: list[Pool] = []
+        binding: list[Pool] = []
+        for pid, kept in groups.items():
+            count = kept[0][0]["spec"]["pool"].get("resourceSliceCount", 1)
+            pool = Pool(pid[0], pid[1], incomplete=len(kept) != count, slices=self._views(kept))
+            names: set[str] = set()
+            for v in pool.slices:
+                for d in v.devices:
+                    if d.name in names and not pool.invalid:
+                        pool.invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
+                    names.add(d.name)
+            pool.fully_visible = (len(self._by_pool.get(pid, ())) == len(kept)
+                                  and all(v.node_ok is None for v in pool.slices))
+            pool.device_count = sum(len(v.devices) for v in pool.slices)
+            pool.multi = any(d.multi_raw for v in pool.slices for d in v.devices)
             if self.profile.binding_slices_last and any(
                     d.binding_conditions for v in pool.slices for d in v.devices):
                 binding.append(pool)

@@ -129,11 +129,6 @@ class Search:
     # -- preflight --
     def run(self) -> Outcome:
         p = self.profile
-        if p.invalid_pools_fatal:
-            for pool in self.pools:
-                if pool.invalid:
-                    raise AllocationError(f"gather pool information: resource pool "
-                                          f"{pool.driver}/{pool.name}: {pool.invalid_reason}")
         for ci, claim in enumerate(self.claims):
             self._prepare(ci, claim)
         if not self.claims:
@@ -167,6 +162,8 @@ class Search:
                     return False
         dedicated = self.book.pool_dedicated
         for pool in self.pools:
+            if pool.invalid and self.profile.invalid_pools_fatal:
+                return False
             if pool.invalid or (pool.incomplete
                                 and not self.profile.incomplete_pools_for_exact_count):
                 continue
@@ -347,6 +344,8 @@ class Search:
         admin = rd.admin
         for pi in range(p0, len(pools)):
             pool = pools[pi]
+            if pool.invalid and self.profile.invalid_pools_fatal:
+                raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             if pool.invalid or (pool.incomplete and not use_incomplete):
                 continue
             views = pool.slices

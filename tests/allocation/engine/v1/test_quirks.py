@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from allocation.engine.v1 import AllocationError
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
@@ -94,3 +97,31 @@ def test_shared_allocations_consume_counters_from_136():
                                                 "DRAPartitionableDevices=true")
     a.book.commit("default/s", shared)
     assert picked(a.allocate(node(), [dedicated])) == [[("req", "o")]]
+
+
+def _both(name: str, memory: str, *devs) -> dict:
+    return slice_(name, list(devs), count=2, nodeName="node-1", sharedCounters=[
+        {"name": "set", "counters": {"mem": {"value": memory}}}])
+
+
+def _eats(name: str, memory: str) -> dict:
+    return {"name": name, "consumesCounters": [
+        {"counterSet": "set", "counters": {"mem": {"value": memory}}}]}
+
+
+def test_134_counters_are_local_to_their_slice():
+    slices = [_both("a", "4", _eats("a0", "4"), _eats("a1", "4")),
+              _both("b", "4", _eats("b0", "4"))]
+    a = allocator(slices, release="1.34", gates="DRAPartitionableDevices=true")
+    out = a.allocate(node(), [claim("c0", request(count=2))])
+    assert picked(out) == [[("req", "a0"), ("req", "b0")]]
+
+
+def test_134_invalid_pool_is_fatal_only_when_the_search_reaches_it():
+    good = slice_("g", [device("ok")], pool="a-pool")
+    dup = [slice_("x", [device("d")], pool="b-pool", count=2),
+           slice_("y", [device("d")], pool="b-pool", count=2)]
+    a = allocator([good, *dup], release="1.34")
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "ok")]]
+    with pytest.raises(AllocationError, match="pool b-pool is invalid: duplicate device"):
+        a.allocate(node(), [claim("c0", request(count=2))])
