@@ -6,7 +6,12 @@ classes, the book of allocations) and ``Allocator.allocate(node, claims)``.
 
 from __future__ import annotations
 
-from allocation.engine.v1.allocator import NOT_AVAILABLE, Allocator, allocated_claim_fits
+from allocation.engine.v1.allocator import (
+    NOT_AVAILABLE,
+    Allocator,
+    allocated_claim_fits,
+    dra_score,
+)
 from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
 from allocation.engine.v1.features import (
@@ -40,6 +45,7 @@ __all__ = [
     "Profile",
     "UnschedulableError",
     "allocated_claim_fits",
+    "dra_score",
     "claim_key",
     "make_profile",
     "parse_feature_gates",

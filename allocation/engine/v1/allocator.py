@@ -19,7 +19,7 @@ from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.search import Outcome, Search, claim_key
 
-__all__ = ["NOT_AVAILABLE", "Allocator", "allocated_claim_fits"]
+__all__ = ["NOT_AVAILABLE", "Allocator", "allocated_claim_fits", "dra_score"]
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 
@@ -29,6 +29,20 @@ def allocated_claim_fits(claim: dict, node: dict) -> bool:
     selector: every node). A pod with a claim that does not is refused with NOT_AVAILABLE."""
     selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
     return selector is None or node_selector_matches(selector, node_view(node))
+
+
+def dra_score(claims: list[dict], allocations: list[dict]) -> int:
+    """The DRA plugin's node score for these allocations (spec section 3.11): 8 - i for
+    every chosen subrequest at position i of its request's ``firstAvailable``."""
+    score = 0
+    for claim, allocation in zip(claims, allocations, strict=True):
+        positions = {}
+        for req in claim["spec"]["devices"].get("requests") or ():
+            for i, sub in enumerate(req.get("firstAvailable") or ()):
+                positions[f"{req['name']}/{sub['name']}"] = i
+        chosen = {r["request"] for r in allocation["devices"]["results"]}
+        score += sum(8 - positions[name] for name in chosen if name in positions)
+    return score
 
 
 class Allocator:

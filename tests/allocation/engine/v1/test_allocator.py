@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.v1 import UnschedulableError, allocated_claim_fits
+from allocation.engine.v1 import UnschedulableError, allocated_claim_fits, dra_score
 from tests.allocation.engine.v1.builders import (
     allocator,
     claim,
     device,
+    first_available,
     node,
     request,
     slice_,
@@ -88,3 +89,15 @@ def test_first_fit_equals_the_plain_node_loop(steps):
             fast.commit(c, got[1].allocations[0])
             slow.commit(c, want[1].allocations[0])
             placed.append(f"c{i}")
+
+
+def test_dra_score_counts_chosen_subrequest_positions():
+    a = allocator([slice_("s", [device("d0"), device("d1")])])
+    c = claim("c", first_available("r", request("big", count=3), request("one")),
+              first_available("q", request("one")), request("plain"))
+    out = a.allocate(node(), [c])
+    assert not out.fits
+    c = claim("c", first_available("r", request("big", count=3), request("one")),
+              first_available("q", request("one")))
+    out = a.allocate(node(), [c])
+    assert dra_score([c], out.allocations) == (8 - 1) + (8 - 0)

@@ -347,3 +347,33 @@ def test_combinations_within_a_single_request(release, invocations):
     out = a.allocate(node(), [claim("c0", request(count=5))])
     assert not out.fits
     assert out.invocations == invocations
+
+
+def test_subrequest_constraint_naming_the_parent_request():
+    # upstream "prioritized-list-subrequests-with-constraints-ref-parent-request"
+    def dev(name, memory, version):
+        return {"name": name, "capacity": {"memory": {"value": memory}},
+                "attributes": {"driverVersion": {"version": version}}}
+
+    mem = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("%s")) >= 0'
+    a = allocator([slice_("s1", [dev("device-1", "8Gi", "1.0.0")], pool="pool-1"),
+                   slice_("s2", [dev("device-2", "2Gi", "2.0.0"),
+                                 dev("device-3", "1Gi", "1.0.0")], pool="pool-2")])
+    c = claim("c0", request("r0", "gpu", 1, mem % "8Gi"),
+              first_available("r1", request("s0", "gpu", 1, mem % "2Gi"),
+                              request("s1", "gpu", 1, mem % "1Gi")),
+              constraints=[{"requests": ["r0", "r1"],
+                            "matchAttribute": f"{DRIVER}/driverVersion"}])
+    assert picked(a.allocate(node(), [c])) == [[("r0", "device-1"), ("r1/s1", "device-3")]]
+
+
+def test_binding_conditions_with_and_without():
+    # upstream "binding-conditions-with-and-without"
+    bound = {"name": "device-2", "bindingConditions": ["IsPrepare"],
+             "bindingFailureConditions": ["BindingFailed"]}
+    a = allocator([slice_("s1", [device("device-1"), bound])])
+    out = a.allocate(node(), [claim("c0", request("r0"), request("r1"))])
+    assert out.allocations[0]["devices"]["results"] == [
+        {"request": "r0", "driver": DRIVER, "pool": "node-1", "device": "device-1"},
+        {"request": "r1", "driver": DRIVER, "pool": "node-1", "device": "device-2",
+         "bindingConditions": ["IsPrepare"], "bindingFailureConditions": ["BindingFailed"]}]
