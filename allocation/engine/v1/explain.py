@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from allocation.engine.cel import CelCompileError
 from allocation.engine.quantity import Quantity
 from allocation.engine.v1.allocator import Allocator
 from allocation.engine.v1.constraints import lookup_attribute
@@ -142,7 +143,7 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
             except AllocationError as exc:
                 return DeviceVerdict(ident, "cel-error", expression=expression,
                                      error=str(exc))
-            except Exception as exc:  # a compile error: the same for every device
+            except CelCompileError as exc:  # the same for every device
                 return DeviceVerdict(ident, "cel-error", expression=expression,
                                      error=str(exc))
             if not ok:
