@@ -205,3 +205,33 @@ def test_allocations_are_valid_and_complete(cluster):
         assert mem <= counters_total
     for ci, devs in per_claim.items():
         assert _constraints_hold(claims[ci], devs)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters(), st.sampled_from(["1.35", "1.36"]), st.lists(st.booleans(), max_size=6))
+def test_committed_state_stays_within_capacities_and_counters(cluster, release, releases):
+    slices, claims = cluster
+    gates = ("DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true"
+             if release == "1.35" else "")
+    a = allocator(slices, [device_class()], release=release, gates=gates)
+    live = []
+    for i, drop in enumerate(releases * 2 or [False]):
+        if drop and live:
+            a.release(live.pop(0))
+            continue
+        c = dict(claims[i % len(claims)])
+        c["metadata"] = dict(c["metadata"], name=f"n{i}", uid=f"u{i}")
+        out = a.allocate(node(), [c])
+        if out.fits:
+            a.commit(c, out.allocations[0])
+            live.append(c)
+    devices = {d.key: d for p in a.pools_for(node()) for v in p.slices for d in v.devices}
+    for key, sums in a.book.shared.items():
+        assert all(v <= devices[key].capacity[n].value for n, v in sums.items())
+    for s in slices:
+        for cs in s["spec"].get("sharedCounters") or ():
+            total = Fraction(cs["counters"]["mem"]["value"])
+            used = sum((dev.consumes[0][1]["mem"] for key, dev in devices.items()
+                        if dev.consumes and (key in a.book.dedicated or key in a.book.shared)),
+                       Fraction(0))
+            assert used <= total
