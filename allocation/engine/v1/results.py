@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from allocation.engine.quantity import Quantity
+from allocation.engine.v1.errors import AllocationError
 
 __all__ = ["SHARE_ID_NAMESPACE", "build_allocation", "share_id"]
 
@@ -25,6 +26,8 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
     ``picks`` are the search's results in order; ``chosen`` maps a firstAvailable request's
     index to the chosen subrequest index; ``classes`` maps request index to the DeviceClass
     dict used.
+
+    Raises AllocationError when a node selector cannot be built.
     """
     uid = (claim.get("metadata") or {}).get("uid") or _claim_name(claim)
     results = []
@@ -50,7 +53,12 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
     config = _config(claim, chosen, classes)
     if config:
         allocation["devices"]["config"] = config
-    selector = node_selector(picks, node_name)
+    try:
+        selector = node_selector(picks, node_name)
+    except AllocationError as exc:
+        meta = claim.get("metadata") or {}
+        raise AllocationError(f"create NodeSelector for claim {meta.get('name', '')}: {exc}") \
+            from exc
     if selector is not None:
         allocation["nodeSelector"] = selector
     return allocation
@@ -103,7 +111,10 @@ def _config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
 
 
 def node_selector(picks: list, node_name: str) -> dict | None:
-    """The allocation's node selector (docs/v1.md, allocation nodeSelector)."""
+    """The allocation's node selector (docs/v1.md, allocation nodeSelector).
+
+    Raises AllocationError for a selector with several terms, as upstream does.
+    """
     fields: list[dict] = []
     exprs: list[dict] = []
     for p in picks:
@@ -117,7 +128,10 @@ def node_selector(picks: list, node_name: str) -> dict | None:
                 {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
-            if len(terms) == 1:
+            if len(terms) > 1:
+                raise AllocationError(f"unsupported ResourceSlice.NodeSelector with "
+                                      f"{len(terms)} terms")
+            if terms:
                 _merge(terms[0].get("matchFields") or (), fields)
                 _merge(terms[0].get("matchExpressions") or (), exprs)
     if not fields and not exprs:

@@ -3,6 +3,9 @@ duplication quirk, node selectors, result fields."""
 
 from __future__ import annotations
 
+import pytest
+
+from allocation.engine.v1 import AllocationError
 from tests.allocation.engine.v1.builders import (
     allocator,
     claim,
@@ -78,3 +81,11 @@ def test_per_device_node_name_gives_the_node_name_selector():
         "values"] == ["node-1"]
     out = a.allocate(node(zone="a"), [claim("c0")])
     assert out.allocations[0]["nodeSelector"] == devs[0]["nodeSelector"]
+
+
+def test_selector_with_two_terms_is_fatal():
+    term = {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}
+    sel = {"nodeSelectorTerms": [term, term]}
+    a = allocator([slice_("s1", [device("d0")], node=None, pool="p", nodeSelector=sel)])
+    with pytest.raises(AllocationError, match="create NodeSelector for claim c0: unsupported"):
+        a.allocate(node(zone="a"), [claim("c0")])
