@@ -226,6 +226,12 @@ class Profile:
         return self.variant == "experimental"
 
     @property
+    def binding_slices_last_in_pool(self) -> bool:
+        """[1.34/1.35 experimental] slices with binding-condition devices were added to
+        their pool after the others."""
+        return self.variant == "experimental" and self._minor <= 35
+
+    @property
     def max_taints(self) -> int:
         return 4 if self._minor == 34 else 16
 

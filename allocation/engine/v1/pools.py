@@ -299,7 +299,10 @@ class SliceIndex:
     def _views(self, kept: list[tuple[dict, frozenset | None]]) -> list[SliceView]:
         views = [SliceView(s, self.devices(s), bool(s["spec"].get("perDeviceNodeSelection")),
                            ok) for s, ok in kept]
-        views.sort(key=lambda v: v.name)
+        if self.profile.binding_slices_last_in_pool:
+            views.sort(key=lambda v: (any(d.binding_conditions for d in v.devices), v.name))
+        else:
+            views.sort(key=lambda v: v.name)
         return views
 
     def _build(self, pid, kept, all_slices) -> Pool:

@@ -125,3 +125,14 @@ def test_134_invalid_pool_is_fatal_only_when_the_search_reaches_it():
     assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "ok")]]
     with pytest.raises(AllocationError, match="pool b-pool is invalid: duplicate device"):
         a.allocate(node(), [claim("c0", request(count=2))])
+
+
+def test_135_binding_slices_come_last_within_their_pool():
+    bound = slice_("a", [{"name": "x", "bindingConditions": ["ready"],
+                          "bindingFailureConditions": ["failed"]}], count=2)
+    plain = slice_("b", [device("y")], count=2)
+    gates = "DRADeviceBindingConditions=true"
+    assert picked(allocator([bound, plain], release="1.35", gates=gates).allocate(
+        node(), [claim("c0")])) == [[("req", "y")]]
+    assert picked(allocator([bound, plain]).allocate(node(), [claim("c0")])) == [
+        [("req", "x")]]
