@@ -171,6 +171,10 @@ class Search:
                 return False
             if pool.device_count - dedicated.get(pool.key, 0) > 0:
                 return False
+            # the count may include allocations of devices no slice lists any more
+            book = self.book.dedicated
+            if any(d.key not in book for v in pool.slices for d in v.devices):
+                return False
         return True
 
     def _prepare(self, ci: int, claim: ClaimState) -> None:

@@ -101,3 +101,10 @@ def test_dra_score_counts_chosen_subrequest_positions():
               first_available("q", request("one")))
     out = a.allocate(node(), [c])
     assert dra_score([c], out.allocations) == (8 - 1) + (8 - 0)
+
+
+def test_allocations_of_vanished_devices_do_not_make_a_node_look_full():
+    a = allocator([slice_("s", [device("d0")])])
+    a.book.commit("default/old", {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gone"}]}})
+    assert a.first_fit([node()], [claim("c")]) is not None
