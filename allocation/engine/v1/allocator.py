@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import filterfalse
 
 from allocation.engine.cel import CelEvaluationError
 from allocation.engine.cel.device import compile_device_selector
@@ -67,6 +68,9 @@ class Allocator:
         # nodes known to have no free device in any usable pool, and which nodes see a pool
         self._full: set[str] = set()
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
+        self._names_key: tuple = ()
+        self._names: list[str] = []
+        self._indexes: dict[str, int] = {}
         self.set_slices(slices)
         self.set_classes(classes)
 
@@ -107,15 +111,34 @@ class Allocator:
         free device are skipped when that cannot change the outcome (only normal ExactCount
         requests). Raises as ``allocate`` does.
         """
-        skip = self._full if _plain(claims) else ()
-        for i, node in enumerate(nodes):
-            # the first node always runs: node-independent preflight errors still raise
-            if i and skip and (node.get("metadata") or {}).get("name") in skip:
-                continue
-            outcome = self.allocate(node, claims)
+        if not nodes:
+            return None
+        # the first node always runs: node-independent preflight errors still raise
+        outcome = self.allocate(nodes[0], claims)
+        if outcome.allocations is not None:
+            return nodes[0], outcome
+        if not _plain(claims):
+            candidates = range(1, len(nodes))
+        else:
+            indexes = self._node_indexes(nodes)
+            candidates = (indexes[name] for name in
+                          filterfalse(self._full.__contains__, self._names[1:]))
+        for i in candidates:
+            outcome = self.allocate(nodes[i], claims)
             if outcome.allocations is not None:
-                return node, outcome
+                return nodes[i], outcome
         return None
+
+    def _node_indexes(self, nodes: list[dict]) -> dict[str, int]:
+        # Names of the last node list seen: the scheduler passes the same list for every
+        # pod, so this is computed once, not per call. A changed list (other object,
+        # length, first or last node) is read again.
+        key = (id(nodes), len(nodes), id(nodes[0]), id(nodes[-1]))
+        if key != self._names_key:
+            self._names = [(n.get("metadata") or {}).get("name", "") for n in nodes]
+            self._indexes = {name: i for i, name in reversed(list(enumerate(self._names)))}
+            self._names_key = key
+        return self._indexes
 
     def _freed(self, pool_keys: set) -> None:
         for key in pool_keys:
