@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import filterfalse
+from itertools import filterfalse, islice
 
 from allocation.engine.cel import CelEvaluationError
 from allocation.engine.cel.device import compile_device_selector
@@ -69,6 +69,8 @@ class Allocator:
         self._full: set[str] = set()
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
         self._names_key: tuple = ()
+        # every node of the current list at an index in [1, _hint) is in _full
+        self._hint = 1
         self._names: list[str] = []
         self._indexes: dict[str, int] = {}
         self.set_slices(slices)
@@ -79,6 +81,7 @@ class Allocator:
         self.index = SliceIndex(list(slices), self.profile)
         self._full.clear()
         self._pool_nodes.clear()
+        self._hint = 1
 
     def set_classes(self, classes: list[dict]) -> None:
         """Replace every DeviceClass."""
@@ -122,12 +125,22 @@ class Allocator:
         else:
             indexes = self._node_indexes(nodes)
             candidates = (indexes[name] for name in
-                          filterfalse(self._full.__contains__, self._names[1:]))
+                          filterfalse(self._full.__contains__,
+                                      islice(self._names, self._hint, None)))
+        found = None
         for i in candidates:
             outcome = self.allocate(nodes[i], claims)
             if outcome.allocations is not None:
-                return nodes[i], outcome
-        return None
+                found = (nodes[i], outcome)
+                break
+        self._advance_hint()
+        return found
+
+    def _advance_hint(self) -> None:
+        names, full, hint = self._names, self._full, self._hint
+        while hint < len(names) and names[hint] in full:
+            hint += 1
+        self._hint = hint
 
     def _node_indexes(self, nodes: list[dict]) -> dict[str, int]:
         # Names of the last node list seen: the scheduler passes the same list for every
@@ -138,11 +151,17 @@ class Allocator:
             self._names = [(n.get("metadata") or {}).get("name", "") for n in nodes]
             self._indexes = {name: i for i, name in reversed(list(enumerate(self._names)))}
             self._names_key = key
+            self._hint = 1
         return self._indexes
 
     def _freed(self, pool_keys: set) -> None:
         for key in pool_keys:
-            self._full.difference_update(self._pool_nodes.get(key, ()))
+            names = self._pool_nodes.get(key, ())
+            self._full.difference_update(names)
+            for name in names:
+                index = self._indexes.get(name)
+                if index is not None and index < self._hint:
+                    self._hint = max(1, index)
 
     def note_full(self, node_name: str, pools: list[Pool]) -> None:
         """Remember that ``node_name`` has no free device until a release in its pools."""
