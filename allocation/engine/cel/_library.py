@@ -216,8 +216,9 @@ def _extension() -> cel.CelExtension:
 # ``q < q2`` and ``q >= "8Gi"`` fail to type-check with cel-go's message, and message equality
 # is equality of that text, i.e. of the values.
 
-#: The message field holding the canonical text; selectors must not name it (``device``).
-OPAQUE_FIELD = "planner_text"
+#: The message field holding the canonical text; selectors must not name it (``device``). It is
+#: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
+OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver"}
 #: The standard extensions (Kubernetes' base environment, as far as the library has them).
 _DEVICE_EXTENSIONS = """
@@ -256,13 +257,13 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
 def opaque_value(kind: str, text: str) -> object:
     """The CEL value of a quantity or semver (``_k8s.QUANTITY``/``SEMVER``) with this
     canonical text."""
-    return _protobuf()[1][kind](planner_text=text)
+    return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
 
 
 def opaque_text(value: object) -> tuple[str, str] | None:
     """(kind, canonical text) of an opaque value, None for anything else."""
     kind = _OPAQUE_KINDS.get(type(value))
-    return None if kind is None else (kind, value.planner_text)  # type: ignore[attr-defined]
+    return None if kind is None else (kind, getattr(value, OPAQUE_FIELD))
 
 
 def _cel_type(kind: str) -> cel.Type:
@@ -317,10 +318,11 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
         for overload in group:
             if all(have == want or (have is None and want not in _OPAQUE_NAMES)
                    for have, want in zip(kinds, overload.params, strict=True)):
-                plain = [a.planner_text if k else a for a, k in zip(args, kinds, strict=True)]
+                plain = [getattr(a, OPAQUE_FIELD) if k else a
+                         for a, k in zip(args, kinds, strict=True)]
                 result = overload.impl(*plain)
                 if overload.result in _OPAQUE_NAMES:
-                    return classes[overload.result](planner_text=result)
+                    return classes[overload.result](**{OPAQUE_FIELD: result})
                 return result
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))

@@ -14,7 +14,7 @@ Results are cached per selector, keyed on the values the selector reads
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,7 @@ class DeviceSelector:
     estimated worst-case cost for devices within the v1 bounds."""
 
     __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
-                 "_reads", "_plans", "_cache")
+                 "_reads", "_readers", "_plans", "_cache")
 
     def __init__(self, source: str, program: Program, budget: Budget,
                  reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
@@ -54,6 +54,7 @@ class DeviceSelector:
         self._program = program
         self._budget = budget
         self._reads = reads
+        self._readers = None if reads is None else tuple(_reader(read) for read in reads)
         self._plans = _plans(reads)
         self._cache: ResultCache[_Outcome] = ResultCache()
 
@@ -68,19 +69,21 @@ class DeviceSelector:
         """
         try:
             key = self._key(driver, device)
-            outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
+            hash(key)
         except (TypeError, AttributeError):  # unhashable or malformed values: not cached
             outcome = self._evaluate(driver, device)
+        else:
+            outcome = self._cache.get(key, lambda: self._evaluate(driver, device))
         ok, value = outcome
         if not ok:
             raise CelEvaluationError(value)
         return value
 
     def _key(self, driver: str, device: Mapping[str, Any]) -> Hashable:
-        if self._reads is None:
+        if self._readers is None:
             return (driver, _whole(device, "attributes"), _whole(device, "capacity"),
                     bool(device.get("allowMultipleAllocations")))
-        return tuple(_read(read, driver, device) for read in self._reads)
+        return tuple([read(driver, device) for read in self._readers])
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:
@@ -126,10 +129,17 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity and Semver are messages underneath: refuse naming their field or type, which
-    Kubernetes' opaque types do not have."""
-    for token in tokenize(source):
-        if token.kind == "ident" and token.text in (OPAQUE_FIELD, "kubernetes"):
+    """Quantity and Semver are messages underneath: refuse naming their field, or their type
+    (``kubernetes.Quantity{}``), which Kubernetes' opaque types do not have."""
+    tokens = tokenize(source)
+    for index, token in enumerate(tokens):
+        typed = [t.text for t in tokens[index : index + 3]] in (
+            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"])
+        # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
+        before = tokens[max(index - 2, 0) : index]
+        field = bool(before) and before[-1].text == "." and len(before) == 2 and (
+            before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
+        if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
             raise CelCompileError(f"undeclared reference to '{token.text}'",
                                   *_position(source, token.start))
 
@@ -172,42 +182,52 @@ def _split(name: str, driver: str) -> tuple[str, str]:
     return (domain, ident) if slash else (driver, name)
 
 
-def _raw(entries: Mapping[str, Any], driver: str, domain: str, ident: str) -> Any:
-    """The raw entry filed under domain/id; a qualified name wins over the same bare name
-    (the activation files them in the same order)."""
-    value = entries.get(f"{domain}/{ident}", _MISSING)
-    if value is _MISSING and domain == driver:
-        value = entries.get(ident, _MISSING)
-    return value
-
-
 def _typed(field: str, entry: Any) -> Hashable:
     """A cache key for one attribute or capacity entry that keeps types apart (true vs 1)."""
     if entry is _MISSING:
         return _MISSING
+    if type(entry) is dict and len(entry) == 1 and field == "attributes":
+        ((kind, item),) = entry.items()  # the usual {"int": 1}
+        return (kind, type(item), item)
     if field == "capacity":
         value = entry.get("value") if isinstance(entry, Mapping) else entry
-        return ("value", type(value).__name__, value)
+        return ("value", type(value), value)
     if isinstance(entry, Mapping):
-        return tuple((kind, type(item).__name__, item) for kind, item in entry.items())
+        return tuple((kind, type(item), item) for kind, item in entry.items())
     return ("raw", repr(entry))
 
 
-def _read(read: DeviceRead, driver: str, device: Mapping[str, Any]) -> Hashable:
+_Reader = Callable[[str, Mapping[str, Any]], Hashable]
+
+
+def _reader(read: DeviceRead) -> _Reader:
+    """The function giving the cache-key part of one read value for (driver, device)."""
     field = read[0]
     if field == "driver":
-        return driver
+        return lambda driver, device: driver
     if field == "allowMultipleAllocations":
-        return bool(device.get(field))
-    entries = device.get(field) or {}
+        return lambda driver, device: bool(device.get(field))
     if len(read) == 1:
-        return (driver, _whole(device, field))
-    domain = driver if read[1] is DRIVER_DOMAIN else read[1]
-    if read[2] is None:
-        filed = sorted((ident, _typed(field, entry)) for name, entry in entries.items()
-                       for dom, ident in [_split(name, driver)] if dom == domain)
-        return (domain, tuple(filed))
-    return _typed(field, _raw(entries, driver, domain, read[2]))
+        return lambda driver, device: (driver, _whole(device, field))
+    domain, ident = read[1], read[2]
+    if ident is None:
+        def whole_domain(driver: str, device: Mapping[str, Any]) -> Hashable:
+            actual = driver if domain is DRIVER_DOMAIN else domain
+            entries = device.get(field) or {}
+            return (actual, tuple(sorted(
+                (key, _typed(field, entry)) for name, entry in entries.items()
+                for dom, key in [_split(name, driver)] if dom == actual)))
+        return whole_domain
+    qualified = None if domain is DRIVER_DOMAIN else f"{domain}/{ident}"
+
+    def one(driver: str, device: Mapping[str, Any]) -> Hashable:
+        entries = device.get(field) or {}
+        # A qualified name wins over the same bare name (the activation files them so).
+        entry = entries.get(qualified or f"{driver}/{ident}", _MISSING)
+        if entry is _MISSING and (qualified is None or domain == driver):
+            entry = entries.get(ident, _MISSING)
+        return _typed(field, entry)
+    return one
 
 
 def _whole(device: Mapping[str, Any], field: str) -> Hashable:
@@ -261,7 +281,7 @@ def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _Map
         entries = device.get(field) or {}
         if not isinstance(entries, Mapping):
             raise ValueError(f"device {field}: not a map")
-        # Bare names first, so that a qualified name for the same slot wins (as in _raw).
+        # Bare names first, so that a qualified name for the same slot wins (as in _reader).
         for name in sorted(entries, key=lambda name: "/" in name):
             domain, ident = _split(name, driver)
             if not (plan.everything or domain in domains or (domain, ident) in ids):

@@ -114,9 +114,10 @@ def test_an_unknown_domain_is_an_empty_map() -> None:
 
 
 def test_a_single_label_domain_can_be_selected_as_a_field() -> None:
-    device = {"attributes": {"local/x": {"int": 1}}}
+    device = {"attributes": {"local/x": {"int": 1}, "kubernetes/Quantity": {"int": 2}}}
     assert matches("device.attributes.local.x == 1", device)
     assert matches('!("x" in device.attributes.remote)', device)
+    assert matches("device.attributes.kubernetes.Quantity == 2", device)
 
 
 def test_a_missing_id_is_a_runtime_error() -> None:
@@ -157,8 +158,10 @@ def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> No
     ("device", "undeclared reference to 'device'"),
     ("nope(1)", "undeclared reference to 'nope'"),
     ('device.driver == "x" &&', "Syntax error"),
-    ('quantity("1").planner_text == "1"', "undeclared reference to 'planner_text'"),
+    ('quantity("1").draplanner_canonical_text_of_the_value == "1"',
+     "undeclared reference to 'draplanner_canonical_text_of_the_value'"),
     ('kubernetes.Quantity{} == quantity("0")', "undeclared reference to 'kubernetes'"),
+    ('.kubernetes.Semver{} == semver("0.0.0")', "undeclared reference to 'kubernetes'"),
     # Literals Kubernetes' AST validators check when compiling.
     ('device.driver.matches("(")', "invalid matches argument: invalid regular expression"),
     ('duration("1x") > duration("1s")', "invalid duration argument"),
