@@ -377,3 +377,21 @@ def test_binding_conditions_with_and_without():
         {"request": "r0", "driver": DRIVER, "pool": "node-1", "device": "device-1"},
         {"request": "r1", "driver": DRIVER, "pool": "node-1", "device": "device-2",
          "bindingConditions": ["IsPrepare"], "bindingFailureConditions": ["BindingFailed"]}]
+
+
+def test_all_subrequest_fails_on_an_allocated_device_and_the_next_is_used():
+    # upstream "prioritized-list-subrequests-with-allocation-mode-all"
+    a = allocator([slice_("s1", [device("device-1"), device("device-2")])])
+    a.book.commit("default/x", {"devices": {"results": [
+        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "device-1"}]}})
+    c = claim("c0", first_available("r0", request("s0", mode="All"), request("s1")))
+    assert picked(a.allocate(node(), [c])) == [[("r0/s1", "device-2")]]
+
+
+def test_max_number_of_devices_and_one_more():
+    # upstream "max-number-devices" and "too-many-devices-total"
+    a = allocator([slice_("s1", _devices(33))])
+    out = a.allocate(node(), [claim("c0", request(count=32))])
+    assert len(picked(out)[0]) == 32
+    with pytest.raises(AllocationError, match="exceeds the claim limit of 32"):
+        a.allocate(node(), [claim("c0", request("r0", count=32), request("r1"))])
