@@ -1,5 +1,4 @@
-"""Golden tests: shared counters (KEP-4815), consumable capacity (KEP-5075), taints
-(KEP-5055) in the v1 allocator (docs/v1.md)."""
+"""Consumable capacity (KEP-5075) in the v1 allocator, with cases of upstream's table."""
 
 from __future__ import annotations
 
@@ -12,64 +11,6 @@ from tests.allocation.engine.v1.builders import (
     request,
     slice_,
 )
-
-
-def _counters(value: str = "8Gi") -> dict:
-    return slice_("counters", [], sharedCounters=[
-        {"name": "gpu-0", "counters": {"memory": {"value": value}}}], count=2, pool="node-1")
-
-
-def _part(name: str, memory: str, **extra) -> dict:
-    return {"name": name, "consumesCounters": [
-        {"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}], **extra}
-
-
-def _devices(*devs) -> dict:
-    return slice_("devices", list(devs), count=2)
-
-
-def test_counters_limit_the_partitions():
-    a = allocator([_counters(), _devices(_part("whole", "8Gi"), _part("half-0", "4Gi"),
-                                         _part("half-1", "4Gi"))])
-    out = a.allocate(node(), [claim("c0")])
-    assert picked(out) == [[("req", "whole")]]
-    a.commit(claim("c0"), out.allocations[0])
-    assert not a.allocate(node(), [claim("c1")]).fits
-    a.release(claim("c0"))
-    assert picked(a.allocate(node(), [claim("c1", request(count=2))])) == [
-        [("req", "half-0"), ("req", "half-1")]]
-
-
-def test_counters_are_checked_within_one_call():
-    a = allocator([_counters(), _devices(_part("whole", "8Gi"), _part("half-0", "4Gi"))])
-    assert not a.allocate(node(), [claim("c0", request(count=2))]).fits
-
-
-def test_overallocated_counter_blocks_every_consumer():
-    # upstream "partitionable-devices-overallocated-capacity-pool"
-    a = allocator([_counters("18Gi"), _devices(_part("small", "4Gi"), _part("big", "20Gi"))])
-    a.book.commit("default/x", {"devices": {"results": [
-        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "big"}]}})
-    assert not a.allocate(node(), [claim("c0")]).fits
-
-
-def test_counters_need_the_partitionable_gate():
-    a = allocator([_counters(), _devices(_part("whole", "8Gi"))], release="1.35")
-    assert not a.allocate(node(), [claim("c0")]).fits
-
-
-def test_unknown_counter_set_makes_the_pool_invalid():
-    bad = {"name": "x", "consumesCounters": [{"counterSet": "nope", "counters": {
-        "memory": {"value": "1"}}}]}
-    a = allocator([_counters(), _devices(bad)])
-    assert a.allocate(node(), [claim("c0")]).reason == "invalid resource pools were encountered"
-
-
-def test_per_device_node_selection():
-    devs = [{"name": "a", "nodeName": "node-2"}, {"name": "b", "nodeName": "node-1"}]
-    a = allocator([slice_("s", devs, node=None, pool="p", perDeviceNodeSelection=True)])
-    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b")]]
-    assert picked(a.allocate(node("node-2"), [claim("c0")])) == [[("req", "a")]]
 
 
 def _shared(name: str, value: str = "10", policy: dict | None = None, **attrs) -> dict:
@@ -163,34 +104,6 @@ def test_multi_allocatable_backtrack():
                constraints=[{"matchAttribute": f"{DRIVER}/s"}])
     out = a.allocate(node(), [c0, claim("c1", _cap("r0", "2"))])
     assert picked(out) == [[("r0", "dev-1"), ("r1", "dev-1")], [("r0", "dev-2")]]
-
-
-def _tainted(name: str, effect: str = "NoSchedule") -> dict:
-    return {"name": name, "taints": [{"key": "k", "value": "v", "effect": effect}]}
-
-
-def test_untolerated_taint_blocks():
-    a = allocator([slice_("s1", [_tainted("d0"), {"name": "d1"}])])
-    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "d1")]]
-
-
-def test_toleration_is_copied_into_the_result():
-    tol = [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}]
-    a = allocator([slice_("s1", [_tainted("d0")])])
-    out = a.allocate(node(), [claim("c0", request(tolerations=tol))])
-    assert out.allocations[0]["devices"]["results"][0]["tolerations"] == tol
-
-
-def test_none_effect_and_gate_off_do_not_block():
-    a = allocator([slice_("s1", [_tainted("d0", "None")])])
-    assert a.allocate(node(), [claim("c0")]).fits
-    a = allocator([slice_("s1", [_tainted("d0")])], release="1.35")
-    assert a.allocate(node(), [claim("c0")]).fits
-
-
-def test_admin_access_does_not_bypass_taints():
-    a = allocator([slice_("s1", [_tainted("d0", "NoExecute")])])
-    assert not a.allocate(node(), [claim("c0", request(adminAccess=True))]).fits
 
 
 def test_zero_default_policy_consumes_zero():
