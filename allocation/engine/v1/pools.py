@@ -137,6 +137,26 @@ def _node_matches(node, name: str, all_nodes: bool, selector: dict | None) -> bo
     return False
 
 
+def _devices_on(node, spec: dict) -> frozenset[str]:
+    """Names of the devices of a per-device-node-selection slice that ``node`` may use."""
+    return frozenset(d["name"] for d in spec.get("devices") or ()
+                     if _node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")),
+                                      d.get("nodeSelector")))
+
+
+def _keep_newest(groups: dict, slice_: dict, node_ok: frozenset | None) -> None:
+    """Group ``slice_`` by (driver, pool), keeping only the newest generation seen (§3.2)."""
+    spec = slice_["spec"]
+    pid = (spec["driver"], spec["pool"]["name"])
+    kept = groups.get(pid)
+    gen = spec["pool"].get("generation", 0)
+    newest = kept[0][0]["spec"]["pool"].get("generation", 0) if kept else None
+    if kept is None or gen > newest:
+        groups[pid] = [(slice_, node_ok)]
+    elif gen == newest:
+        kept.append((slice_, node_ok))
+
+
 class SliceIndex:
     """Every ResourceSlice of the cluster, indexed for ``pools_for``."""
 
@@ -192,22 +212,13 @@ class SliceIndex:
                 relevant = _node_matches(node, spec.get("nodeName") or "",
                                          bool(spec.get("allNodes")), spec.get("nodeSelector"))
             elif spec.get("perDeviceNodeSelection"):
-                names = frozenset(
-                    d["name"] for d in spec.get("devices") or ()
-                    if _node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")),
-                                     d.get("nodeSelector")))
+                names = _devices_on(node, spec)
                 relevant, node_ok = bool(names), names
             else:
                 continue
             if not relevant:
                 continue
-            pid = (spec["driver"], spec["pool"]["name"])
-            kept = groups.get(pid)
-            gen = spec["pool"].get("generation", 0)
-            if kept is None or gen > kept[0][0]["spec"]["pool"].get("generation", 0):
-                groups[pid] = [(s, node_ok)]
-            elif gen == kept[0][0]["spec"]["pool"].get("generation", 0):
-                kept.append((s, node_ok))
+            _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
         binding: list[Pool] = []
         for pid, kept in groups.items():
@@ -257,21 +268,12 @@ class SliceIndex:
                                      bool(spec.get("allNodes")), spec.get("nodeSelector")):
                     continue
             elif per_device:
-                node_ok = frozenset(
-                    d["name"] for d in spec.get("devices") or ()
-                    if _node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")),
-                                     d.get("nodeSelector")))
+                node_ok = _devices_on(node, spec)
                 if not node_ok:
                     continue
             else:
                 continue
-            pid = (spec["driver"], spec["pool"]["name"])
-            kept = groups.get(pid)
-            gen = spec["pool"].get("generation", 0)
-            if kept is None or gen > kept[0][0]["spec"]["pool"].get("generation", 0):
-                groups[pid] = [(s, node_ok)]
-            elif gen == kept[0][0]["spec"]["pool"].get("generation", 0):
-                kept.append((s, node_ok))
+            _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
         binding: list[Pool] = []
         for pid, kept in groups.items():
