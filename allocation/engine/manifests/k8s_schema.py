@@ -251,13 +251,12 @@ class _CoreKind(Schema):
     def __init__(self, model: str, overlay: Schema) -> None:
         self.model = model
         self.overlay = overlay
-        self._schema: Schema | None = None
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
-        schema = self._schema
-        if schema is None:
-            with _lock:
-                schema = self._schema = _merge(model_schema(self.model), self.overlay)
+        with _lock:
+            schema = _merge(model_schema(self.model), self.overlay)
+        # Later documents go straight to the built schema: no cost per document.
+        self.check = schema.check  # type: ignore[method-assign]
         schema.check(value, path, problems)
 
 
