@@ -156,6 +156,7 @@ def model_fields(model: str) -> dict[str, str]:
 
     Raises:
         AttributeError: ``model`` is not a model of the installed ``kubernetes`` package.
+        ImportError: the ``kubernetes`` package (a dependency) is not installed.
     """
     try:
         return _read_fields(model)
