@@ -19,6 +19,7 @@ from allocation.engine.manifests.common import (
     parameters_ref,
     request_quantity_map,
 )
+from allocation.engine.manifests.k8s_schema import core_kind_schema
 from allocation.engine.manifests.schema import (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -46,9 +47,10 @@ DRA_KINDS = ("NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
              "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
              "ResourceClaimTemplate", "PodSchedulingContext")
 PLANNER_KINDS = ("NodeGroup", "DriverSimulation")
-CORE_KINDS = ("Node", "Pod", "PodTemplate", "Event")
+CORE_KINDS = ("Node", "Pod", "PodTemplate", "Namespace", "Event")
 CLUSTER_SCOPED = {"NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
-                  "ResourceClassParameters", "NodeGroup", "DriverSimulation", "Node"}
+                  "ResourceClassParameters", "NodeGroup", "DriverSimulation", "Node",
+                  "Namespace"}
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,7 @@ def _core_kinds() -> dict[str, Schema]:
         "PodTemplate": _doc({"template": Obj({"metadata": Obj({}, open=True),
                                               "spec": pod_spec}, required=("spec",),
                                              open=True)}, True, ("template",), open_=True),
+        "Namespace": _doc({}, False),
         "Event": _doc({}, True, open_=True),
     }
 
@@ -259,7 +262,9 @@ def _all_kinds(generation: int) -> dict[str, KindInfo]:
     out["ProvisioningRequest"] = KindInfo("ProvisioningRequest", PROVISIONING_APIS, True,
                                           _provisioning_request(), True)
     for kind, schema in _core_kinds().items():
-        out[kind] = KindInfo(kind, ("v1",), kind not in CLUSTER_SCOPED, schema, False)
+        # Checked against the Kubernetes schema, with the rules above merged in.
+        out[kind] = KindInfo(kind, ("v1",), kind not in CLUSTER_SCOPED,
+                             core_kind_schema(kind, schema), False)
     return out
 
 

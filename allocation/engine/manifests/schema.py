@@ -18,7 +18,7 @@ from allocation.engine.manifests.problems import ProblemList
 
 __all__ = [
     "Schema", "Str", "Int", "Bool", "QuantityStr", "AnyValue", "ListOf", "MapOf", "Obj",
-    "Check", "join", "DNS_SUBDOMAIN", "DNS_LABEL", "IDENTIFIER", "suggest",
+    "Check", "join", "type_name", "DNS_SUBDOMAIN", "DNS_LABEL", "IDENTIFIER", "suggest",
 ]
 
 DNS_SUBDOMAIN = (
@@ -57,7 +57,8 @@ def suggest(name: str, valid: Iterable[str]) -> str:
     return f" (did you mean {match[0]}?)" if match else ""
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """How a problem names the JSON type of ``value`` (``string``, ``object``, ``null``)."""
     if value is None:
         return "null"
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
@@ -79,7 +80,7 @@ class AnyValue(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if self.kind is dict and not isinstance(value, dict):
-            problems.add(path, f"must be an object, not {_type_name(value)}")
+            problems.add(path, f"must be an object, not {type_name(value)}")
 
 
 class Str(Schema):
@@ -94,7 +95,7 @@ class Str(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, str):
-            problems.add(path, f"must be a string, not {_type_name(value)}")
+            problems.add(path, f"must be a string, not {type_name(value)}")
             return
         if self.enum is not None and value not in self.enum:
             problems.add(path, f"unsupported value {value!r}: must be one of "
@@ -122,7 +123,7 @@ class Int(Schema):
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             else:
-                problems.add(path, f"must be an integer, not {_type_name(value)}"
+                problems.add(path, f"must be an integer, not {type_name(value)}"
                              + (f" {value!r}" if isinstance(value, float | str) else ""))
                 return
         if not INT64_MIN <= value <= INT64_MAX:
@@ -146,7 +147,7 @@ class Bool(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, bool):
-            problems.add(path, f"must be a boolean, not {_type_name(value)}")
+            problems.add(path, f"must be a boolean, not {type_name(value)}")
 
 
 class QuantityStr(Schema):
@@ -164,13 +165,14 @@ class QuantityStr(Schema):
         from allocation.engine.quantity import Quantity
 
         if isinstance(value, bool) or not isinstance(value, str | int | float):
-            problems.add(path, f"must be a quantity such as \"16Gi\", not {_type_name(value)}")
+            problems.add(path, f"must be a quantity such as \"16Gi\", not {type_name(value)}")
             return
         if isinstance(value, float) and not math.isfinite(value):
             problems.add(path, f"{value} is not a quantity")
             return
         try:
-            quantity = Quantity.parse(value)
+            # A JSON number is a quantity too (`cpu: 1`), as for the API server.
+            quantity = Quantity.parse(value if isinstance(value, str) else str(value))
         except ValueError as exc:
             problems.add(path, str(exc))
             return
@@ -212,7 +214,7 @@ class ListOf(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, list):
-            problems.add(path, f"must be a list, not {_type_name(value)}")
+            problems.add(path, f"must be a list, not {type_name(value)}")
             return
         if len(value) < self.min_items:
             problems.add(path, f"must have at least {self.min_items} item(s), not {len(value)}")
@@ -241,11 +243,11 @@ class MapOf(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, dict):
-            problems.add(path, f"must be an object, not {_type_name(value)}")
+            problems.add(path, f"must be an object, not {type_name(value)}")
             return
         for key, item in value.items():
             if not isinstance(key, str):
-                problems.add(path, f"keys must be strings, not {_type_name(key)} {key!r}")
+                problems.add(path, f"keys must be strings, not {type_name(key)} {key!r}")
                 continue
             if self.key is not None:
                 pattern, limit, message = self.key
@@ -275,7 +277,7 @@ class Obj(Schema):
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, dict):
-            problems.add(path, f"must be an object, not {_type_name(value)}")
+            problems.add(path, f"must be an object, not {type_name(value)}")
             return
         for name in self.required:
             if value.get(name) is None:

@@ -17,7 +17,8 @@ DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
 def _value(quantity: Any):
     from allocation.engine.quantity import Quantity
 
-    return Quantity.parse(quantity).value
+    # A number is a quantity too (`cpu: 1`): the schema accepts both forms.
+    return Quantity.parse(quantity if isinstance(quantity, str) else str(quantity)).value
 
 
 def milli(quantity: Any) -> int:

@@ -109,6 +109,18 @@ def test_invalid_manifest_is_a_400_with_every_problem(user_client, stored):
     assert not models.ResourceClaim.objects.filter(name="bad").exists()
 
 
+def test_a_pod_field_typo_is_a_400_with_did_you_mean(user_client):
+    pod = f.pod("p")
+    pod["spec"]["nodeSelecter"] = {"zone": "a"}
+    response = user_client.post("/api/pods/", dump(pod, "yaml"),
+                                content_type="application/yaml")
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        "request.yaml:1 (Pod default/p): spec.nodeSelecter: unknown field (did you mean "
+        "nodeSelector?)"]
+    assert not models.Pod.objects.filter(name="p").exists()
+
+
 def test_the_endpoint_kind_must_match(user_client):
     response = user_client.post("/api/resourceclaims/", dump(f.pod("p"), "yaml"),
                                 content_type="application/yaml")
