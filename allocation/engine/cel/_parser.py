@@ -9,7 +9,7 @@ long the expression; the library refuses deeper nesting (32 levels) before we pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocation.engine.cel._analysis import Token, tokenize
 
@@ -44,7 +44,7 @@ class Node:
     size: int = 0
     member: bool = False
     var: str = ""
-    text: str = ""
+    text: str = field(default="", compare=False)  # trees compare by meaning, not spelling
 
 
 def parse(source: str) -> Node:

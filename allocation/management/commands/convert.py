@@ -55,7 +55,7 @@ class Command(BaseCommand):
             self.stderr.write(traceback.format_exc())
             sys.exit(1)
         for warning in result.report.warnings:
-            self.stderr.write(f"warning: {warning}")
+            self.stderr.write(str(warning))
         if not result.complete and not options["lossy"]:
             names = ", ".join(obj.key.__str__() for obj in result.report.failed)
             self.stderr.write(f"{len(result.report.failed)} object(s) could not be converted "
