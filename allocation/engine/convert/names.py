@@ -29,14 +29,15 @@ def _digest(text: str) -> str:
 
 
 def attribute_id(name: str) -> str:
-    """The v1 id for a seed attribute name: itself when it is a C identifier of at most 32
-    characters, else its first 23 characters, ``_`` and 8 hex digits of its hash."""
+    """The v1 id for a seed attribute name or label name: other characters than letters,
+    digits and ``_`` become ``_`` (``rack-id`` -> ``rack_id``); longer than 32 characters,
+    its first 23 characters, ``_`` and 8 hex digits of its hash."""
     if _C_IDENTIFIER.fullmatch(name) and len(name) <= MAX_ID:
         return name
     cleaned = _NOT_ID.sub("_", name)
     if not cleaned or cleaned[0].isdigit():
         cleaned = "_" + cleaned
-    if len(cleaned) <= MAX_ID and cleaned == name:
+    if len(cleaned) <= MAX_ID:
         return cleaned
     return f"{cleaned[:MAX_ID - 9]}_{_digest(name)}"
 
