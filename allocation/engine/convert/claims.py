@@ -101,11 +101,11 @@ def claim_spec(state, claim: ResourceClaim, types: Mapping[str, Mapping[str, str
                 rewritten = rewrite_selector(request.sources[0], request.driver_name,
                                              types.get(request.driver_name, {}))
             except RewriteError as error:
-                warn(f"{path}.parametersRef: {request.label}.selector", str(error),
+                warn(f"{path}.parametersRef", f"{request.label} selector: {error}",
                      impossible=True)
                 continue
             for note in rewritten.notes:
-                warn(f"{path}.parametersRef: {request.label}.selector", note)
+                warn(f"{path}.parametersRef", f"{request.label} selector: {note}")
             exactly["selectors"] = [{"cel": {"expression": rewritten.expression}}]
         requests.append({"name": name, "exactly": exactly})
     devices: dict = {}

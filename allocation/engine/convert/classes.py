@@ -47,20 +47,20 @@ def _filters(rc: ResourceClass, filters: list[dict], types: Mapping[str, Mapping
              warn: _Warn) -> list[dict]:
     selectors = []
     for index, entry in enumerate(filters):
-        path = f"parametersRef: filters[{index}]"
+        path, what = "parametersRef", f"filters[{index}]"
         if entry.get("driverName") != rc.driver_name:
-            warn(path, f"a filter for driver {entry.get('driverName')!r} never applies to "
-                 f"class {rc.name!r} (driver {rc.driver_name!r}): dropped")
+            warn(path, f"{what} is for driver {entry.get('driverName')!r}, whose devices a v1 "
+                 f"class of driver {rc.driver_name!r} never selects: dropped")
             continue
         model = next(value for key, value in entry.items() if key != "driverName")
         try:
             rewritten = rewrite_selector(model["selector"], rc.driver_name,
                                          types.get(rc.driver_name, {}))
         except RewriteError as error:
-            warn(path + ".selector", str(error), impossible=True)
+            warn(path, f"{what}.selector: {error}", impossible=True)
             continue
         for note in rewritten.notes:
-            warn(path + ".selector", note)
+            warn(path, f"{what}.selector: {note}")
         selectors.append({"cel": {"expression": rewritten.expression}})
     return selectors
 
