@@ -27,7 +27,9 @@ numericParameters:
   shareable: true
   celTemplate: |
     required: {{ object.spec.count }}
-    selector: {matchLabels: {link: "200g"}, matchExpressions: [{key: example.com/rack-id, operator: In, values: [r1, r2]}]}
+    selector:
+      matchLabels: {link: "200g"}
+      matchExpressions: [{key: example.com/rack-id, operator: In, values: [r1, r2]}]
 ---
 apiVersion: nic.example.com/v1alpha1
 kind: VfParameters
