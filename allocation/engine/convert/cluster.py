@@ -86,6 +86,7 @@ class _Converter:
         self.counters = counters
         self.types = attribute_types(objects)
         self.report = Report(lossy=lossy)
+        self.devices: dict[tuple[str, str], dict[str, KObject]] = {}  # pool -> name -> obj
 
     def convert(self, obj: KObject) -> list[dict]:
         warn = self.report.for_object(obj)
@@ -95,12 +96,12 @@ class _Converter:
             return []
         if kind == "NodeResourceSlice":
             spec = raw["spec"]
-            return self._slices(obj.name, slice_specs(spec, spec["nodeName"],
-                                                      spec["nodeName"], "spec", warn))
+            return self._pooled(obj, slice_specs(spec, spec["nodeName"], spec["nodeName"],
+                                                 "spec", warn), warn)
         if kind == "NodeResourceCapacity":
-            return self._slices(obj.name, capacity_specs(
+            return self._pooled(obj, capacity_specs(
                 obj.instances, obj.driver_name, obj.node_name, obj.node_name, self.counters,
-                "instances", warn))
+                "instances", warn), warn)
         if kind == "ResourceClass":
             return [device_class(self.state, obj, self.types, warn)]
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
@@ -123,6 +124,20 @@ class _Converter:
     def _slices(name: str, specs: list[tuple[str, dict]]) -> list[dict]:
         return [resource_slice(f"{name}-{suffix}" if suffix else name, spec)
                 for suffix, spec in specs]
+
+    def _pooled(self, obj: KObject, specs: list[tuple[str, dict]], warn) -> list[dict]:
+        """The slices of ``obj``; a device name another seed object already put into the
+        same v1 pool (node and driver) would make the pool invalid (spec section 3.2)."""
+        for _, spec in specs:
+            names = self.devices.setdefault((spec["driver"], spec["pool"]["name"]), {})
+            for device in spec.get("devices") or ():
+                other = names.setdefault(device["name"], obj)
+                if other is not obj:
+                    where = "spec" if obj.kind_name == "NodeResourceSlice" else "instances"
+                    warn(where, f"device {device['name']!r} is also in {other.kind_name} "
+                         f"{other.name}, in the same v1 pool {spec['pool']['name']!r} of "
+                         f"driver {spec['driver']!r}", impossible=True)
+        return self._slices(obj.name, specs)
 
     def _claim(self, obj: KObject, warn) -> dict:
         raw = obj.raw

@@ -189,3 +189,30 @@ def test_pools_count_every_slice_of_a_node_and_driver(convert):
     items, _, _ = convert(text)
     assert [i["spec"]["pool"] for i in items] == [
         {"name": "node-1", "generation": 1, "resourceSliceCount": 2}] * 2
+
+
+def test_a_device_name_twice_in_one_v1_pool_is_impossible(convert):
+    text = """
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceSlice
+    metadata: {name: a}
+    spec:
+      nodeName: node-1
+      driverName: d.example.com
+      namedResourcesWithAttributes: [{name: x, attributes: []}]
+    ---
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceCapacity
+    metadata: {name: b}
+    nodeName: node-1
+    driverName: d.example.com
+    instances:
+    - {id: x, apiVersion: counter.dra.config.k8s.io/v1alpha1, kind: Capacity,
+       data: {metadata: {labels: {}}, count: 1}}
+    """
+    items, warnings, result = convert(text, counters="consumable")
+    assert [i["metadata"]["name"] for i in items] == ["a"]
+    assert warnings[1] == ("in.yaml:2 (NodeResourceCapacity b): instances: cannot convert: "
+                           "device 'x' is also in NodeResourceSlice a, in the same v1 pool "
+                           "'node-1' of driver 'd.example.com'")
+    assert not result.complete
