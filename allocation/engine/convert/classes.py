@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 
+from allocation.engine.cel import CelCompileError, compile_device_selector
 from allocation.engine.cel.syntax import string_literal
 from allocation.engine.convert.selectors import RewriteError, rewrite_selector
 from allocation.engine.convert.slices import V1
@@ -92,6 +93,11 @@ def device_class(state, rc: ResourceClass, types: Mapping[str, Mapping[str, str]
             warn("parametersRef", error, impossible=True)
         selectors.extend(_filters(rc, filters, types, warn))
         config = opaque_config(rc.driver_name, parameters, "parametersRef", warn)
+    try:
+        compile_device_selector(selectors[0]["cel"]["expression"])
+    except CelCompileError as error:  # filters were compiled when rewritten
+        warn("driverName", f"the v1 driver selector does not compile: {error}",
+             impossible=True)
     spec: dict = {"selectors": selectors}
     if config:
         spec["config"] = config

@@ -121,9 +121,16 @@ class _Converter:
         return [json_copy(raw)]
 
     @staticmethod
-    def _slices(name: str, specs: list[tuple[str, dict]]) -> list[dict]:
-        return [resource_slice(f"{name}-{suffix}" if suffix else name, spec)
-                for suffix, spec in specs]
+    def _slices(obj: KObject, specs: list[tuple[str, dict]]) -> list[dict]:
+        """v1 slices named after ``obj`` (plus a suffix), with its labels and annotations."""
+        meta = obj.raw.get("metadata") or {}
+        out = []
+        for suffix, spec in specs:
+            item = resource_slice(f"{obj.name}-{suffix}" if suffix else obj.name, spec)
+            item["metadata"].update({key: json_copy(meta[key])
+                                     for key in ("labels", "annotations") if meta.get(key)})
+            out.append(item)
+        return out
 
     def _pooled(self, obj: KObject, specs: list[tuple[str, dict]], warn) -> list[dict]:
         """The slices of ``obj``; a device name another seed object already put into the
@@ -137,17 +144,19 @@ class _Converter:
                     warn(where, f"device {device['name']!r} is also in {other.kind_name} "
                          f"{other.name}, in the same v1 pool {spec['pool']['name']!r} of "
                          f"driver {spec['driver']!r}", impossible=True)
-        return self._slices(obj.name, specs)
+        return self._slices(obj, specs)
 
     def _claim(self, obj: KObject, warn) -> dict:
         raw = obj.raw
         if obj.kind_name == "ResourceClaim":
             claim, path = obj, "spec"
             status = raw.get("status") or {}
-            if any(status.get(key) for key in ("allocation", "reservedFor", "driverName",
-                                               "deallocationRequested")):
+            if any(status.get(key) for key in ("allocation", "reservedFor", "driverName")):
                 warn("status", "the seed allocation and reservations are dropped: the "
                      "planner allocates the v1 claim again")
+            if status.get("deallocationRequested"):
+                warn("status.deallocationRequested", "no v1 form (a control-plane "
+                     "controller's deallocation): dropped")
         else:
             claim = ResourceClaim({"apiVersion": raw["apiVersion"], "kind": "ResourceClaim",
                                    "metadata": {"name": obj.name,
@@ -176,7 +185,7 @@ class _Converter:
         if spec.get("requestCount"):
             warn("spec.requestCount", "a per-claim device count computed from the vendor "
                  "parameters has no v1 form (claims take one device)", impossible=True)
-        return self._slices(obj.name, driver_simulation_specs(spec))
+        return self._slices(obj, driver_simulation_specs(spec))
 
     def _node_group(self, raw: dict, warn) -> dict:
         out = json_copy(raw)

@@ -142,10 +142,13 @@ def driver_simulation_specs(spec: dict) -> list[tuple[str, dict]]:
     out = []
     for pool in spec.get("pools") or ():
         devices = [{"name": f"{dns_label(pool['name'])}-{i}"} for i in range(pool["count"])]
-        out.append((dns_label(pool["name"]), {
-            "driver": driver,
-            "pool": {"name": pool["name"], "generation": 1, "resourceSliceCount": 1},
-            "nodeSelector": node_selector(pool.get("nodeSelector") or {}),
-            "devices": devices[:MAX_DEVICES]}))
+        chunks = [devices[i:i + MAX_DEVICES] for i in range(0, len(devices), MAX_DEVICES)]
+        for index, chunk in enumerate(chunks or [[]]):
+            suffix = "" if len(chunks) <= 1 else f"-{index}"
+            out.append((dns_label(pool["name"]) + suffix, {
+                "driver": driver,
+                "pool": {"name": pool["name"], "generation": 1, "resourceSliceCount": 1},
+                "nodeSelector": node_selector(pool.get("nodeSelector") or {}),
+                "devices": chunk}))
     return out
 

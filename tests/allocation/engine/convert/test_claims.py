@@ -52,6 +52,7 @@ status:
     - driverName: gpu.example.com
       structuredData: {nodeName: node-1, partitionable: {instances: [{id: gpu-0}]}}
   reservedFor: [{resource: pods, name: x, uid: "1"}]
+  deallocationRequested: true
 ---
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimTemplate
@@ -94,6 +95,8 @@ def test_claim_parameters_become_one_request_per_required_entry(convert):
     assert warnings[2:] == [
         "in.yaml:4 (ResourceClaim team/c): status: the seed allocation and reservations are "
         "dropped: the planner allocates the v1 claim again",
+        "in.yaml:4 (ResourceClaim team/c): status.deallocationRequested: no v1 form (a "
+        "control-plane controller's deallocation): dropped",
         "in.yaml:4 (ResourceClaim team/c): spec.allocationMode: Immediate has no v1 form: the "
         "claim is allocated with its first pod",
         "in.yaml:4 (ResourceClaim team/c): spec.parametersRef: requests[0].required[0] "

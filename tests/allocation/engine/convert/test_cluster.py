@@ -180,7 +180,7 @@ def test_pools_count_every_slice_of_a_node_and_driver(convert):
     ---
     apiVersion: resource.k8s.io/v1alpha2
     kind: NodeResourceSlice
-    metadata: {name: b}
+    metadata: {name: b, labels: {team: x}}
     spec:
       nodeName: node-1
       driverName: d.example.com
@@ -189,6 +189,8 @@ def test_pools_count_every_slice_of_a_node_and_driver(convert):
     items, _, _ = convert(text)
     assert [i["spec"]["pool"] for i in items] == [
         {"name": "node-1", "generation": 1, "resourceSliceCount": 2}] * 2
+    assert [i["metadata"] for i in items] == [{"name": "a"},
+                                              {"name": "b", "labels": {"team": "x"}}]
 
 
 def test_a_device_name_twice_in_one_v1_pool_is_impossible(convert):

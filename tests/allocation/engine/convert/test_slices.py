@@ -156,3 +156,10 @@ def test_a_driver_simulation_is_impossible_and_approximated_with_lossy(convert):
         "in.yaml:1 (DriverSimulation fpga): spec.requestCount: cannot convert: a per-claim "
         "device count computed from the vendor parameters has no v1 form (claims take one "
         "device) (written as an approximation: --lossy)"]
+
+
+def test_a_driver_simulation_pool_of_more_than_128_devices_is_split(convert):
+    items, _, _ = convert(SIMULATION.replace("count: 2", "count: 130"), lossy=True)
+    assert [(i["metadata"]["name"], len(i["spec"]["devices"])) for i in items] == [
+        ("fpga-rack-r1-fpgas-0", 128), ("fpga-rack-r1-fpgas-1", 2)]
+    assert {i["spec"]["pool"]["resourceSliceCount"] for i in items} == {2}
