@@ -24,12 +24,14 @@ from allocation.engine.convert.slices import (
 from allocation.engine.manifests import LoadResult
 from allocation.engine.models import registry
 from allocation.engine.models.named import attribute_set
-from allocation.engine.objects import KObject, ResourceClaim
+from allocation.engine.objects import KObject, NodeResourceSlice, ResourceClaim
 from allocation.engine.objects.meta import json_copy
 from allocation.engine.state import ClusterState
 
 __all__ = ["Conversion", "convert_loaded", "attribute_types"]
 
+_SEED_API = NodeResourceSlice.default_api_version  # resource.k8s.io/v1alpha2
+_SEED_RESOURCE_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 #: Kinds folded into the objects that reference them (a class, a claim): no document.
 _FOLDED = frozenset({"ResourceClassParameters", "ResourceClaimParameters"})
 
@@ -92,6 +94,8 @@ class _Converter:
         warn = self.report.for_object(obj)
         kind = obj.kind_name
         raw = obj.raw
+        if kind in _SEED_RESOURCE_KINDS and obj.api_version != _SEED_API:
+            return [json_copy(raw)]  # already resource.k8s.io/v1 (or v1beta*): unchanged
         if kind in _FOLDED:
             return []
         if kind == "NodeResourceSlice":
