@@ -12,7 +12,11 @@ string literals. v1 (spec ``v1.md`` section 2) reads ``device.attributes["<drive
 - ``L op R`` with a quantity or version side -> ``L.compareTo(R) op 0``, a string literal
   side becoming ``quantity("...")`` or ``semver("<strict>")``;
 - a list attribute (written as a comma-joined string) -> ``....split(",")`` (ints:
-  ``.map(v, int(v))``).
+  ``.map(v, int(v))``);
+- a missing attribute is a run-time error that means "no match" in the seeds but fails the
+  whole scheduling attempt in v1 (spec section 2), so each operand of the top-level
+  ``&&``/``||`` chains that reads attributes or capacities is guarded by presence tests
+  (``"x" in device.attributes["d"] && ...``): a device without them does not match.
 
 Every result is compiled with ``compile_device_selector``; what cannot be rewritten or does
 not compile raises :class:`RewriteError` with the reason.
@@ -178,15 +182,53 @@ class _Rewriter:
         return Node("call", operator, (compared, Node("literal", "scalar", size=1, text="0")))
 
 
+def _reads(node: Node, found: dict[str, Node]) -> None:
+    """Collect the ``device.<map>["d"].id`` reads of ``node`` (outside ``has()``), keyed by
+    their text, as presence tests."""
+    if node.kind == "has":
+        return
+    if node.kind == "select" and node.args[0].kind == "call" and node.args[0].name == "_[_]":
+        domain = node.args[0]
+        field_node = domain.args[0]
+        if field_node.kind == "select" and field_node.name in ("attributes", "capacity") \
+                and field_node.args[0] == Node("ident", "device"):
+            test = Node("call", "@in", (_lit(node.name), domain))
+            found.setdefault(unparse(test), test)
+            return
+    for arg in node.args:
+        _reads(arg, found)
+
+
+def _guarded(node: Node) -> Node:
+    """``node`` with presence tests before each operand of its ``&&``/``||`` chains."""
+    if node.kind == "call" and not node.member and node.name in ("_&&_", "_||_"):
+        operands: list[Node] = []
+        for arg in node.args:
+            guarded = _guarded(arg)
+            if guarded.name == node.name and guarded.kind == "call" and not guarded.member:
+                operands.extend(guarded.args)  # a && (b && c) is a && b && c
+            else:
+                operands.append(guarded)
+        return Node("call", node.name, tuple(operands))
+    found: dict[str, Node] = {}
+    _reads(node, found)
+    if not found:
+        return node
+    return Node("call", "_&&_", (*found.values(), node))
+
+
 def _is_map(node: Node) -> bool:
     return node.kind == "ident" and node.name in _MAPS
 
 
-def rewrite_selector(source: str, driver: str, types: Mapping[str, str]) -> Rewritten:
+def rewrite_selector(source: str, driver: str, types: Mapping[str, str], *,
+                     guard: bool = True) -> Rewritten:
     """``source`` (a seed selector over devices of ``driver``) as a v1 device selector.
 
     ``types`` maps the driver's seed attribute names to their seed type (``quantity``,
     ``version``, ``int``, ...), as the slices publish them; names it lacks are attributes.
+    ``guard``: add the presence tests (without them a device lacking a read attribute fails
+    scheduling in v1 instead of not matching).
 
     Returns:
         The v1 expression, already compiled successfully, and the lossy points.
@@ -199,7 +241,7 @@ def rewrite_selector(source: str, driver: str, types: Mapping[str, str]) -> Rewr
         raise RewriteError(f"cannot parse the selector: {error}") from None
     rewriter = _Rewriter(driver, types)
     node, _ = rewriter.walk(tree)
-    expression = unparse(node)
+    expression = unparse(_guarded(node) if guard else node)
     try:
         compile_device_selector(expression)
     except CelCompileError as error:

@@ -69,7 +69,9 @@ spec:
   resourceClassName: missing
 """
 
-SELECTOR = ('device.capacity["gpu.example.com"].memory.compareTo(quantity("8Gi")) >= 0 && '
+SELECTOR = ('"memory" in device.capacity["gpu.example.com"] && '
+            'device.capacity["gpu.example.com"].memory.compareTo(quantity("8Gi")) >= 0 && '
+            '"ids" in device.attributes["gpu.example.com"] && '
             '1 in device.attributes["gpu.example.com"].ids.split(",").map(v, int(v))')
 
 

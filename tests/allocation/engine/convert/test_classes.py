@@ -57,7 +57,8 @@ def test_structured_class_with_filters_and_vendor_parameters(convert):
         "spec": {
             "selectors": [
                 {"cel": {"expression": 'device.driver == "gpu.example.com"'}},
-                {"cel": {"expression": 'device.capacity["gpu.example.com"].memory.compareTo('
+                {"cel": {"expression": '"memory" in device.capacity["gpu.example.com"] && '
+                                       'device.capacity["gpu.example.com"].memory.compareTo('
                                        'quantity("8Gi")) >= 0'}}],
             "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {
                 "apiVersion": "dra.example.com/v1", "kind": "GpuClassParameters",

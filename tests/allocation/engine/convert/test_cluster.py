@@ -218,3 +218,23 @@ def test_a_device_name_twice_in_one_v1_pool_is_impossible(convert):
                            "device 'x' is also in NodeResourceSlice a, in the same v1 pool "
                            "'node-1' of driver 'd.example.com'")
     assert not result.complete
+
+
+def test_converted_demo_claims_never_fail_scheduling_on_devices_lacking_an_attribute():
+    # full-a100 selects on "profile", which only the A100 partitions have: without the
+    # presence guards every T4 node would raise a fatal CEL error in v1.
+    result = convert_loaded(load_files([ROOT / "examples" / "demo.yaml"]), lossy=True)
+    by_kind: dict[str, list[dict]] = {}
+    for item in result.items:
+        by_kind.setdefault(item["kind"], []).append(item)
+    allocator = Allocator(make_profile("1.36", ""), slices=by_kind["ResourceSlice"],
+                          classes=by_kind["DeviceClass"])
+    fits = {}
+    for claim in by_kind["ResourceClaim"]:
+        claim = {**claim, "metadata": {**claim["metadata"], "uid": claim["metadata"]["name"]}}
+        fits[claim["metadata"]["name"]] = [
+            node["metadata"]["name"] for node in by_kind["Node"]
+            if allocator.allocate(node, [claim]).fits]
+    assert fits == {"trainer-gpu": ["a100-1", "a100-2"], "full-a100": ["a100-1", "a100-2"],
+                    "render-gpu": ["t4-1", "t4-2"], "three-t4s": [],
+                    "fpga-accel": ["a100-1", "t4-1"]}  # the nodes of rack r1

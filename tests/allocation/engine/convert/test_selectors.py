@@ -39,9 +39,26 @@ C = f'device.capacity["{D}"]'
     ("true", "true"),
 ])
 def test_rewrites_compile_and_mean_the_same(seed, v1):
-    rewritten = rewrite_selector(seed, D, TYPES)
+    rewritten = rewrite_selector(seed, D, TYPES, guard=False)
     assert rewritten.expression == v1
     compile_device_selector(v1)
+
+
+def test_reads_are_guarded_per_operand_so_a_missing_attribute_is_no_match():
+    # The seed: a missing key is an error, i.e. no match; v1: an error fails scheduling.
+    rewritten = rewrite_selector(
+        'attributes.cores == 1 || !(quantities.memory >= "1Gi") && has(attributes.x)', D, TYPES)
+    assert rewritten.expression == (
+        f'"cores" in {A} && {A}.cores == 1 || "memory" in {C} && '
+        f'!({C}.memory.compareTo(quantity("1Gi")) >= 0) && has({A}.x)')
+    assert rewrite_selector('attributes.cores > 1 && attributes.cores < 4', D, TYPES
+                            ).expression == (f'"cores" in {A} && {A}.cores > 1 && '
+                                             f'"cores" in {A} && {A}.cores < 4')
+    selector = compile_device_selector(rewritten.expression)
+    assert selector.matches(D, {"name": "g", "attributes": {"cores": {"int": 2}}}) is False
+    assert selector.matches(D, {"name": "g", "attributes": {"cores": {"int": 1}}}) is True
+    assert selector.matches(D, {"name": "g", "capacity": {"memory": {"value": "512Mi"}},
+                                "attributes": {"x": {"bool": True}}}) is True
 
 
 def test_list_attributes_are_noted_once_each():
