@@ -213,6 +213,21 @@ class _Converter:
         return out
 
 
+def _unique_slice_names(items: list[dict]) -> None:
+    """Slices from different seed kinds may share a name (a NodeResourceSlice and a
+    NodeResourceCapacity both called ``node-1``): later ones get ``-2``, ``-3``, ..."""
+    used: set[str] = set()
+    for item in items:
+        if item.get("kind") != "ResourceSlice":
+            continue
+        name, number = item["metadata"]["name"], 1
+        while name in used:
+            number += 1
+            name = f"{item['metadata']['name']}-{number}"
+        item["metadata"]["name"] = name
+        used.add(name)
+
+
 def _count_pools(items: list[dict]) -> None:
     """Every slice's ``resourceSliceCount``: the slices of its (driver, pool)."""
     pools: dict[tuple, int] = {}
@@ -245,5 +260,6 @@ def convert_loaded(loaded: LoadResult, *, counters: str = "units",
             continue
         result.items.extend(documents)
     result.items.extend(json_copy(event.raw) for event in loaded.events)
+    _unique_slice_names(result.items)
     _count_pools(result.items)
     return result

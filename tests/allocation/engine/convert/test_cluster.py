@@ -238,3 +238,26 @@ def test_converted_demo_claims_never_fail_scheduling_on_devices_lacking_an_attri
     assert fits == {"trainer-gpu": ["a100-1", "a100-2"], "full-a100": ["a100-1", "a100-2"],
                     "render-gpu": ["t4-1", "t4-2"], "three-t4s": [],
                     "fpga-accel": ["a100-1", "t4-1"]}  # the nodes of rack r1
+
+
+def test_slices_from_different_seed_kinds_get_distinct_names(convert):
+    text = """
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceSlice
+    metadata: {name: node-1}
+    spec:
+      nodeName: node-1
+      driverName: d.example.com
+      namedResourcesWithAttributes: [{name: x, attributes: []}]
+    ---
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceCapacity
+    metadata: {name: node-1}
+    nodeName: node-1
+    driverName: e.example.com
+    instances:
+    - {id: y, apiVersion: counter.dra.config.k8s.io/v1alpha1, kind: Capacity,
+       data: {metadata: {labels: {}}, count: 1}}
+    """
+    items, _, _ = convert(text)
+    assert [i["metadata"]["name"] for i in items] == ["node-1", "node-1-2"]
