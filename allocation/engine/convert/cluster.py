@@ -8,12 +8,13 @@ is left out unless ``lossy``; the caller decides what that means for its exit st
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from allocation.engine.attributes import AttributeSet
 from allocation.engine.convert.claims import claim_document, claim_spec, flat_pod_claims
 from allocation.engine.convert.classes import device_class
-from allocation.engine.convert.report import Report
+from allocation.engine.convert.report import Report, list_items
 from allocation.engine.convert.slices import (
     COUNTER_MODES,
     capacity_specs,
@@ -240,9 +241,12 @@ def _count_pools(items: list[dict]) -> None:
             (item["spec"]["driver"], item["spec"]["pool"]["name"])]
 
 
-def convert_loaded(loaded: LoadResult, *, counters: str = "units",
-                   lossy: bool = False) -> Conversion:
+def convert_loaded(loaded: LoadResult, *, counters: str = "units", lossy: bool = False,
+                   texts: Iterable[tuple[str, str]] = ()) -> Conversion:
     """Convert every loaded object to v1 (spec ``v1.md`` section 5).
+
+    ``texts``: the ``(file name, text)`` pairs ``loaded`` was read from, so that warnings
+    about items of a ``kind: List`` name them ``items[i].`` as the loader does.
 
     Returns:
         The documents and the report; objects with an impossible item are left out unless
@@ -253,6 +257,7 @@ def convert_loaded(loaded: LoadResult, *, counters: str = "units",
     """
     state = ClusterState.build(loaded)
     converter = _Converter(state, loaded.objects, counters, lossy)
+    converter.report.items = list_items(texts)
     result = Conversion(report=converter.report)
     for obj in loaded.objects:
         documents = converter.convert(obj)

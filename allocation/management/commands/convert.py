@@ -41,9 +41,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         try:
-            loaded = load_files([Path(name) for name in options["files"]])
+            paths = [Path(name) for name in options["files"]]
+            loaded = load_files(paths)  # every file was readable
             result = convert_loaded(loaded, counters=options["counters"],
-                                    lossy=options["lossy"])
+                                    lossy=options["lossy"],
+                                    texts=[(str(p), p.read_text(encoding="utf-8"))
+                                           for p in paths])
             text = dump(as_list(result.items), options["output"])
         except InvalidManifests as exc:
             for problem in exc.problems:

@@ -261,3 +261,17 @@ def test_slices_from_different_seed_kinds_get_distinct_names(convert):
     """
     items, _, _ = convert(text)
     assert [i["metadata"]["name"] for i in items] == ["node-1", "node-1-2"]
+
+
+def test_warnings_about_list_items_name_the_item():
+    from allocation.engine.manifests import load_texts
+
+    text = """{"apiVersion": "v1", "kind": "List", "items": [
+      {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
+      {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "PodSchedulingContext",
+       "metadata": {"name": "p", "namespace": "team"}, "spec": {}}]}"""
+    texts = [("in.json", text)]
+    result = convert_loaded(load_texts(texts), texts=texts)
+    assert [str(w) for w in result.report.warnings] == [
+        "in.json:1 (PodSchedulingContext team/p): items[1]: cannot convert: "
+        "PodSchedulingContext was removed in v1 (1.32); nothing replaces it"]
