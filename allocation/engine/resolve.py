@@ -18,7 +18,7 @@ from allocation.engine.objects import (
     ResourceClassParameters,
 )
 
-__all__ = ["ClaimPlan", "plan_claim"]
+__all__ = ["ClaimPlan", "plan_claim", "class_parameters"]
 
 RESOURCE_GROUP = "resource.k8s.io"
 
@@ -49,7 +49,9 @@ def _matches(generated_from: dict | None, ref: dict) -> bool:
             and (generated_from.get("apiGroup") or "") == (ref.get("apiGroup") or ""))
 
 
-def _class_parameters(state, rc: ResourceClass) -> tuple[list[dict], Any, str | None]:
+def class_parameters(state, rc: ResourceClass) -> tuple[list[dict], Any, str | None]:
+    """(filters, vendor parameters, error) of a structured class's ``parametersRef``: a
+    ResourceClassParameters by name, else one generated from the referenced vendor object."""
     ref = rc.parameters_ref
     if ref is None:
         return [], None, None
@@ -121,7 +123,7 @@ def plan_claim(state, claim: ResourceClaim) -> ClaimPlan:
             plan.error = f"class {rc.name!r} uses numericParameters, which no model handles"
             return plan
         return hook(state, claim, rc, plan)
-    filters, plan.vendor_class_parameters, error = _class_parameters(state, rc)
+    filters, plan.vendor_class_parameters, error = class_parameters(state, rc)
     if error:
         plan.error = error
         return plan

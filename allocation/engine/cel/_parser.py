@@ -9,7 +9,7 @@ long the expression; the library refuses deeper nesting (32 levels) before we pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocation.engine.cel._analysis import Token, tokenize
 
@@ -35,6 +35,7 @@ class Node:
     is set and ``args[0]`` is the target), ``list``, ``map`` (``args`` = key, value, key,
     value...), ``struct`` (``args`` = field values) and ``macro`` (``name`` the macro,
     ``var`` the loop variable, ``args`` = range, then the macro's expressions).
+    ``text`` is a literal's source text (``syntax.unparse`` writes it back).
     """
 
     kind: str
@@ -43,6 +44,7 @@ class Node:
     size: int = 0
     member: bool = False
     var: str = ""
+    text: str = field(default="", compare=False)  # trees compare by meaning, not spelling
 
 
 def parse(source: str) -> Node:
@@ -208,9 +210,9 @@ class _Parser:
         current = self._next()
         if current.kind == "string":
             kind, size = _string_size(current.text)
-            return Node("literal", kind, size=size)
+            return Node("literal", kind, size=size, text=current.text)
         if current.kind == "number" or current.text in _KEYWORD_LITERALS:
-            return Node("literal", "scalar", size=1)
+            return Node("literal", "scalar", size=1, text=current.text)
         if current.kind != "ident":
             raise ParseError(f"unexpected {current.text!r}")
         if self.peek() != "(":
