@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import copy
 
+from allocation.engine.constants import (
+    CLAIMS_COMPONENT,
+    POD_CLAIM_NAME_ANNOTATION,
+    RESOURCE_API,
+)
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, ResourceClaim
 
@@ -30,7 +35,7 @@ def deallocate(state, claim: ResourceClaim, why: str) -> None:
     finalizers = registry.by_finalizer()
     claim.meta.finalizers = [f for f in claim.meta.finalizers if f not in finalizers]
     state.epoch += 1
-    state.events.record(claim, "Normal", "Deallocated", why, component="draplanner-claims")
+    state.events.record(claim, "Normal", "Deallocated", why, component=CLAIMS_COMPONENT)
 
 
 class ClaimController:
@@ -80,7 +85,7 @@ class ClaimController:
                 changed = True
                 state.events.record(claim, "Normal", "Released",
                                     f"No longer reserved for pod(s) {', '.join(gone)}",
-                                    component="draplanner-claims")
+                                    component=CLAIMS_COMPONENT)
             # Structured claims carry their model's delete-protection finalizer; an input
             # allocation without it is left as it stands (the input is honoured).
             structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
@@ -99,12 +104,12 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClai
 def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
     meta = template.claim_metadata
     raw = {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+        "apiVersion": RESOURCE_API, "kind": "ResourceClaim",
         "metadata": {
             "name": f"{pod.name}-{pod_claim_name}", "namespace": pod.namespace,
             "labels": copy.deepcopy(meta.get("labels") or {}),
             "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
-                            "resource.kubernetes.io/pod-claim-name": pod_claim_name},
+                            POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name,
                                  "uid": pod.meta.uid, "controller": True,
                                  "blockOwnerDeletion": True}],

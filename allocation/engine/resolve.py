@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine.constants import RESOURCE_GROUP
 from allocation.engine.models import Request, registry
 from allocation.engine.objects import (
     ResourceClaim,
@@ -19,8 +20,6 @@ from allocation.engine.objects import (
 )
 
 __all__ = ["ClaimPlan", "plan_claim"]
-
-RESOURCE_GROUP = "resource.k8s.io"
 
 
 @dataclass

@@ -13,15 +13,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from allocation.engine.allocator import Want, explain_node, search
+from allocation.engine.constants import EXPLAIN_ANNOTATION, STRUCTURED_FINALIZER
 from allocation.engine.controlplane.common import drop_context
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects import Allocation, Node, Pod, ResourceClaim
 from allocation.engine.objects.resource import node_selector_for
 from allocation.engine.resolve import ClaimPlan, plan_claim
 
-__all__ = ["Scheduler", "EXPLAIN_ANNOTATION", "MAX_DETAIL_NODES"]
+__all__ = ["Scheduler", "MAX_DETAIL_NODES"]
 
-EXPLAIN_ANNOTATION = "draplanner.io/explain"
 MAX_DETAIL_NODES = 8
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -326,7 +326,7 @@ def allocate(state, claim: ResourceClaim, plan: ClaimPlan, node_name: str, picks
                                   picks=list(picks))
     claim.driver_name = plan.resource_class.driver_name
     finalizers = {m.finalizer for m in models.values()} or {
-        "structured.dra.k8s.io/delete-protection"}
+        STRUCTURED_FINALIZER}
     for finalizer in sorted(finalizers):
         if finalizer not in claim.meta.finalizers:
             claim.meta.finalizers.append(finalizer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.models.base import StoredObject
 
 __all__ = ["Node"]
@@ -24,4 +25,4 @@ class Node(StoredObject):
     @classmethod
     def columns_for(cls, obj) -> dict:
         return {"status": "Unschedulable" if obj.unschedulable else "Schedulable",
-                "node_group": obj.meta.labels.get("draplanner.io/node-group", "")}
+                "node_group": obj.meta.labels.get(NODE_GROUP_LABEL, "")}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.presenters.common import object_url
 
 __all__ = ["Explanation", "NodeExplanation", "RequestExplanation", "Refused",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.models.counter import CounterInventory
 from allocation.engine.models.named import NamedInventory
 from allocation.engine.models.partitionable import PartitionableInventory
@@ -234,4 +235,4 @@ def node_view(state: ClusterState, name: str) -> NodeView | None:
     return NodeView(name=name, labels=dict(node.labels), unschedulable=node.unschedulable,
                     capacity=_capacity(state, node), trees=_trees(state, name),
                     counters=counters, named=named, pods=pods, claims=claims,
-                    node_group=node.labels.get("draplanner.io/node-group"))
+                    node_group=node.labels.get(NODE_GROUP_LABEL))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, PodTemplate, ProvisioningRequest, ResourceClaim
 from allocation.engine.state import ClusterState
@@ -158,7 +159,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
     pending = not pod.node_name and not pod.terminated
     reason = pending_reason(pod) if pending else None
     # Scheduling annotations stay on the page only while they explain something.
-    shown = {k: v for k, v in pod.meta.annotations.items() if k != "draplanner.io/explain"}
+    shown = {k: v for k, v in pod.meta.annotations.items() if k != EXPLAIN_ANNOTATION}
     return PodView(
         namespace=namespace, name=name,
         phase=pod.phase or ("Running" if pod.node_name else "Pending"),

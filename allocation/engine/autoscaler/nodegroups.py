@@ -12,14 +12,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from allocation.engine.constants import NODE_GROUP_LABEL, RESOURCE_API
 from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
 
-__all__ = ["GROUP_LABEL", "CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
+__all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
            "free_names", "grow"]
 
-GROUP_LABEL = "draplanner.io/node-group"
 CAPACITY_ANNOTATION = "autoscaling.k8s.io/node-resource-capacity"
-_API = "resource.k8s.io/v1alpha2"
 
 
 @dataclass
@@ -44,13 +43,13 @@ class Blueprint:
         slices = []
         for index, spec in enumerate(self.slices):
             slices.append(NodeResourceSlice({
-                "apiVersion": _API, "kind": "NodeResourceSlice",
+                "apiVersion": RESOURCE_API, "kind": "NodeResourceSlice",
                 "metadata": {"name": f"{name}-slice-{index}"},
                 "spec": {**copy.deepcopy(spec), "nodeName": name}}))
         capacities = []
         for index, entry in enumerate(self.capacities):
             capacities.append(NodeResourceCapacity({
-                "apiVersion": _API, "kind": "NodeResourceCapacity",
+                "apiVersion": RESOURCE_API, "kind": "NodeResourceCapacity",
                 "metadata": {"name": f"{name}-capacity-{index}"}, "nodeName": name,
                 "driverName": entry["driverName"],
                 "instances": copy.deepcopy(entry.get("instances") or [])}))
@@ -61,7 +60,7 @@ def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node
                ) -> Blueprint:
     template = group.template
     meta = template.get("metadata") or {}
-    labels = {**(meta.get("labels") or {}), GROUP_LABEL: group.name}
+    labels = {**(meta.get("labels") or {}), NODE_GROUP_LABEL: group.name}
     node = {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": "", "labels": labels,
                          **({"annotations": dict(meta["annotations"])}
@@ -110,7 +109,8 @@ def blueprints(state) -> list[Blueprint]:
 
 def group_size(state, group: str) -> int:
     """How many nodes of ``state`` belong to ``group``."""
-    return sum(1 for node in state.nodes.values() if node.meta.labels.get(GROUP_LABEL) == group)
+    return sum(1 for node in state.nodes.values()
+               if node.meta.labels.get(NODE_GROUP_LABEL) == group)
 
 
 def free_names(state, group: str, count: int) -> list[str]:

@@ -6,13 +6,13 @@ says who records each one and on which object, so the console can draw the timel
 
 from __future__ import annotations
 
-from allocation.engine.manifests.kinds import HANDLE_DATA_MAX, NODE_LIST_MAX, RESOURCE_API
+from allocation.engine.constants import RESOURCE_API
 from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
 
 __all__ = [
-    "NODE_LIST_MAX", "HANDLE_DATA_MAX", "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
+    "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
     "ALLOCATED", "ALLOCATION_FAILED", "DEALLOCATION_REQUESTED", "DEALLOCATED",
-    "CONTROLLER_MISSING", "CLAIMS_COMPONENT", "context_of", "new_context", "drop_context",
+    "CONTROLLER_MISSING", "context_of", "new_context", "drop_context",
     "driver_finalizer", "pod_claims", "short_list", "reserve_for", "missing_controller",
 ]
 
@@ -24,8 +24,6 @@ ALLOCATION_FAILED = "AllocationFailed"
 DEALLOCATION_REQUESTED = "DeallocationRequested"
 DEALLOCATED = "Deallocated"
 CONTROLLER_MISSING = "ControllerMissing"
-
-CLAIMS_COMPONENT = "draplanner-claims"
 
 
 def driver_finalizer(controller_name: str) -> str:

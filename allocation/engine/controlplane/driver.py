@@ -22,14 +22,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from allocation.engine.constants import CLAIMS_COMPONENT, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
     ALLOCATED,
     ALLOCATION_FAILED,
-    CLAIMS_COMPONENT,
     CONTROLLER_MISSING,
     DEALLOCATED,
     DEALLOCATION_REQUESTED,
-    NODE_LIST_MAX,
     UNSUITABLE_NODES,
     driver_finalizer,
     missing_controller,

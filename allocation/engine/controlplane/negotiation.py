@@ -26,10 +26,9 @@ import json
 from collections import Counter
 
 from allocation.engine.allocator import search
+from allocation.engine.constants import CLAIMS_COMPONENT, EXPLAIN_ANNOTATION, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
-    CLAIMS_COMPONENT,
     DEALLOCATION_REQUESTED,
-    NODE_LIST_MAX,
     POTENTIAL_NODES,
     SELECTED_NODE,
     context_of,
@@ -40,7 +39,7 @@ from allocation.engine.controlplane.common import (
 from allocation.engine.controlplane.pools import available_on
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects import DriverSimulation, Node, Pod, ResourceClaim
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION, MAX_DETAIL_NODES, R_CLASS
+from allocation.engine.scheduler import MAX_DETAIL_NODES, R_CLASS
 
 __all__ = ["Negotiation", "R_UNSUITABLE", "WAIT_INFORMATION", "WAIT_ALLOCATION",
            "WAIT_IMMEDIATE"]

@@ -22,13 +22,12 @@ from allocation.engine.cel import (
     Expression,
     compile_expression,
 )
-from allocation.engine.controlplane.common import HANDLE_DATA_MAX
+from allocation.engine.constants import HANDLE_DATA_MAX, RESOURCE_GROUP
 from allocation.engine.objects import DriverSimulation, ResourceClaim, ResourceClaimParameters
 
 __all__ = ["vendor_parameters", "request_count", "render_handle_data", "placeholders",
            "HANDLE_VARIABLES"]
 
-RESOURCE_GROUP = "resource.k8s.io"
 HANDLE_VARIABLES = {"object": "dyn", "claim": "dyn", "pool": "string", "count": "int",
                     "node": "string"}
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)

@@ -9,6 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from allocation.engine.constants import (
+    HANDLE_DATA_MAX,
+    NODE_LIST_MAX,
+    PLANNER_API,
+    PROVISIONING_APIS,
+    RESOURCE_API,
+)
 from allocation.engine.manifests.common import (
     generated_from,
     label_map,
@@ -33,14 +40,8 @@ from allocation.engine.manifests.schema import (
 )
 from allocation.engine.models import registry
 
-__all__ = ["KindInfo", "kind_info", "RESOURCE_API", "PLANNER_API", "PROVISIONING_APIS",
-           "DRA_KINDS", "PLANNER_KINDS", "CORE_KINDS", "HANDLE_DATA_MAX", "NODE_LIST_MAX"]
+__all__ = ["KindInfo", "kind_info", "DRA_KINDS", "PLANNER_KINDS", "CORE_KINDS"]
 
-RESOURCE_API = "resource.k8s.io/v1alpha2"
-PLANNER_API = "draplanner.io/v1alpha1"
-PROVISIONING_APIS = ("autoscaling.x-k8s.io/v1beta1", "autoscaling.x-k8s.io/v1")
-HANDLE_DATA_MAX = 16 * 1024
-NODE_LIST_MAX = 128
 
 DRA_KINDS = ("NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
              "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from allocation.engine.constants import OWN_GROUPS
 from allocation.engine.manifests.common import metadata_schema
 from allocation.engine.manifests.kinds import kind_info, known_kinds
 from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
@@ -62,7 +63,7 @@ def _validate(data: Any, problems: ProblemList) -> None:
     info = kind_info(kind)
     group = api_version.split("/", 1)[0] if "/" in api_version else ""
     if info is None:
-        if group in ("resource.k8s.io", "draplanner.io"):
+        if group in OWN_GROUPS:
             ours = [k for k, i in known_kinds().items() if group in i.api_versions[0]]
             problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
             return

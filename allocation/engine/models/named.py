@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from allocation.engine.attributes import AttributeSet
+from allocation.engine.constants import STRUCTURED_FINALIZER
 from allocation.engine.manifests.common import attributes as attributes_schema
 from allocation.engine.manifests.common import cel_str
 from allocation.engine.manifests.schema import DNS_SUBDOMAIN, ListOf, Obj, Str
@@ -100,7 +101,7 @@ class NamedResourcesModel(StructuredModel):
     """Whole named devices selected by CEL over their attributes."""
 
     name = "namedResourcesWithAttributes"
-    finalizer = "structured.dra.k8s.io/delete-protection"
+    finalizer = STRUCTURED_FINALIZER
     source = "slice"
     slice_schema = ListOf(Obj({"name": Str(DNS_SUBDOMAIN), "attributes": attributes_schema},
                               required=("name",)), unique_key="name")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from allocation.engine.constants import RESOURCE_GROUP
 from allocation.engine.models.base import Request
 from allocation.engine.models.counter import (
     CounterModel,
@@ -23,8 +24,6 @@ from allocation.engine.models.counter import (
 )
 
 __all__ = ["plan_numeric", "class_snapshot"]
-
-_RESOURCE_GROUP = "resource.k8s.io"
 
 
 def _matches(generated_from: dict | None, ref: dict) -> bool:
@@ -46,7 +45,7 @@ def class_snapshot(state, rc) -> tuple[Any, str | None]:
     if ref is None:
         return None, None
     group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClassParameters" and group in ("", _RESOURCE_GROUP):
+    if ref["kind"] == "ResourceClassParameters" and group in ("", RESOURCE_GROUP):
         params = state.get("ResourceClassParameters", None, ref["name"])
         if params is None:
             return None, (f"resourceclassparameters {ref['name']!r} of class {rc.name!r} "
@@ -72,7 +71,7 @@ def _claim_vendor(state, claim, rc) -> tuple[Any, str | None]:
         return None, (f"class {rc.name!r} uses numericParameters: the claim needs a "
                       f"parametersRef to a vendor parameters object ({_accepted(rc)})")
     group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClaimParameters" and group in ("", _RESOURCE_GROUP):
+    if ref["kind"] == "ResourceClaimParameters" and group in ("", RESOURCE_GROUP):
         return None, (f"class {rc.name!r} uses numericParameters, which take the vendor "
                       f"parameters object itself ({_accepted(rc)}), not a "
                       "ResourceClaimParameters")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from allocation.engine.constants import PLANNER_API, PROVISIONING_APIS
 from allocation.engine.objects.meta import KObject
 
-__all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation", "PLANNER_API"]
+__all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation"]
 
-PLANNER_API = "draplanner.io/v1alpha1"
 
 CLASS_ALIASES = {
     "check-capacity.kubernetes.io": "check-capacity.autoscaling.x-k8s.io",
@@ -19,7 +19,7 @@ CLASS_ALIASES = {
 
 class ProvisioningRequest(KObject):
     kind = "ProvisioningRequest"
-    default_api_version = "autoscaling.x-k8s.io/v1"
+    default_api_version = PROVISIONING_APIS[-1]
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)

@@ -6,6 +6,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine.constants import RESOURCE_API
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects.meta import KObject, json_copy
 
@@ -15,7 +16,6 @@ __all__ = [
     "PodSchedulingContext", "Allocation", "node_selector_for",
 ]
 
-RESOURCE_API = "resource.k8s.io/v1alpha2"
 
 
 def node_selector_for(node_name: str) -> dict:

@@ -32,9 +32,9 @@ from typing import Any
 
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.manifests import load_documents
 from allocation.engine.manifests.kinds import kind_info
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
 from allocation.engine.state import ClusterState
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
