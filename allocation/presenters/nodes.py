@@ -193,7 +193,7 @@ def _devices(state: ClusterState, node: str) -> tuple[list[CounterBar], list[Nam
 
 
 def _capacity(state: ClusterState, node) -> list[CapacityRow]:
-    cpu, memory, pods = state.usage.get(node.name) or [0, 0, 0]
+    cpu, memory, pods = state.usage_of(node.name)
     rows = [CapacityRow("cpu", cpu_text(cpu), cpu_text(node.cpu_milli),
                         percent(cpu, node.cpu_milli or 0)),
             CapacityRow("memory", bytes_text(memory), bytes_text(node.memory),
