@@ -56,7 +56,7 @@ class ClaimController:
             for pod_claim in pod.claims:
                 if not pod_claim.template_name:
                     continue
-                name = f"{pod.name}-{pod_claim.name}"
+                name = pod.claim_name(pod_claim)
                 if state.get("ResourceClaim", pod.namespace, name) is not None:
                     continue
                 template = state.get("ResourceClaimTemplate", pod.namespace,
@@ -106,7 +106,7 @@ def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceCla
     raw = {
         "apiVersion": RESOURCE_API, "kind": "ResourceClaim",
         "metadata": {
-            "name": f"{pod.name}-{pod_claim_name}", "namespace": pod.namespace,
+            "name": pod.claim_name(pod_claim_name), "namespace": pod.namespace,
             "labels": copy.deepcopy(meta.get("labels") or {}),
             "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
                             POD_CLAIM_NAME_ANNOTATION: pod_claim_name},

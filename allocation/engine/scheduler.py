@@ -77,7 +77,7 @@ class Scheduler:
         signature: list = [pod.namespace, tuple(sorted(pod.node_selector.items())),
                            repr(pod.node_affinity), pod.cpu_milli, pod.memory]
         for pod_claim in pod.claims:
-            name = pod_claim.claim_name or f"{pod.name}-{pod_claim.name}"
+            name = pod.claim_name(pod_claim)
             claim = state.get("ResourceClaim", pod.namespace, name)
             if claim is None:
                 if pod_claim.template_name and state.get(
@@ -146,12 +146,12 @@ class Scheduler:
                     return R_SELECTOR
             if pod.node_affinity and not node_selector_matches(pod.node_affinity, node):
                 return R_SELECTOR
-            used = state.usage.get(node.name) or [0, 0, 0]
-            if node.cpu_milli is not None and used[0] + pod.cpu_milli > node.cpu_milli:
+            used = state.usage_of(node.name)
+            if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
                 return R_CPU
-            if node.memory is not None and used[1] + pod.memory > node.memory:
+            if node.memory is not None and used.memory + pod.memory > node.memory:
                 return R_MEMORY
-            if used[2] + 1 > node.max_pods:
+            if used.pods + 1 > node.max_pods:
                 return R_PODS
         for claim in needs.allocated:
             if not _allocated_on(claim, node):

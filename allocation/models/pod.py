@@ -38,6 +38,6 @@ class Pod(StoredObject):
 
     @classmethod
     def columns_for(cls, obj) -> dict:
-        names = [c.claim_name or f"{obj.name}-{c.name}" for c in obj.claims]
+        names = [obj.claim_name(c) for c in obj.claims]
         return {"node_name": obj.node_name or "", "status": pod_status(obj),
                 "claims": list_column(names)}

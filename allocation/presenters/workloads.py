@@ -98,7 +98,7 @@ def claim_view(state: ClusterState, namespace: str, name: str) -> ClaimView | No
     for pod in state.pods():
         if pod.namespace != namespace or pod.node_name or pod.terminated:
             continue
-        if any((pc.claim_name or f"{pod.name}-{pc.name}") == name for pc in pod.claims):
+        if any(pod.claim_name(pc) == name for pc in pod.claims):
             waiting.append(_pod_link(namespace, pod.name))
     return ClaimView(
         namespace=namespace, name=name, state=claim_state(claim), class_name=claim.class_name,
@@ -149,7 +149,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
         return None
     rows = []
     for pc in pod.claims:
-        claim_name = pc.claim_name or f"{pod.name}-{pc.name}"
+        claim_name = pod.claim_name(pc)
         claim = state.get("ResourceClaim", namespace, claim_name)
         rows.append(PodClaimRow(pc.name, claim_name,
                                 object_url("ResourceClaim", namespace, claim_name)

@@ -23,7 +23,7 @@ def demand(state, pod: Pod) -> str:
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
     for pod_claim in pod.claims:
-        name = pod_claim.claim_name or f"{pod.name}-{pod_claim.name}"
+        name = pod.claim_name(pod_claim)
         claim = state.get("ResourceClaim", pod.namespace, name)
         if claim is None:
             continue

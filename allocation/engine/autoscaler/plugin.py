@@ -110,7 +110,7 @@ class AutoscalerSimulation:
             if not pod_claim.template_name:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace, pod_claim.template_name)
-            name = f"{pod.name}-{pod_claim.name}"
+            name = pod.claim_name(pod_claim)
             if template is not None and state.get("ResourceClaim", pod.namespace, name) is None:
                 state.add(claim_from_template(pod, pod_claim.name, template))
         return Status(True, f"added pod {pod.ref}")
@@ -213,7 +213,7 @@ class AutoscalerSimulation:
         found.node_name = None
         released = []
         for pod_claim in found.claims:
-            name = pod_claim.claim_name or f"{found.name}-{pod_claim.name}"
+            name = found.claim_name(pod_claim)
             claim = state.get("ResourceClaim", found.namespace, name)
             if claim is None or found.name not in claim.reserved_pods():
                 continue

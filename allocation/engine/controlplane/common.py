@@ -56,7 +56,7 @@ def drop_context(state, pod: Pod) -> None:
 def pod_claims(state, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
     """``(pod claim name, claim)`` for each ``spec.resourceClaims`` entry, in order."""
     return [(c.name, state.get("ResourceClaim", pod.namespace,
-                               c.claim_name or f"{pod.name}-{c.name}")) for c in pod.claims]
+                               pod.claim_name(c))) for c in pod.claims]
 
 
 def reserve_for(claim: ResourceClaim, pod: Pod) -> None:

@@ -101,6 +101,17 @@ class Pod(KObject):
         self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]
         self.input_node_name = self.node_name
 
+    def claim_name(self, entry: PodClaim | str) -> str:
+        """The name of the ResourceClaim behind one ``spec.resourceClaims`` entry.
+
+        A claim named by the entry keeps its name; a claim from a template is
+        ``<pod>-<entry name>`` (the claim controller creates it, ``docs/architecture.md``).
+        An entry given by name alone (a string) is the template form.
+        """
+        if isinstance(entry, str):
+            return f"{self.name}-{entry}"
+        return entry.claim_name or f"{self.name}-{entry.name}"
+
     @property
     def terminated(self) -> bool:
         """Succeeded, Failed or being deleted: the pod no longer holds resources."""
