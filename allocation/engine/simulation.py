@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from allocation.engine.autoscaler.provisioning import ProvisioningController
 from allocation.engine.claims import ClaimController
 from allocation.engine.controlplane.driver import DriverController
+from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.manifests import LoadResult, load_files
 from allocation.engine.scheduler import Scheduler
@@ -26,7 +27,7 @@ MAX_ROUNDS = 10_000
 
 CONTROLLER_FACTORIES: list[Callable[[str], object]] = [
     lambda strategy: ClaimController(),
-    lambda strategy: Scheduler(strategy),
+    lambda strategy: Scheduler(strategy, Negotiation(strategy)),
     lambda strategy: DriverController(),  # control-plane controllers (seed 004)
     lambda strategy: ProvisioningController(strategy),  # node groups, ProvisioningRequests
 ]

@@ -12,8 +12,7 @@ from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
 __all__ = [
     "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
     "ALLOCATED", "ALLOCATION_FAILED", "DEALLOCATION_REQUESTED", "DEALLOCATED",
-    "CONTROLLER_MISSING", "context_of", "new_context", "drop_context",
-    "driver_finalizer", "pod_claims", "short_list", "reserve_for", "missing_controller",
+    "CONTROLLER_MISSING", "new_context", "driver_finalizer", "pod_claims", "short_list",
 ]
 
 POTENTIAL_NODES = "PotentialNodes"
@@ -31,10 +30,6 @@ def driver_finalizer(controller_name: str) -> str:
     return f"{controller_name}/deletion-protection"
 
 
-def context_of(state, pod: Pod) -> PodSchedulingContext | None:
-    """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
-    return state.get("PodSchedulingContext", pod.namespace, pod.name)
-
 
 def new_context(pod: Pod) -> PodSchedulingContext:
     """An empty PodSchedulingContext owned by ``pod`` (the seed: the pod is its owner)."""
@@ -46,23 +41,12 @@ def new_context(pod: Pod) -> PodSchedulingContext:
         "spec": {}})
 
 
-def drop_context(state, pod: Pod) -> None:
-    """Delete the pod's PodSchedulingContext once the pod is bound (the scheduler's last step)."""
-    context = context_of(state, pod)
-    if context is not None:
-        state.remove(context)
-
 
 def pod_claims(state, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
     """``(pod claim name, claim)`` for each ``spec.resourceClaims`` entry, in order."""
     return [(c.name, state.get("ResourceClaim", pod.namespace,
                                pod.claim_name(c))) for c in pod.claims]
 
-
-def reserve_for(claim: ResourceClaim, pod: Pod) -> None:
-    """Add ``pod`` to the claim's ``reservedFor`` unless it is there already."""
-    if pod.name not in claim.reserved_pods():
-        claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.meta.uid})
 
 
 def short_list(names: list[str], limit: int = 8) -> str:
@@ -71,9 +55,3 @@ def short_list(names: list[str], limit: int = 8) -> str:
         return "none"
     shown = ", ".join(names[:limit])
     return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
-
-
-def missing_controller(claim: ResourceClaim, class_name: str, controller: str) -> str:
-    """Why a claim whose class names a controller without a DriverSimulation stays pending."""
-    return (f"resourceclaim \"{claim.ref}\": class {class_name!r} names control-plane "
-            f"controller {controller}, which no DriverSimulation simulates")

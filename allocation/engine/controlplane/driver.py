@@ -31,9 +31,7 @@ from allocation.engine.controlplane.common import (
     DEALLOCATION_REQUESTED,
     UNSUITABLE_NODES,
     driver_finalizer,
-    missing_controller,
     pod_claims,
-    reserve_for,
     short_list,
 )
 from allocation.engine.controlplane.pools import Pool, PoolBook
@@ -51,6 +49,8 @@ from allocation.engine.objects import (
     ResourceClaimParameters,
     ResourceClass,
 )
+from allocation.engine.scheduling.binding import reserve_for
+from allocation.engine.scheduling.reasons import missing_controller
 
 __all__ = ["DriverController"]
 
