@@ -12,7 +12,8 @@ __all__ = [
     "CORE_API", "RESOURCE_GROUP", "RESOURCE_API", "PLANNER_GROUP", "PLANNER_API",
     "PROVISIONING_GROUP", "PROVISIONING_APIS", "OWN_GROUPS", "NODE_GROUP_LABEL",
     "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT",
-    "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX",
+    "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX", "COUNTER_GROUP",
+    "COUNTER_API_VERSIONS",
 ]
 
 CORE_API = "v1"
@@ -22,6 +23,9 @@ PLANNER_GROUP = "draplanner.io"
 PLANNER_API = f"{PLANNER_GROUP}/v1alpha1"
 PROVISIONING_GROUP = "autoscaling.x-k8s.io"
 PROVISIONING_APIS = (f"{PROVISIONING_GROUP}/v1beta1", f"{PROVISIONING_GROUP}/v1")
+COUNTER_GROUP = "counter.dra.config.k8s.io"
+COUNTER_API_VERSIONS = (f"{COUNTER_GROUP}/v1alpha1", f"{COUNTER_GROUP}/v1beta1")
+"""The counter model's Capacity and Parameters types (seed 000, ``docs/models.md``)."""
 OWN_GROUPS = (RESOURCE_GROUP, PLANNER_GROUP)
 """Groups whose kinds the planner knows completely: an unknown kind there is a typo."""
 

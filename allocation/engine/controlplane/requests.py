@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from allocation.engine.cel import (
     CelCompileError,
@@ -22,8 +22,12 @@ from allocation.engine.cel import (
     Expression,
     compile_expression,
 )
-from allocation.engine.constants import HANDLE_DATA_MAX, RESOURCE_GROUP
-from allocation.engine.objects import DriverSimulation, ResourceClaim, ResourceClaimParameters
+from allocation.engine.constants import HANDLE_DATA_MAX
+from allocation.engine.objects import DriverSimulation, ResourceClaim
+from allocation.engine.parameters import claim_parameters, vendor_snapshot
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["vendor_parameters", "request_count", "render_handle_data", "placeholders",
            "HANDLE_VARIABLES"]
@@ -43,21 +47,14 @@ def placeholders(template: str) -> list[str]:
     return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
 
 
-def vendor_parameters(state, claim: ResourceClaim) -> tuple[Any, str | None]:
-    """The claim's vendor parameters (the referenced object as written), or why not found."""
-    ref = claim.parameters_ref
-    if ref is None:
-        return None, None
-    group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClaimParameters" and group in ("", RESOURCE_GROUP):
-        params = state.get("ResourceClaimParameters", claim.namespace, ref["name"])
-        if not isinstance(params, ResourceClaimParameters):
-            return None, f"resourceclaimparameters {claim.namespace}/{ref['name']} not found"
-        return params.vendor_parameters, None
-    vendor = state.vendor_object(group, ref["kind"], claim.namespace, ref["name"])
-    if vendor is None:
-        return None, f"claim parameters {ref['kind']} {claim.namespace}/{ref['name']} not found"
-    return vendor.raw, None
+def vendor_parameters(state: ClusterState, claim: ResourceClaim) -> tuple[Any, str | None]:
+    """The claim's vendor parameters (the referenced object as written), or why not found.
+
+    A driver reads the object the claim names, never one generated from it
+    (``allocation/engine/parameters.py``).
+    """
+    found, reason = claim_parameters(state, claim, generated=False)
+    return vendor_snapshot(found), reason
 
 
 def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:

@@ -56,9 +56,8 @@ def _slice_spec(spec: dict, path: str, problems: ProblemList) -> None:
 
 def _capacities(instances: Any, path: str, problems: ProblemList) -> None:
     for model in registry.all_models():
-        check = getattr(model, "check_capacity", None)
-        if model.source == "capacity" and check is not None:
-            check(instances, path, problems)
+        if model.source == "capacity":
+            model.check_capacity(instances, path, problems)
 
 
 def _node_group(data: dict, problems: ProblemList) -> None:

@@ -7,6 +7,7 @@ from allocation.engine.objects.meta import KObject, ObjectKey, ObjectMeta, Sourc
 from allocation.engine.objects.planner import DriverSimulation, NodeGroup, ProvisioningRequest
 from allocation.engine.objects.resource import (
     Allocation,
+    ClassMode,
     NodeResourceCapacity,
     NodeResourceSlice,
     PodSchedulingContext,
@@ -22,7 +23,7 @@ __all__ = [
     "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
     "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",
-    "NodeGroup", "DriverSimulation", "KIND_CLASSES",
+    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode",
 ]
 
 KIND_CLASSES: dict[str, type[KObject]] = {cls.kind: cls for cls in (

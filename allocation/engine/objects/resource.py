@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from allocation.engine.constants import RESOURCE_API
@@ -13,7 +14,7 @@ from allocation.engine.objects.meta import KObject, json_copy
 __all__ = [
     "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass", "ResourceClassParameters",
     "ResourceClaimParameters", "ResourceClaim", "ResourceClaimTemplate",
-    "PodSchedulingContext", "Allocation", "node_selector_for",
+    "PodSchedulingContext", "Allocation", "node_selector_for", "ClassMode",
 ]
 
 
@@ -53,6 +54,15 @@ class NodeResourceCapacity(_Resource):
         self.instances: list[dict] = list(raw.get("instances") or ())
 
 
+class ClassMode(StrEnum):
+    """How a class's claims are allocated: by a control-plane driver (KEP-3063), from
+    ``numericParameters`` templates, or from structured parameters (KEP-4381)."""
+
+    CONTROLLER = "controller"
+    NUMERIC = "numeric"
+    STRUCTURED = "structured"
+
+
 class ResourceClass(_Resource):
     kind = "ResourceClass"
     namespaced = False
@@ -65,11 +75,11 @@ class ResourceClass(_Resource):
         self.numeric_parameters: list[dict] = list(raw.get("numericParameters") or ())
         self.controller_name: str | None = raw.get("controllerName") or None
         if self.controller_name:
-            self.mode = "controller"
+            self.mode = ClassMode.CONTROLLER
         elif self.numeric_parameters:
-            self.mode = "numeric"
+            self.mode = ClassMode.NUMERIC
         else:
-            self.mode = "structured"
+            self.mode = ClassMode.STRUCTURED
 
 
 class ResourceClassParameters(_Resource):
