@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import copy
 
+from allocation.engine import kinds
 from allocation.engine.constants import (
     CLAIMS_COMPONENT,
     POD_CLAIM_NAME_ANNOTATION,
-    RESOURCE_API,
 )
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, ResourceClaim
@@ -104,7 +104,7 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClai
 def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
     meta = template.claim_metadata
     raw = {
-        "apiVersion": RESOURCE_API, "kind": "ResourceClaim",
+        "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
         "metadata": {
             "name": pod.claim_name(pod_claim_name), "namespace": pod.namespace,
             "labels": copy.deepcopy(meta.get("labels") or {}),

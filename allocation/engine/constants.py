@@ -1,4 +1,4 @@
-"""The engine's vocabulary: API groups and versions, labels, annotations, component names.
+"""The engine's vocabulary: API groups, labels, annotations, component names.
 
 One home for every string the engine, the console and the scenarios compare or write, so
 a literal is never repeated (``docs/architecture.md``). Kinds and their API versions are
@@ -9,20 +9,15 @@ declared in :mod:`allocation.engine.kinds`; the limits below come from the API t
 from __future__ import annotations
 
 __all__ = [
-    "CORE_API", "RESOURCE_GROUP", "RESOURCE_API", "PLANNER_GROUP", "PLANNER_API",
-    "PROVISIONING_GROUP", "PROVISIONING_APIS", "OWN_GROUPS", "NODE_GROUP_LABEL",
+    "RESOURCE_GROUP", "PLANNER_GROUP", "PROVISIONING_GROUP", "OWN_GROUPS", "NODE_GROUP_LABEL",
     "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT",
     "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX", "COUNTER_GROUP",
     "COUNTER_API_VERSIONS",
 ]
 
-CORE_API = "v1"
 RESOURCE_GROUP = "resource.k8s.io"
-RESOURCE_API = f"{RESOURCE_GROUP}/v1alpha2"
 PLANNER_GROUP = "draplanner.io"
-PLANNER_API = f"{PLANNER_GROUP}/v1alpha1"
 PROVISIONING_GROUP = "autoscaling.x-k8s.io"
-PROVISIONING_APIS = (f"{PROVISIONING_GROUP}/v1beta1", f"{PROVISIONING_GROUP}/v1")
 COUNTER_GROUP = "counter.dra.config.k8s.io"
 COUNTER_API_VERSIONS = (f"{COUNTER_GROUP}/v1alpha1", f"{COUNTER_GROUP}/v1beta1")
 """The counter model's Capacity and Parameters types (seed 000, ``docs/models.md``)."""

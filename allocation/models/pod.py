@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject, list_column
 
 __all__ = ["Pod"]
@@ -26,7 +27,7 @@ def pod_status(pod) -> str:
 class Pod(StoredObject):
     """A pod; ``node_name`` is where it runs, ``claims`` the claims its entries name."""
 
-    KIND = "Pod"
+    KIND_SPEC = kinds.POD
     FILTERS = {"node": ("node_name", "exact"), "namespace": ("namespace", "exact"),
                "status": ("status", "exact")}
 

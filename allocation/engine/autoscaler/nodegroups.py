@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from allocation.engine.constants import NODE_GROUP_LABEL, RESOURCE_API
+from allocation.engine import kinds
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
 
 __all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
@@ -43,13 +44,15 @@ class Blueprint:
         slices = []
         for index, spec in enumerate(self.slices):
             slices.append(NodeResourceSlice({
-                "apiVersion": RESOURCE_API, "kind": "NodeResourceSlice",
+                "apiVersion": kinds.NODE_RESOURCE_SLICE.preferred_version,
+                "kind": "NodeResourceSlice",
                 "metadata": {"name": f"{name}-slice-{index}"},
                 "spec": {**copy.deepcopy(spec), "nodeName": name}}))
         capacities = []
         for index, entry in enumerate(self.capacities):
             capacities.append(NodeResourceCapacity({
-                "apiVersion": RESOURCE_API, "kind": "NodeResourceCapacity",
+                "apiVersion": kinds.NODE_RESOURCE_CAPACITY.preferred_version,
+                "kind": "NodeResourceCapacity",
                 "metadata": {"name": f"{name}-capacity-{index}"}, "nodeName": name,
                 "driverName": entry["driverName"],
                 "instances": copy.deepcopy(entry.get("instances") or [])}))

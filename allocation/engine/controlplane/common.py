@@ -6,7 +6,7 @@ says who records each one and on which object, so the console can draw the timel
 
 from __future__ import annotations
 
-from allocation.engine.constants import RESOURCE_API
+from allocation.engine import kinds
 from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
 
 __all__ = [
@@ -34,7 +34,8 @@ def driver_finalizer(controller_name: str) -> str:
 def new_context(pod: Pod) -> PodSchedulingContext:
     """An empty PodSchedulingContext owned by ``pod`` (the seed: the pod is its owner)."""
     return PodSchedulingContext({
-        "apiVersion": RESOURCE_API, "kind": "PodSchedulingContext",
+        "apiVersion": kinds.POD_SCHEDULING_CONTEXT.preferred_version,
+        "kind": "PodSchedulingContext",
         "metadata": {"name": pod.name, "namespace": pod.namespace, "ownerReferences": [
             {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.meta.uid,
              "controller": True, "blockOwnerDeletion": True}]},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from allocation.engine.kinds import KindSpec
 from allocation.engine.objects.core import Node, OpaqueObject, Pod, PodClaim, PodTemplate
 from allocation.engine.objects.meta import KObject, ObjectKey, ObjectMeta, Source, stable_uid
 from allocation.engine.objects.planner import DriverSimulation, NodeGroup, ProvisioningRequest
@@ -26,7 +27,8 @@ __all__ = [
     "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode",
 ]
 
-KIND_CLASSES: dict[str, type[KObject]] = {cls.kind: cls for cls in (
+KIND_CLASSES: dict[KindSpec, type[KObject]] = {cls.kind_spec: cls for cls in (
     Node, Pod, PodTemplate, NodeResourceSlice, NodeResourceCapacity, ResourceClass,
     ResourceClassParameters, ResourceClaimParameters, ResourceClaim, ResourceClaimTemplate,
     PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation)}
+"""The engine class of each kind spec; kinds without one (Event) load as OpaqueObject."""

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
@@ -31,8 +32,7 @@ def whole(quantity: Any) -> int:
 
 
 class Node(KObject):
-    kind = "Node"
-    namespaced = False
+    kind_spec = kinds.NODE
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -85,7 +85,7 @@ def _requests(spec: dict) -> tuple[int, int]:
 
 
 class Pod(KObject):
-    kind = "Pod"
+    kind_spec = kinds.POD
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -158,7 +158,7 @@ class Pod(KObject):
 
 
 class PodTemplate(KObject):
-    kind = "PodTemplate"
+    kind_spec = kinds.POD_TEMPLATE
 
     @property
     def template(self) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from allocation.engine.constants import PLANNER_API, PROVISIONING_APIS
+from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject
 
 __all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation"]
@@ -18,8 +18,7 @@ CLASS_ALIASES = {
 
 
 class ProvisioningRequest(KObject):
-    kind = "ProvisioningRequest"
-    default_api_version = PROVISIONING_APIS[-1]
+    kind_spec = kinds.PROVISIONING_REQUEST
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -47,9 +46,7 @@ class ProvisioningRequest(KObject):
 
 
 class NodeGroup(KObject):
-    kind = "NodeGroup"
-    namespaced = False
-    default_api_version = PLANNER_API
+    kind_spec = kinds.NODE_GROUP
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -68,9 +65,7 @@ class NodeGroup(KObject):
 
 
 class DriverSimulation(KObject):
-    kind = "DriverSimulation"
-    namespaced = False
-    default_api_version = PLANNER_API
+    kind_spec = kinds.DRIVER_SIMULATION
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)

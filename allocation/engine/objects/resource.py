@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from allocation.engine.constants import RESOURCE_API
+from allocation.engine import kinds
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects.meta import KObject, json_copy
 
@@ -25,13 +25,8 @@ def node_selector_for(node_name: str) -> dict:
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 
 
-class _Resource(KObject):
-    default_api_version = RESOURCE_API
-
-
-class NodeResourceSlice(_Resource):
-    kind = "NodeResourceSlice"
-    namespaced = False
+class NodeResourceSlice(KObject):
+    kind_spec = kinds.NODE_RESOURCE_SLICE
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -43,9 +38,8 @@ class NodeResourceSlice(_Resource):
             and v is not None)
 
 
-class NodeResourceCapacity(_Resource):
-    kind = "NodeResourceCapacity"
-    namespaced = False
+class NodeResourceCapacity(KObject):
+    kind_spec = kinds.NODE_RESOURCE_CAPACITY
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -63,9 +57,8 @@ class ClassMode(StrEnum):
     STRUCTURED = "structured"
 
 
-class ResourceClass(_Resource):
-    kind = "ResourceClass"
-    namespaced = False
+class ResourceClass(KObject):
+    kind_spec = kinds.RESOURCE_CLASS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -82,9 +75,8 @@ class ResourceClass(_Resource):
             self.mode = ClassMode.STRUCTURED
 
 
-class ResourceClassParameters(_Resource):
-    kind = "ResourceClassParameters"
-    namespaced = False
+class ResourceClassParameters(KObject):
+    kind_spec = kinds.RESOURCE_CLASS_PARAMETERS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -93,8 +85,8 @@ class ResourceClassParameters(_Resource):
         self.filters: list[dict] = list(raw.get("filters") or ())
 
 
-class ResourceClaimParameters(_Resource):
-    kind = "ResourceClaimParameters"
+class ResourceClaimParameters(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM_PARAMETERS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -131,8 +123,8 @@ class Allocation:
         return out
 
 
-class ResourceClaim(_Resource):
-    kind = "ResourceClaim"
+class ResourceClaim(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -191,8 +183,8 @@ class ResourceClaim(_Resource):
         return status
 
 
-class ResourceClaimTemplate(_Resource):
-    kind = "ResourceClaimTemplate"
+class ResourceClaimTemplate(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM_TEMPLATE
 
     @property
     def claim_spec(self) -> dict:
@@ -203,8 +195,8 @@ class ResourceClaimTemplate(_Resource):
         return self.raw["spec"].get("metadata") or {}
 
 
-class PodSchedulingContext(_Resource):
-    kind = "PodSchedulingContext"
+class PodSchedulingContext(KObject):
+    kind_spec = kinds.POD_SCHEDULING_CONTEXT
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)

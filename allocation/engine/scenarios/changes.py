@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.manifests import load_documents
-from allocation.engine.manifests.kinds import kind_info
 from allocation.engine.state import ClusterState
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
@@ -130,10 +130,10 @@ class _Docs:
 
 def _scope(kind: str, namespace: str | None) -> str | None:
     """The namespace an object of ``kind`` is keyed under, as the loader keys it."""
-    info = kind_info(kind)
-    if info is None:
+    scoped = kinds.namespaced(kind)
+    if scoped is None:
         return namespace  # vendor objects: scope as written
-    return (namespace or "default") if info.namespaced else None
+    return (namespace or "default") if scoped else None
 
 
 def _key(doc: dict) -> tuple:
