@@ -126,7 +126,8 @@ class _TreeBuilder:
             if blocked:
                 return Box(ident, raw["name"], "instance", "blocked", note=blocked)
             return Box(ident, raw["name"], "instance", "free")
-        current = (self.active.get(ident) or [None])[0]
+        scheme = self.active.get(ident)
+        current = scheme.group if scheme else None
         box = Box(ident, raw["name"], "instance", "partitioned",
                   note=f"scheme {current} in use" if current else "no scheme chosen")
         for group in partitions:

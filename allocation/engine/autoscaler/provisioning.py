@@ -10,6 +10,7 @@ a scale-up of their own.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from allocation.engine.autoscaler import limits
 from allocation.engine.autoscaler.messages import fit_message, plural
@@ -28,6 +29,13 @@ from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 __all__ = ["ProvisioningController", "consumes", "set_condition"]
 
 COMPONENT = "draplanner-autoscaler"
+
+
+class _Retry(NamedTuple):
+    """An atomic request's failed attempts so far, and when to try again."""
+
+    failures: int
+    at: datetime
 
 
 def consumes(pod: Pod) -> str | None:
@@ -69,7 +77,7 @@ class ProvisioningController:
 
     def __init__(self, strategy: str = "first-fit") -> None:
         self.strategy = strategy
-        self.retry_at: dict[ObjectKey, tuple[int, datetime]] = {}  # failures, next attempt
+        self.retry_at: dict[ObjectKey, _Retry] = {}
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
 
     # -- the pass -----------------------------------------------------------------------
@@ -133,7 +141,7 @@ class ProvisioningController:
             return False  # a one-off check (seed)
         now = state.clock.now
         retry = self.retry_at.get(req.key)
-        if retry is not None and now < retry[1] and now < (self._deadline(req) or now):
+        if retry is not None and now < retry.at and now < (self._deadline(req) or now):
             return False
         req = state.writable(req)
         stamp = state.clock.stamp()
@@ -208,9 +216,9 @@ class ProvisioningController:
             self._tell(state, req, "result", "Normal", "TriggeredScaleUp", message)
             self.retry_at.pop(req.key, None)
             return True
-        failures = self.retry_at.get(req.key, (0, now))[0] + 1
+        failures = self.retry_at.get(req.key, _Retry(0, now)).failures + 1
         retry = now + limits.backoff(failures)
-        self.retry_at[req.key] = (failures, retry)
+        self.retry_at[req.key] = _Retry(failures, retry)
         message = fit_message(placement.fit, placement.total, placement.blocked,
                               placement.needs, placement.why, decision.notes)
         wait = int(limits.backoff(failures).total_seconds() // 60)

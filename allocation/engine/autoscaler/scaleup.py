@@ -8,6 +8,7 @@ leave a partial scale-up behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from allocation.engine.autoscaler.messages import demand
 from allocation.engine.autoscaler.nodegroups import Blueprint, free_names, group_size
@@ -16,6 +17,13 @@ from allocation.engine.objects import Pod, PodTemplate
 
 __all__ = ["PodSet", "Placement", "ScaleUp", "place_pods", "plan_atomic", "make_pods",
            "add_group_nodes"]
+
+
+class _Best(NamedTuple):
+    """The smallest scale-up found so far: how many nodes of which group."""
+
+    count: int
+    blueprint: Blueprint
 
 
 @dataclass
@@ -117,7 +125,7 @@ def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Bluepri
     decision = ScaleUp()
     if placement.fit == placement.total:
         return placement, decision
-    best: tuple[int, Blueprint] | None = None
+    best: _Best | None = None
     for blueprint in groups:
         if blueprint.problem:
             decision.notes.append(f"node group {blueprint.name}: {blueprint.problem}")
@@ -127,13 +135,13 @@ def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Bluepri
         if estimate is None:
             decision.notes.append(why)
             continue
-        if best is not None and estimate >= best[0]:
+        if best is not None and estimate >= best.count:
             continue
-        for count in range(estimate, (room if best is None else best[0] - 1) + 1):
+        for count in range(estimate, (room if best is None else best.count - 1) + 1):
             trial = AutoscalerSimulation(state, strategy)
             add_group_nodes(trial, blueprint, count)
             if place_pods(trial, make_pods(prefix, pod_sets), stop_early=True).blocked is None:
-                best = (count, blueprint)
+                best = _Best(count, blueprint)
                 break
         else:
             decision.notes.append(f"node group {blueprint.name}: the pods do not all fit "

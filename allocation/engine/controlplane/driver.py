@@ -20,7 +20,7 @@ resources"); several claims of one pod are considered together.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 from allocation.engine.constants import CLAIMS_COMPONENT, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
@@ -54,7 +54,21 @@ from allocation.engine.scheduling.reasons import missing_controller
 
 __all__ = ["DriverController"]
 
-_Entry = tuple[str, ResourceClaim, ResourceClass, Any, int]  # pod claim, claim, class, params, n
+class _Entry(NamedTuple):
+    """A pod's claim pending with this driver, and what it asks."""
+
+    pod_claim: str
+    claim: ResourceClaim
+    resource_class: ResourceClass
+    params: Any
+    count: int
+
+
+class _Held(NamedTuple):
+    """What an allocated claim holds of a driver's pools."""
+
+    pool: str
+    count: int
 
 
 def _set_reason(state, claim: ResourceClaim, reason: str | None, event_reason: str,
@@ -82,7 +96,7 @@ class DriverController:
     name = "drivers"
 
     def __init__(self) -> None:
-        self.held: dict[tuple[str, str], tuple[str, int]] = {}  # (controller, claim) -> pool, n
+        self.held: dict[tuple[str, str], _Held] = {}  # (controller, claim) -> held
         self.reserved: dict[str, int] = {}  # reservations per claim at the end of last pass
         self.answered: dict[tuple, tuple] = {}  # what each context answer was computed from
         self.reported: set[tuple[str, str]] = set()  # (claim, node) failures already reported
@@ -164,15 +178,15 @@ class DriverController:
                 self.held.pop(key, None)
                 continue
             entry = self.held.get(key)
-            pool = book.pool(entry[0]) if entry else None
+            pool = book.pool(entry.pool) if entry else None
             if entry is None or pool is None:
                 params, error = vendor_parameters(state, claim)
                 count, error = request_count(sim, params) if error is None else (1, error)
                 pool = book.attribute(claim, count if error is None else 1, state.nodes)
                 if pool is None:
                     continue  # an allocation the pools cannot explain holds nothing
-                entry = self.held[key] = (pool.name, count if error is None else 1)
-            book.take(claim.ref, pool, entry[1])
+                entry = self.held[key] = _Held(pool.name, count if error is None else 1)
+            book.take(claim.ref, pool, entry.count)
         return book
 
     # -- allocating ---------------------------------------------------------------------
@@ -226,7 +240,7 @@ class DriverController:
         if finalizer not in claim.meta.finalizers:
             claim.meta.finalizers.append(finalizer)
         book.take(claim.ref, pool, count)
-        self.held[(sim.controller_name, claim.ref)] = (pool.name, count)
+        self.held[(sim.controller_name, claim.ref)] = _Held(pool.name, count)
         claim.pending_reason = None
         where = f"for node {node}" if node else "immediately"
         message = (f"Allocated {count} resource(s) from pool {pool.name} of "
@@ -252,7 +266,7 @@ class DriverController:
         finalizer = driver_finalizer(sim.controller_name)
         claim.meta.finalizers = [f for f in claim.meta.finalizers if f != finalizer]
         state.epoch += 1  # resources came free: cached scheduling answers are stale
-        what = f"{held[1]} resource(s) of pool {held[0].name}" if held else "its resources"
+        what = f"{held.count} resource(s) of pool {held.pool.name}" if held else "its resources"
         state.events.record(claim, "Normal", DEALLOCATED, f"Deallocated: released {what}",
                             component=sim.controller_name)
         return True
@@ -266,7 +280,7 @@ class DriverController:
                 continue
             rc = state.get("ResourceClass", None, claim.class_name)
             if isinstance(rc, ResourceClass) and rc.controller_name == sim.controller_name:
-                out.append((name, claim, rc, *self.demand[claim.ref]))
+                out.append(_Entry(name, claim, rc, *self.demand[claim.ref]))
         return out
 
     def _serve(self, state, sim: DriverSimulation, book: PoolBook,
@@ -280,19 +294,19 @@ class DriverController:
         selected = context.selected_node
         if selected:
             for entry in entries:
-                pool = book.for_node(selected, entry[4]) if selected in state.nodes else None
+                pool = book.for_node(selected, entry.count) if selected in state.nodes else None
                 if pool is not None:
                     changed |= self._allocate(state, sim, book, entry, pool, selected, pod)
-                elif not context.potential_nodes and (entry[1].ref, selected) not in \
+                elif not context.potential_nodes and (entry.claim.ref, selected) not in \
                         self.reported:  # a bound pod: all a driver can do is retry
-                    self.reported.add((entry[1].ref, selected))
-                    state.events.record(entry[1], "Warning", ALLOCATION_FAILED,
-                                        f"Cannot allocate {entry[4]} resource(s) for node "
+                    self.reported.add((entry.claim.ref, selected))
+                    state.events.record(entry.claim, "Warning", ALLOCATION_FAILED,
+                                        f"Cannot allocate {entry.count} resource(s) for node "
                                         f"{selected}, where pod {pod.name} is bound: no pool "
                                         f"reaching it has them free ({book.summary()})",
                                         component=sim.controller_name)
                     changed = True
-        remaining = [e for e in entries if e[1].ref not in book.held]
+        remaining = [e for e in entries if e.claim.ref not in book.held]
         if context.potential_nodes and remaining:
             changed |= self._answer(state, sim, book, context, remaining)
         return changed
@@ -302,16 +316,16 @@ class DriverController:
         """Update ``unsuitableNodes`` of the pending claims, all claims considered together."""
         potential = list(context.potential_nodes)
         selected = context.selected_node
-        prior = sorted({n for e in entries for n in context.claim_status.get(e[0], ())})
+        prior = sorted({n for e in entries for n in context.claim_status.get(e.pod_claim, ())})
         basis = (tuple(potential), selected, tuple(prior), state.epoch,
-                 tuple(p.used for p in book.pools), tuple(e[1].ref for e in entries))
+                 tuple(p.used for p in book.pools), tuple(e.claim.ref for e in entries))
         key = (context.key, sim.controller_name)
-        if self.answered.get(key) == basis and all(e[0] in context.claim_status
+        if self.answered.get(key) == basis and all(e.pod_claim in context.claim_status
                                                    for e in entries):
             return False
         self.answered[key] = basis
         check = list(dict.fromkeys([*potential, *([selected] if selected else []), *prior]))
-        bad: dict[str, list[str]] = {e[0]: [] for e in entries}
+        bad: dict[str, list[str]] = {e.pod_claim: [] for e in entries}
         for node in check:
             extra: dict[str, int] = {}
             for name, _claim, _rc, _params, count in entries:
