@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
+from allocation.engine.models import Strategy
 from allocation.engine.resolve import ClaimPlan
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
@@ -49,7 +50,7 @@ class Scheduler:
 
     name = "scheduler"
 
-    def __init__(self, strategy: str = "first-fit",
+    def __init__(self, strategy: str = Strategy.FIRST_FIT,
                  negotiation: Negotiator | None = None) -> None:
         self.strategy = strategy
         self.negotiation = negotiation

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from allocation.engine.allocator import explain_node
 from allocation.engine.claims import claim_from_template, deallocate
+from allocation.engine.models import Strategy
 from allocation.engine.objects import Node, Pod, PodTemplate
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
@@ -68,14 +69,14 @@ def _why_claims(state, node: str, wants, strategy: str) -> str:
 class AutoscalerSimulation:
     """One autoscaler simulation over a copy-on-write snapshot of a cluster state."""
 
-    def __init__(self, state: ClusterState, strategy: str = "first-fit") -> None:
+    def __init__(self, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> None:
         self.state = state.fork()
         self.strategy = strategy
         self._plans = Plans()  # the snapshot's classes and parameters never change
         self._cache: PlacementCache[str] = PlacementCache()
 
     @classmethod
-    def start(cls, state: ClusterState, strategy: str = "first-fit") -> AutoscalerSimulation:
+    def start(cls, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> AutoscalerSimulation:
         """``StartSimulation``: a simulation over a snapshot of ``state``."""
         return cls(state, strategy)
 

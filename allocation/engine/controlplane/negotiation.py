@@ -35,6 +35,7 @@ from allocation.engine.controlplane.common import (
 )
 from allocation.engine.controlplane.pools import available_on
 from allocation.engine.labels import node_selector_matches
+from allocation.engine.models import Strategy
 from allocation.engine.objects import DriverSimulation
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.binding import context_of
@@ -70,7 +71,7 @@ def _immediate(needs: PodNeeds) -> bool:
 class Negotiation:
     """The scheduler's half of the negotiation; ``rounds`` counts its context updates."""
 
-    def __init__(self, strategy: str = "first-fit") -> None:
+    def __init__(self, strategy: str = Strategy.FIRST_FIT) -> None:
         self.strategy = strategy
         self.rounds: Counter[str] = Counter()
         self.controllers: set[str] = set()

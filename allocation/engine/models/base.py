@@ -12,6 +12,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from allocation.engine.manifests.problems import ProblemList
@@ -22,7 +23,16 @@ if TYPE_CHECKING:
     from allocation.engine.resolve import ClaimPlan
     from allocation.engine.state import ClusterState
 
-__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner"]
+__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner", "Strategy"]
+
+class Strategy(StrEnum):
+    """The order in which inventories offer candidates (``docs/models.md``)."""
+
+    FIRST_FIT = "first-fit"
+    """Document order."""
+    BEST_FIT = "best-fit"
+    """The candidate that leaves the least unused first (per model)."""
+
 
 Owner = str
 """Who holds a candidate: the claim's ``namespace/name``."""

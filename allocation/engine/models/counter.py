@@ -31,6 +31,7 @@ from allocation.engine.models.base import (
     Owner,
     Refusal,
     Request,
+    Strategy,
     StructuredModel,
 )
 from allocation.engine.models.counter_template import Demand
@@ -98,7 +99,7 @@ class CounterInventory(Inventory):
                                             f"{instance.count}, needs {demand.required}"
                                             + (f" ({held})" if held else "")))
                 continue
-            if strategy != "best-fit":
+            if strategy != Strategy.BEST_FIT:
                 if self.left[instance.id] >= demand.required:
                     yield Candidate(instance.id, instance.order, instance.labels,
                                     demand.required)

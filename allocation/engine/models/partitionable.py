@@ -45,6 +45,7 @@ from allocation.engine.models.base import (
     Owner,
     Refusal,
     Request,
+    Strategy,
     StructuredModel,
 )
 from allocation.engine.models.named import attribute_set
@@ -184,7 +185,7 @@ class PartitionableInventory(Inventory):
     def candidates(self, request: Request, strategy: str,
                    refusals: list[Refusal] | None = None) -> Iterator[Candidate]:
         selectors = request.selectors
-        if strategy != "best-fit":
+        if strategy != Strategy.BEST_FIT:
             for leaf in self.leaves:
                 if self._usable(leaf, selectors, refusals):
                     yield leaf
