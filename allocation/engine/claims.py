@@ -8,6 +8,7 @@ no pod reserves any more (``Immediate`` claims stay allocated, as the seeds say)
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
 from allocation.engine.constants import (
@@ -17,10 +18,13 @@ from allocation.engine.constants import (
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, ResourceClaim
 
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
 __all__ = ["ClaimController", "deallocate", "claim_from_template"]
 
 
-def deallocate(state, claim: ResourceClaim, why: str) -> None:
+def deallocate(state: ClusterState, claim: ResourceClaim, why: str) -> None:
     """Clear a structured allocation and give back what it held."""
     claim = state.writable(claim)  # a fork changes its own copies (ClusterState.fork)
     allocation = claim.allocation
@@ -43,12 +47,16 @@ class ClaimController:
 
     name = "claims"
 
-    def reconcile(self, state) -> bool:
+    def next_wakeup(self, state: ClusterState) -> None:
+        """The claim controller has no timers."""
+        return None
+
+    def reconcile(self, state: ClusterState) -> bool:
         changed = self._create_from_templates(state)
         changed |= self._release(state)
         return changed
 
-    def _create_from_templates(self, state) -> bool:
+    def _create_from_templates(self, state: ClusterState) -> bool:
         changed = False
         for pod in list(state.pods()):
             if pod.terminated:
@@ -67,7 +75,7 @@ class ClaimController:
                 changed = True
         return changed
 
-    def _release(self, state) -> bool:
+    def _release(self, state: ClusterState) -> bool:
         changed = False
         # reservedFor names pods of the claim's own namespace.
         live = {(p.namespace, p.name): p for p in state.pods() if not p.terminated}

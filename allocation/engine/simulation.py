@@ -1,6 +1,6 @@
 """``simulate``: run every controller on an isolated state until nothing changes.
 
-The controllers (claim controller, scheduler, and those later issues add) each reconcile
+The controllers (claim controller, scheduler, drivers, autoscaler: a fixed list) each reconcile
 the state once per round; the simulation stops at the first round in which none changed
 anything. A virtual clock stamps events; ``advance`` moves it forward, running due timers.
 """
@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from allocation.engine.autoscaler.provisioning import ProvisioningController
 from allocation.engine.claims import ClaimController
+from allocation.engine.controller import Controller
 from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
@@ -25,13 +26,13 @@ __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "
 
 MAX_ROUNDS = 10_000
 
-CONTROLLER_FACTORIES: list[Callable[[str], object]] = [
+CONTROLLER_FACTORIES: list[Callable[[str], Controller]] = [
     lambda strategy: ClaimController(),
     lambda strategy: Scheduler(strategy, Negotiation(strategy)),
     lambda strategy: DriverController(),  # control-plane controllers (seed 004)
     lambda strategy: ProvisioningController(strategy),  # node groups, ProvisioningRequests
 ]
-"""Controllers in the order they run each round; later issues append theirs."""
+"""Controllers in the order they run each round (``allocation/engine/controller.py``)."""
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Simulation:
 
     state: ClusterState
     strategy: str = "first-fit"
-    controllers: list = field(default_factory=list)
+    controllers: list[Controller] = field(default_factory=list)
     rounds: int = 0
 
     @classmethod
@@ -64,15 +65,18 @@ class Simulation:
         """Move the clock forward, waking controllers whose timers fall due on the way."""
         end = self.state.clock.now + duration
         while True:
-            due = [t for c in self.controllers if (t := getattr(c, "next_wakeup",
-                                                              lambda s: None)(self.state))]
-            due = [t for t in due if t <= end]
-            if not due:
+            due = self.next_wakeup()
+            if due is None or due > end:
                 break
-            self.state.clock.advance_to(min(due))
+            self.state.clock.advance_to(due)
             self.settle()
         self.state.clock.advance_to(end)
         self.settle()
+
+    def next_wakeup(self) -> datetime | None:
+        """The earliest time a controller's timer falls due, or None."""
+        due = [t for c in self.controllers if (t := c.next_wakeup(self.state))]
+        return min(due) if due else None
 
     def output(self) -> dict:
         items = [obj.to_manifest() for obj in self.state.all_objects()]

@@ -40,9 +40,7 @@ class PassResult:
 
 
 def _next_wakeup(simulation: Simulation) -> datetime | None:
-    due = [t for c in simulation.controllers
-           if (t := getattr(c, "next_wakeup", lambda s: None)(simulation.state))]
-    return min(due) if due else None
+    return simulation.next_wakeup()
 
 
 def _name_events(items: list[dict], sequence: int) -> tuple[list, int]:

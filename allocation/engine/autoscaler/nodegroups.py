@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
            "free_names", "grow"]
@@ -59,7 +63,7 @@ class Blueprint:
         return Node(raw), slices, capacities
 
 
-def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node: dict
+def _blueprint(state: ClusterState, group: NodeGroup, slices_by_node: dict, capacities_by_node: dict
                ) -> Blueprint:
     template = group.template
     meta = template.get("metadata") or {}
@@ -92,7 +96,7 @@ def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node
     return blueprint
 
 
-def blueprints(state) -> list[Blueprint]:
+def blueprints(state: ClusterState) -> list[Blueprint]:
     """A blueprint per NodeGroup of ``state``, in name order."""
     groups = sorted(state.of_kind(NodeGroup), key=lambda g: g.name)
     if not groups:
@@ -110,13 +114,13 @@ def blueprints(state) -> list[Blueprint]:
     return [_blueprint(state, g, slices_by_node, capacities_by_node) for g in groups]
 
 
-def group_size(state, group: str) -> int:
+def group_size(state: ClusterState, group: str) -> int:
     """How many nodes of ``state`` belong to ``group``."""
     return sum(1 for node in state.nodes.values()
                if node.meta.labels.get(NODE_GROUP_LABEL) == group)
 
 
-def free_names(state, group: str, count: int) -> list[str]:
+def free_names(state: ClusterState, group: str, count: int) -> list[str]:
     names, n = [], 0
     while len(names) < count:
         n += 1
@@ -126,7 +130,7 @@ def free_names(state, group: str, count: int) -> list[str]:
     return names
 
 
-def grow(state, blueprint: Blueprint, count: int) -> list[str]:
+def grow(state: ClusterState, blueprint: Blueprint, count: int) -> list[str]:
     """Add ``count`` nodes of the blueprint's group to ``state``; their names."""
     names = free_names(state, blueprint.name, count)
     for name in names:

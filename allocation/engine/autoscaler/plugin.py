@@ -50,7 +50,7 @@ def pod_from_template(template: PodTemplate, name: str) -> Pod:
     return Pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
 
 
-def _why_claims(state, node: str, wants, strategy: str) -> str:
+def _why_claims(state: ClusterState, node: str, wants, strategy: str) -> str:
     """The first request that has no candidate left on ``node``, in a few words."""
     for entry in explain_node(state.inventory_index, node, wants, strategy):
         if entry.get("problem"):

@@ -10,7 +10,7 @@ a scale-up of their own.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.autoscaler import limits
 from allocation.engine.autoscaler.messages import fit_message, plural
@@ -25,6 +25,9 @@ from allocation.engine.autoscaler.scaleup import (
 )
 from allocation.engine.events import parse_time
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["ProvisioningController", "consumes", "set_condition"]
 
@@ -81,7 +84,7 @@ class ProvisioningController:
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
 
     # -- the pass -----------------------------------------------------------------------
-    def reconcile(self, state) -> bool:
+    def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
         changed = False
         for req in list(state.of_kind(ProvisioningRequest)):
@@ -89,7 +92,7 @@ class ProvisioningController:
         changed |= self._best_effort(state)
         return changed
 
-    def next_wakeup(self, state) -> datetime | None:
+    def next_wakeup(self, state: ClusterState) -> datetime | None:
         """When a waiting atomic request next needs attention (retry or expiry)."""
         now = state.clock.now
         times = []
@@ -101,13 +104,14 @@ class ProvisioningController:
             times.extend(t for t in (retry, deadline) if t is not None and t > now)
         return min(times, default=None)
 
-    def _tell(self, state, obj, topic: str, type_: str, reason: str, message: str) -> None:
+    def _tell(self, state: ClusterState, obj, topic: str, type_: str, reason: str,
+              message: str) -> None:
         key = (obj.key, topic)
         if self.told.get(key) != message:
             self.told[key] = message
             state.events.record(obj, type_, reason, message, component=COMPONENT)
 
-    def _check_annotations(self, state) -> None:
+    def _check_annotations(self, state: ClusterState) -> None:
         pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
         for pod in state.pods():
             notes = pod.meta.annotations
@@ -128,7 +132,7 @@ class ProvisioningController:
             window = limits.DEFAULT_RETRY_WINDOW
         return parse_time(req.meta.creation_timestamp) + window
 
-    def _request(self, state, req: ProvisioningRequest) -> bool:
+    def _request(self, state: ClusterState, req: ProvisioningRequest) -> bool:
         kind = req.canonical_class
         if kind not in limits.CLASS_NAMES:
             self._tell(state, req, "class", "Warning", "UnsupportedProvisioningClass",
@@ -170,7 +174,7 @@ class ProvisioningController:
             return self._check(state, req, pod_sets, stamp) or changed
         return self._atomic(state, req, pod_sets, stamp) or changed
 
-    def _check(self, state, req, pod_sets: list[PodSet], stamp: str) -> bool:
+    def _check(self, state: ClusterState, req, pod_sets: list[PodSet], stamp: str) -> bool:
         sim = AutoscalerSimulation(state, self.strategy)
         placement = place_pods(sim, make_pods(req.name, pod_sets))
         message = fit_message(placement.fit, placement.total, placement.blocked,
@@ -184,7 +188,7 @@ class ProvisioningController:
                    "CapacityIsFound" if ok else "CapacityIsNotFound", message)
         return True
 
-    def _atomic(self, state, req, pod_sets: list[PodSet], stamp: str) -> bool:
+    def _atomic(self, state: ClusterState, req, pod_sets: list[PodSet], stamp: str) -> bool:
         now = state.clock.now
         deadline = self._deadline(req)
         if deadline is not None and now >= deadline:
@@ -228,7 +232,7 @@ class ProvisioningController:
         return True
 
     # -- other pods ---------------------------------------------------------------------
-    def _best_effort(self, state) -> bool:
+    def _best_effort(self, state: ClusterState) -> bool:
         groups = [g for g in blueprints(state) if not g.problem]
         if not groups:
             return False

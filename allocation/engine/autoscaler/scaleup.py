@@ -8,12 +8,15 @@ leave a partial scale-up behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.autoscaler.messages import demand
 from allocation.engine.autoscaler.nodegroups import Blueprint, free_names, group_size
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation, pod_from_template
 from allocation.engine.objects import Pod, PodTemplate
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["PodSet", "Placement", "ScaleUp", "place_pods", "plan_atomic", "make_pods",
            "add_group_nodes"]
@@ -86,8 +89,8 @@ def add_group_nodes(sim: AutoscalerSimulation, blueprint: Blueprint, count: int)
     return names
 
 
-def _estimate(state, base: AutoscalerSimulation, pods: list[Pod], blueprint: Blueprint,
-              room: int) -> tuple[int | None, str]:
+def _estimate(state: ClusterState, base: AutoscalerSimulation, pods: list[Pod],
+              blueprint: Blueprint, room: int) -> tuple[int | None, str]:
     """Greedy node count: unplaced pods go on new nodes one after another."""
     sim = base.fork()
     waiting = [p for p in pods if not sim.state.get("Pod", p.namespace, p.name).node_name]
@@ -111,7 +114,7 @@ def _estimate(state, base: AutoscalerSimulation, pods: list[Pod], blueprint: Blu
     return added, ""
 
 
-def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Blueprint],
+def plan_atomic(state: ClusterState, prefix: str, pod_sets: list[PodSet], groups: list[Blueprint],
                 strategy: str = "first-fit") -> tuple[Placement, ScaleUp]:
     """Where the pods stand on existing capacity, and the least scale-up that fits them all.
 

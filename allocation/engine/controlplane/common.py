@@ -6,8 +6,13 @@ says who records each one and on which object, so the console can draw the timel
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from allocation.engine import kinds
 from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = [
     "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
@@ -43,7 +48,7 @@ def new_context(pod: Pod) -> PodSchedulingContext:
 
 
 
-def pod_claims(state, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
+def pod_claims(state: ClusterState, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
     """``(pod claim name, claim)`` for each ``spec.resourceClaims`` entry, in order."""
     return [(c.name, state.get("ResourceClaim", pod.namespace,
                                pod.claim_name(c))) for c in pod.claims]

@@ -20,7 +20,7 @@ resources"); several claims of one pod are considered together.
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from allocation.engine.constants import CLAIMS_COMPONENT, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
@@ -52,6 +52,9 @@ from allocation.engine.objects import (
 from allocation.engine.scheduling.binding import reserve_for
 from allocation.engine.scheduling.reasons import missing_controller
 
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
 __all__ = ["DriverController"]
 
 class _Entry(NamedTuple):
@@ -71,7 +74,7 @@ class _Held(NamedTuple):
     count: int
 
 
-def _set_reason(state, claim: ResourceClaim, reason: str | None, event_reason: str,
+def _set_reason(state: ClusterState, claim: ResourceClaim, reason: str | None, event_reason: str,
                 component: str) -> bool:
     if claim.pending_reason == reason:
         return False
@@ -82,7 +85,7 @@ def _set_reason(state, claim: ResourceClaim, reason: str | None, event_reason: s
     return True
 
 
-def _shareable(state, claim: ResourceClaim) -> bool:
+def _shareable(state: ClusterState, claim: ResourceClaim) -> bool:
     ref = claim.parameters_ref or {}
     if ref.get("kind") != "ResourceClaimParameters":
         return False
@@ -95,6 +98,10 @@ class DriverController:
 
     name = "drivers"
 
+    def next_wakeup(self, state: ClusterState) -> None:
+        """Simulated drivers have no timers."""
+        return None
+
     def __init__(self) -> None:
         self.held: dict[tuple[str, str], _Held] = {}  # (controller, claim) -> held
         self.reserved: dict[str, int] = {}  # reservations per claim at the end of last pass
@@ -103,7 +110,7 @@ class DriverController:
         self.demand: dict[str, tuple[Any, int]] = {}
 
     # -- the pass -----------------------------------------------------------------------
-    def reconcile(self, state) -> bool:
+    def reconcile(self, state: ClusterState) -> bool:
         sims: dict[str, DriverSimulation] = {}
         for sim in sorted(state.of_kind(DriverSimulation), key=lambda s: s.name):
             sims.setdefault(sim.controller_name, sim)
@@ -137,7 +144,7 @@ class DriverController:
         self.reserved = {c.ref: len(c.reserved_for) for mine in claims.values() for c, _ in mine}
         return changed
 
-    def _collect_orphans(self, state) -> bool:
+    def _collect_orphans(self, state: ClusterState) -> bool:
         """Contexts of pods that are gone or finished are deleted; drivers ignore them."""
         changed = False
         for context in list(state.of_kind(PodSchedulingContext)):
@@ -149,7 +156,7 @@ class DriverController:
                 changed = True
         return changed
 
-    def _no_longer_used(self, state, claims: dict) -> bool:
+    def _no_longer_used(self, state: ClusterState, claims: dict) -> bool:
         """A delayed-allocation claim whose last reservation went away gets deallocated."""
         changed = False
         for mine in claims.values():
@@ -169,7 +176,7 @@ class DriverController:
                     changed = True
         return changed
 
-    def _book(self, state, sim: DriverSimulation, mine: list) -> PoolBook:
+    def _book(self, state: ClusterState, sim: DriverSimulation, mine: list) -> PoolBook:
         """The pools with what the allocated claims hold (input allocations attributed)."""
         book = PoolBook.build(sim, state.nodes)
         for claim, _rc in mine:
@@ -190,7 +197,8 @@ class DriverController:
         return book
 
     # -- allocating ---------------------------------------------------------------------
-    def _check(self, state, sim: DriverSimulation, book: PoolBook, mine: list) -> bool:
+    def _check(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
+               mine: list) -> bool:
         """Pending reasons of unallocated claims; Immediate claims allocated at once."""
         changed = False
         for listed, rc in mine:
@@ -219,7 +227,7 @@ class DriverController:
                                       pool, None, None)
         return changed
 
-    def _allocate(self, state, sim: DriverSimulation, book: PoolBook, entry: _Entry,
+    def _allocate(self, state: ClusterState, sim: DriverSimulation, book: PoolBook, entry: _Entry,
                   pool: Pool, node: str | None, pod: Pod | None) -> bool:
         _name, claim, rc, params, count = entry
         data, error = render_handle_data(sim, {
@@ -251,7 +259,7 @@ class DriverController:
         state.events.record(claim, "Normal", ALLOCATED, message, component=sim.controller_name)
         return True
 
-    def _deallocate(self, state, sim: DriverSimulation, book: PoolBook,
+    def _deallocate(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                     claim: ResourceClaim) -> bool:
         claim = state.writable(claim)
         held = book.held.get(claim.ref)
@@ -272,7 +280,7 @@ class DriverController:
         return True
 
     # -- the negotiation ----------------------------------------------------------------
-    def _pending(self, state, sim: DriverSimulation, pod: Pod) -> list[_Entry]:
+    def _pending(self, state: ClusterState, sim: DriverSimulation, pod: Pod) -> list[_Entry]:
         out = []
         for name, claim in pod_claims(state, pod):
             if (claim is None or claim.allocation is not None or claim.immediate
@@ -283,7 +291,7 @@ class DriverController:
                 out.append(_Entry(name, claim, rc, *self.demand[claim.ref]))
         return out
 
-    def _serve(self, state, sim: DriverSimulation, book: PoolBook,
+    def _serve(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                context: PodSchedulingContext, pod: Pod | None) -> bool:
         if pod is None or pod.terminated:
             return False
@@ -311,7 +319,7 @@ class DriverController:
             changed |= self._answer(state, sim, book, context, remaining)
         return changed
 
-    def _answer(self, state, sim: DriverSimulation, book: PoolBook,
+    def _answer(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                 context: PodSchedulingContext, entries: list[_Entry]) -> bool:
         """Update ``unsuitableNodes`` of the pending claims, all claims considered together."""
         potential = list(context.potential_nodes)
