@@ -16,7 +16,7 @@ from allocation.engine.constants import (
     POD_CLAIM_NAME_ANNOTATION,
 )
 from allocation.engine.models import registry
-from allocation.engine.objects import Pod, ResourceClaim
+from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -71,7 +71,7 @@ class ClaimController:
                                      pod_claim.template_name)
                 if template is None:
                     continue  # the scheduler reports the missing template on the pod
-                state.add(_claim_from_template(pod, pod_claim.name, template))
+                state.add(claim_from_template(pod, pod_claim.name, template))
                 changed = True
         return changed
 
@@ -104,12 +104,9 @@ class ClaimController:
         return changed
 
 
-def claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
+def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate
+                        ) -> ResourceClaim:
     """The claim a pod's template entry gets: ``<pod>-<podClaimName>``, owned by the pod."""
-    return _claim_from_template(pod, pod_claim_name, template)
-
-
-def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
     meta = template.claim_metadata
     raw = {
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",

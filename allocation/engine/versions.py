@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import semver
 
-__all__ = ["parse_version", "canonical_version"]
+__all__ = ["parse_version"]
 
 
 def parse_version(text: str) -> semver.Version:
@@ -17,11 +17,6 @@ def parse_version(text: str) -> semver.Version:
         return semver.Version.parse(normalised)
     except ValueError:
         raise ValueError(f"{text!r} is not a valid semantic version") from None
-
-
-def canonical_version(text: str) -> str:
-    """The canonical semver string of a tolerantly parsed version (``v1.02`` -> ``1.2.0``)."""
-    return str(parse_version(text))
 
 
 def _normalise(text: str) -> str:

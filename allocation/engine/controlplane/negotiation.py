@@ -69,11 +69,10 @@ def _immediate(needs: PodNeeds) -> bool:
 
 
 class Negotiation:
-    """The scheduler's half of the negotiation; ``rounds`` counts its context updates."""
+    """The scheduler's half of the negotiation: a ``scheduler.Negotiator``."""
 
     def __init__(self, strategy: str = Strategy.FIRST_FIT) -> None:
         self.strategy = strategy
-        self.rounds: Counter[str] = Counter()
         self.controllers: set[str] = set()
         self.learned: dict[str, tuple[int, Learned]] = {}
 
@@ -203,8 +202,6 @@ class Negotiation:
             context.selected_node = selected
             changed = True
             state.events.record(context, "Normal", SELECTED_NODE, message)
-        if changed:
-            self.rounds[pod.ref] += 1
         binding.mark_waiting(state, pod, WAIT_ALLOCATION if selected else WAIT_INFORMATION)
         return changed
 
@@ -251,7 +248,6 @@ class Negotiation:
         context = state.writable(context)
         context.selected_node = node.name
         context.potential_nodes = []
-        self.rounds[pod.ref] += 1
         state.events.record(context, "Normal", SELECTED_NODE,
                             f"Pod {pod.name} is bound to node {node.name} already: drivers "
                             "allocate its pending claims for that node",

@@ -168,9 +168,4 @@ class StructuredModel(ABC):
         """The items of a ``structuredData.<name>`` value, each resolvable by an inventory."""
         return list(value.get("resources") or value.get("instances") or [])
 
-    def result_ids(self, value: dict) -> list[str]:
-        return [str(item.get("id")) for item in self.result_items(value)]
-
-    def describe(self) -> str:
-        return self.name
 
