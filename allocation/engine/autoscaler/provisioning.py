@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from allocation.engine.autoscaler import limits
 from allocation.engine.autoscaler.messages import fit_message, plural
 from allocation.engine.autoscaler.nodegroups import blueprints, group_size, grow
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation
@@ -25,6 +24,7 @@ from allocation.engine.autoscaler.scaleup import (
 )
 from allocation.engine.events import parse_time
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
+from allocation.engine.objects import provisioning as limits
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState

@@ -12,7 +12,6 @@ Every failure is a message naming the DriverSimulation and the field; nothing he
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -25,26 +24,18 @@ from allocation.engine.cel import (
 from allocation.engine.constants import HANDLE_DATA_MAX
 from allocation.engine.objects import DriverSimulation, ResourceClaim
 from allocation.engine.parameters import claim_parameters, vendor_snapshot
+from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, PLACEHOLDER
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
-__all__ = ["vendor_parameters", "request_count", "render_handle_data", "placeholders",
-           "HANDLE_VARIABLES"]
+__all__ = ["vendor_parameters", "request_count", "render_handle_data"]
 
-HANDLE_VARIABLES = {"object": "dyn", "claim": "dyn", "pool": "string", "count": "int",
-                    "node": "string"}
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
 @lru_cache(maxsize=1024)
 def _compiled(source: str, variables: tuple[tuple[str, str], ...]) -> Expression:
     return compile_expression(source, dict(variables))
-
-
-def placeholders(template: str) -> list[str]:
-    """The CEL sources of the ``{{ ... }}`` placeholders of a ``handleData`` template."""
-    return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
 
 
 def vendor_parameters(state: ClusterState, claim: ResourceClaim) -> tuple[Any, str | None]:
@@ -64,7 +55,7 @@ def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:
         return 1, None
     where = f"DriverSimulation {sim.name}: spec.requestCount"
     try:
-        value = _compiled(source, (("object", "dyn"),)).evaluate(object=params)
+        value = _compiled(source, tuple(OBJECT_VARIABLES.items())).evaluate(object=params)
     except CelCompileError as exc:
         return 0, f"{where}: invalid CEL expression: {exc}"
     except CelEvaluationError as exc:
@@ -92,7 +83,7 @@ def render_handle_data(sim: DriverSimulation, variables: dict[str, Any]
     where = f"DriverSimulation {sim.name}: spec.handleData"
     out: list[str] = []
     last = 0
-    for match in _PLACEHOLDER.finditer(template):
+    for match in PLACEHOLDER.finditer(template):
         source = match.group(1).strip()
         try:
             value = _compiled(source, tuple(sorted(HANDLE_VARIABLES.items()))).evaluate(

@@ -21,10 +21,10 @@ from allocation.engine.constants import COUNTER_API_VERSIONS
 from allocation.engine.manifests.common import label_selector
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import Int, MapOf, Obj, Str
+from allocation.engine.templates import OBJECT_VARIABLES, PLACEHOLDER
 
 __all__ = ["Demand", "TemplateError", "expand_template", "decode_parameters"]
 
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _WHOLE_VALUE = re.compile(r"^\s*(?:-\s+)*(?:[^:\s][^:]*:\s+)?(?:-\s+)*$")
 
 _parameters = Obj({
@@ -49,7 +49,7 @@ class Demand:
 
 @lru_cache(maxsize=256)
 def _compiled(source: str):
-    return compile_expression(source, {"object": "dyn"})
+    return compile_expression(source, OBJECT_VARIABLES)
 
 
 def _render(value: Any, whole: bool) -> str:
@@ -66,7 +66,7 @@ def expand_template(template: str, obj: Any) -> str:
     """
     out: list[str] = []
     last = 0
-    for match in _PLACEHOLDER.finditer(template):
+    for match in PLACEHOLDER.finditer(template):
         source = match.group(1).strip()
         try:
             value = _compiled(source).evaluate(object=obj)

@@ -8,6 +8,7 @@ from typing import Any
 
 from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject, json_copy
+from allocation.engine.quantity import Quantity
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
            "DEFAULT_MAX_PODS"]
@@ -16,7 +17,6 @@ DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
 
 
 def _value(quantity: Any):
-    from allocation.engine.quantity import Quantity
 
     return Quantity.parse(quantity).value
 

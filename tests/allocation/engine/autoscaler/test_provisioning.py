@@ -9,9 +9,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.autoscaler.limits import backoff
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.manifests import load_texts
+from allocation.engine.objects.provisioning import backoff
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.autoscaler.builders import (
     condition,

@@ -22,7 +22,7 @@ from allocation.engine.cel import (
     compile_selector,
 )
 from allocation.engine.cel.cost import DECLARED_BOUNDS, Budget, InputBounds, estimate, measure
-from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
+from allocation.engine.templates import HANDLE_VARIABLES, placeholders
 
 ROOT = Path(__file__).resolve().parents[4]
 
