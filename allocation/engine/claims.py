@@ -115,9 +115,7 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTe
             "labels": copy.deepcopy(meta.get("labels") or {}),
             "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
                             POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
-            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name,
-                                 "uid": pod.meta.uid, "controller": True,
-                                 "blockOwnerDeletion": True}],
+            "ownerReferences": [pod.owner_reference()],
         },
         "spec": copy.deepcopy(template.claim_spec),
     }

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 __all__ = [
     "RESOURCE_GROUP", "PLANNER_GROUP", "PROVISIONING_GROUP", "OWN_GROUPS", "NODE_GROUP_LABEL",
-    "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT",
+    "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT", "SCHEDULER_COMPONENT",
+    "AUTOSCALER_COMPONENT",
     "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX", "COUNTER_GROUP",
     "COUNTER_API_VERSIONS",
 ]
@@ -32,6 +33,10 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 """On a claim made from a template: the pod's claim entry it was made for."""
 CLAIMS_COMPONENT = "draplanner-claims"
 """The Event source component of the claim controller."""
+SCHEDULER_COMPONENT = "draplanner-scheduler"
+"""The Event source component of the scheduler (the default of ``EventRecorder.record``)."""
+AUTOSCALER_COMPONENT = "draplanner-autoscaler"
+"""The Event source component of the autoscaler's ProvisioningRequest controller."""
 STRUCTURED_FINALIZER = "structured.dra.k8s.io/delete-protection"
 """The finalizer of a structured allocation (KEP-4381) when no model names its own."""
 

@@ -68,7 +68,7 @@ def _blueprint(state: ClusterState, group: NodeGroup, slices_by_node: dict, capa
     template = group.template
     meta = template.get("metadata") or {}
     labels = {**(meta.get("labels") or {}), NODE_GROUP_LABEL: group.name}
-    node = {"apiVersion": "v1", "kind": "Node",
+    node = {"apiVersion": kinds.NODE.preferred_version, "kind": "Node",
             "metadata": {"name": "", "labels": labels,
                          **({"annotations": dict(meta["annotations"])}
                             if meta.get("annotations") else {})},

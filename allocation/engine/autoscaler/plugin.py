@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from allocation.engine import kinds
 from allocation.engine.allocator import explain_node
 from allocation.engine.claims import claim_from_template, deallocate
 from allocation.engine.models import Strategy
@@ -47,7 +48,8 @@ def pod_from_template(template: PodTemplate, name: str) -> Pod:
     meta.pop("uid", None)
     spec = copy.deepcopy(body.get("spec") or {})
     spec.pop("nodeName", None)
-    return Pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+    return Pod({"apiVersion": kinds.POD.preferred_version, "kind": "Pod", "metadata": meta,
+                "spec": spec})
 
 
 def _why_claims(state: ClusterState, node: str, wants, strategy: str) -> str:

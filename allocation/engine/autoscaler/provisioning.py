@@ -22,6 +22,7 @@ from allocation.engine.autoscaler.scaleup import (
     place_pods,
     plan_atomic,
 )
+from allocation.engine.constants import AUTOSCALER_COMPONENT
 from allocation.engine.events import parse_time
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 from allocation.engine.objects import provisioning as limits
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ProvisioningController", "consumes", "set_condition"]
 
-COMPONENT = "draplanner-autoscaler"
 
 
 class _Retry(NamedTuple):
@@ -109,7 +109,7 @@ class ProvisioningController:
         key = (obj.key, topic)
         if self.told.get(key) != message:
             self.told[key] = message
-            state.events.record(obj, type_, reason, message, component=COMPONENT)
+            state.events.record(obj, type_, reason, message, component=AUTOSCALER_COMPONENT)
 
     def _check_annotations(self, state: ClusterState) -> None:
         pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
@@ -275,5 +275,5 @@ class ProvisioningController:
                                     "ScaledUpGroup", f"scale-up for unschedulable pods: "
                                     f"{blueprint.name} {before} -> {before + count} (max: "
                                     f"{blueprint.group.max_size}): {', '.join(names)}",
-                                    component=COMPONENT)
+                                    component=AUTOSCALER_COMPONENT)
         return bool(added)

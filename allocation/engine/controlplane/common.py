@@ -41,9 +41,8 @@ def new_context(pod: Pod) -> PodSchedulingContext:
     return PodSchedulingContext({
         "apiVersion": kinds.POD_SCHEDULING_CONTEXT.preferred_version,
         "kind": "PodSchedulingContext",
-        "metadata": {"name": pod.name, "namespace": pod.namespace, "ownerReferences": [
-            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.meta.uid,
-             "controller": True, "blockOwnerDeletion": True}]},
+        "metadata": {"name": pod.name, "namespace": pod.namespace,
+                     "ownerReferences": [pod.owner_reference()]},
         "spec": {}})
 
 

@@ -112,6 +112,13 @@ class Pod(KObject):
             return f"{self.name}-{entry}"
         return entry.claim_name or f"{self.name}-{entry.name}"
 
+    def owner_reference(self) -> dict:
+        """An ``ownerReferences`` entry naming this pod as the controlling owner, as the
+        claim controller and the scheduler write on what they create for it."""
+        return {"apiVersion": self.kind_spec.preferred_version, "kind": self.kind,
+                "name": self.name, "uid": self.meta.uid, "controller": True,
+                "blockOwnerDeletion": True}
+
     @property
     def terminated(self) -> bool:
         """Succeeded, Failed or being deleted: the pod no longer holds resources."""

@@ -7,14 +7,16 @@ from typing import Any
 
 from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject
+from allocation.engine.objects.provisioning import ATOMIC, CHECK_CAPACITY
 
 __all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation"]
 
 
 CLASS_ALIASES = {
-    "check-capacity.kubernetes.io": "check-capacity.autoscaling.x-k8s.io",
-    "atomic-scale-up.kubernetes.io": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
+    "check-capacity.kubernetes.io": CHECK_CAPACITY,
+    "atomic-scale-up.kubernetes.io": ATOMIC,
 }
+"""The seeds' provisioning class names and the upstream names they stand for."""
 
 
 class ProvisioningRequest(KObject):

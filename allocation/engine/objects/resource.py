@@ -158,7 +158,9 @@ class ResourceClaim(KObject):
     def owner_pod(self) -> str | None:
         """The name of the pod that owns this claim (claims made from templates)."""
         for ref in self.meta.owner_references:
-            if ref.get("kind") == "Pod" and ref.get("apiVersion", "v1") == "v1":
+            if (ref.get("kind") == kinds.POD.name
+                    and ref.get("apiVersion", kinds.POD.preferred_version)
+                    in kinds.POD.api_versions):
                 return ref.get("name")
         return None
 
