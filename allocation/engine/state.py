@@ -187,7 +187,7 @@ class ClusterState:
         twin = inventory.clone()
         twin._cow_token = self._token
         dict.__setitem__(self.inventory_index, key, twin)
-        node = key[0]
+        node, _driver, _model = key
         self.inventories[node] = [twin if i is inventory else i
                                   for i in self.inventories.get(node, ())]
         return twin
