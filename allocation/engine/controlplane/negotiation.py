@@ -69,10 +69,15 @@ def _immediate(needs: PodNeeds) -> bool:
 
 
 class Negotiation:
-    """The scheduler's half of the negotiation: a ``scheduler.Negotiator``."""
+    """The scheduler's half of the negotiation: a ``scheduler.Negotiator``.
+
+    ``rounds`` counts its context updates per pod (``bench/bench_controlplane.py`` reports
+    them; ``docs/controlplane.md``).
+    """
 
     def __init__(self, strategy: str = Strategy.FIRST_FIT) -> None:
         self.strategy = strategy
+        self.rounds: Counter[str] = Counter()
         self.controllers: set[str] = set()
         self.learned: dict[str, tuple[int, Learned]] = {}
 
@@ -202,6 +207,8 @@ class Negotiation:
             context.selected_node = selected
             changed = True
             state.events.record(context, "Normal", SELECTED_NODE, message)
+        if changed:
+            self.rounds[pod.ref] += 1
         binding.mark_waiting(state, pod, WAIT_ALLOCATION if selected else WAIT_INFORMATION)
         return changed
 
@@ -248,6 +255,7 @@ class Negotiation:
         context = state.writable(context)
         context.selected_node = node.name
         context.potential_nodes = []
+        self.rounds[pod.ref] += 1
         state.events.record(context, "Normal", SELECTED_NODE,
                             f"Pod {pod.name} is bound to node {node.name} already: drivers "
                             "allocate its pending claims for that node",

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-import pytest
 import yaml
 
-from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.manifests import load_texts
+from allocation.engine.scheduler import Scheduler
 from allocation.engine.simulation import simulate, simulate_files
 from tests.allocation.engine.controlplane.cp_factories import (
     cp_claim,
@@ -49,28 +46,12 @@ def _timeline(sim) -> list[tuple[str, str, str]]:
             for e in sim.state.events.items]
 
 
-@pytest.fixture
-def rounds(monkeypatch) -> Counter:
-    """Context updates by the scheduler's side, per pod: publishing a changed context, or
-    selecting a bound pod's node."""
-    counts: Counter[str] = Counter()
-
-    def count(method: str) -> None:
-        original = getattr(Negotiation, method)
-
-        def counted(self, state, pod, *args, **kwargs):
-            changed = original(self, state, pod, *args, **kwargs)
-            counts[pod.ref] += bool(changed)
-            return changed
-
-        monkeypatch.setattr(Negotiation, method, counted)
-
-    count("_publish")
-    count("bound")
-    return counts
+def _rounds(sim) -> dict:
+    scheduler = next(c for c in sim.controllers if isinstance(c, Scheduler))
+    return dict(scheduler.negotiation.rounds)
 
 
-def test_delayed_single_claim_selects_at_once_and_binds_after_allocation(rounds):
+def test_delayed_single_claim_selects_at_once_and_binds_after_allocation():
     sim = run([*RACKS, driver_sim(A, [("pb", 1, {"rack": "b"})]), cp_class("acc", A),
                cp_template("t", "acc"), pod("p", templates={"acc": "t"})])
     p = _pod(sim)
@@ -91,7 +72,7 @@ def test_delayed_single_claim_selects_at_once_and_binds_after_allocation(rounds)
                 if e["reason"] == "SelectedNode"]
     assert selected[0].startswith("Selected node n1") and selected[1].startswith(
         "Selected node n2")
-    assert rounds == {"default/p": 2}
+    assert _rounds(sim) == {"default/p": 2}
 
 
 def _two_drivers(c1_status: dict | None = None) -> list[dict]:
@@ -103,7 +84,7 @@ def _two_drivers(c1_status: dict | None = None) -> list[dict]:
             pod("p", claims={"first": "c1", "second": "c2"})]
 
 
-def test_two_pending_claims_wait_for_every_driver_before_a_node_is_selected(rounds):
+def test_two_pending_claims_wait_for_every_driver_before_a_node_is_selected():
     sim = run(_two_drivers())
     assert _pod(sim).node_name == "n2"
     ctx_events = [r for k, _n, r in _timeline(sim) if k == "PodSchedulingContext"]
@@ -111,7 +92,7 @@ def test_two_pending_claims_wait_for_every_driver_before_a_node_is_selected(roun
     # potential nodes lose the one a driver reported).
     assert ctx_events == ["PotentialNodes", "UnsuitableNodes", "UnsuitableNodes",
                           "PotentialNodes", "SelectedNode"]
-    assert rounds == {"default/p": 2}
+    assert _rounds(sim) == {"default/p": 2}
     unsuitable = [e["message"] for e in events_of(sim, "PodSchedulingContext", "p")
                   if e["reason"] == "UnsuitableNodes"]
     assert "claim first (default/c1): 0 of 2 checked node(s) unsuitable" in unsuitable[0]
@@ -145,7 +126,7 @@ def test_recovery_deallocates_a_claim_allocated_where_the_other_cannot_be():
     ]
 
 
-def test_potential_nodes_are_limited_to_128_on_a_300_node_cluster(rounds):
+def test_potential_nodes_are_limited_to_128_on_a_300_node_cluster():
     nodes = [node(f"n{i:03d}", {"zone": "far" if i >= 250 else "near"}) for i in range(300)]
     sim = run([*nodes, driver_sim(A, [("far", 4, {"zone": "far"})]), cp_class("acc", A),
                cp_claim("c", "acc"), pod("p", claims={"acc": "c"})])
@@ -161,7 +142,7 @@ def test_potential_nodes_are_limited_to_128_on_a_300_node_cluster(rounds):
     # about now, then the earliest others, up to the limit.
     assert "250 of 256 checked node(s) unsuitable, 128 listed: n000, n001, n002, n003, " \
         "n004, n005, n128, n129 and 120 more" in unsuitable[1]
-    assert rounds["default/p"] == 3
+    assert _rounds(sim)["default/p"] == 3
 
 
 def test_context_of_a_pending_pod_is_kept_with_every_list_within_the_limit():
