@@ -18,11 +18,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from console.limits import BodyLimitASGI  # noqa: E402
 from console.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Never more than DRA_MAX_UPLOAD_BYTES of a request body reaches Django.
+        "http": BodyLimitASGI(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

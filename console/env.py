@@ -18,6 +18,22 @@ POSTGRES_SCHEMES = frozenset({"postgres", "postgresql", "pgsql"})
 SQLITE_SCHEMES = frozenset({"sqlite"})
 REDIS_SCHEMES = frozenset({"redis", "rediss", "unix"})
 
+SQLITE_BUSY_TIMEOUT_SECONDS = 20
+"""How long a SQLite connection waits for another one's write lock before failing."""
+
+SQLITE_OPTIONS = {
+    # Writes wait their turn instead of failing with "database is locked": every
+    # transaction takes the write lock when it begins (BEGIN IMMEDIATE), so a transaction
+    # that read first never has to upgrade its lock (an upgrade that meets another writer
+    # fails at once, whatever the timeout), and a busy database is waited for.
+    "transaction_mode": "IMMEDIATE",
+    "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+    # WAL: readers never block the writer nor wait for it. NORMAL is safe with WAL (a
+    # power cut may lose the last commits, never corrupt the file).
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+}
+"""``OPTIONS`` of every SQLite database (docs/console.md, "Settings")."""
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 
@@ -65,7 +81,8 @@ def parse_database_url(
 ) -> dict[str, Any]:
     """Turn ``DATABASE_URL`` into one entry of Django's ``DATABASES``.
 
-    * unset or empty -> SQLite at ``base_dir / "db.sqlite3"``
+    * unset or empty -> SQLite at ``base_dir / "db.sqlite3"``; every SQLite database gets
+      :data:`SQLITE_OPTIONS` (writes wait for each other, WAL)
     * ``sqlite:///relative/path.sqlite3`` (relative to ``base_dir``),
       ``sqlite:////absolute/path.sqlite3`` or ``sqlite:///:memory:``
     * ``postgres://user:pass@host:port/dbname?sslmode=require`` (also
@@ -73,7 +90,7 @@ def parse_database_url(
       ``OPTIONS``. User, password and database name are percent-decoded.
     """
     if url is None or not url.strip():
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "db.sqlite3"}
+        return _sqlite(base_dir / "db.sqlite3")
     url = url.strip()
     parts = _split(url, name)
     scheme = parts.scheme.lower()
@@ -93,7 +110,7 @@ def parse_database_url(
         else:
             candidate = Path(path)
             db_name = candidate if candidate.is_absolute() else base_dir / candidate
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": db_name}
+        return _sqlite(db_name)
 
     if scheme in POSTGRES_SCHEMES:
         db = unquote(parts.path.lstrip("/"))
@@ -119,6 +136,10 @@ def parse_database_url(
         f"{name}={_describe(url)!r}: unsupported scheme {parts.scheme or '(none)'!r}; "
         f"expected one of {expected}"
     )
+
+
+def _sqlite(name: Any) -> dict[str, Any]:
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": name, "OPTIONS": dict(SQLITE_OPTIONS)}
 
 
 def parse_redis_url(url: str | None, *, name: str = "REDIS_URL") -> dict[str, Any]:

@@ -16,6 +16,13 @@ Environment variables:
 ``REDIS_URL``
     Unset: in-memory channel layer (one process). ``redis://host:6379/0``:
     ``channels_redis``. See ``console.env.parse_redis_url``.
+``DJANGO_STATIC_ROOT``
+    Where ``collectstatic`` puts static files for production (default
+    ``BASE_DIR/staticfiles``).
+``DRA_MAX_UPLOAD_BYTES``
+    The most one request may carry (all uploaded files and pasted text together, or one
+    API body), in bytes; default 32 MiB (33554432). Larger requests are answered 413 with
+    a message naming the limit, before their body is read. See ``console.limits``.
 ``DRA_WORKER_IN_PROCESS``
     "1" (default): a server process (``runserver``, daphne) also runs the baseline
     worker in a thread. "0": it does not; run ``manage.py worker`` separately.
@@ -30,6 +37,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_bool, parse_database_url, parse_redis_url
+from console.limits import DEFAULT_MAX_UPLOAD_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -75,6 +83,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CsrfViewMiddleware, whose process_view parses POSTed forms.
+    "console.limits.RequestSizeMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -129,7 +139,27 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic gathers them for production (console.settings_production, WhiteNoise).
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", "").strip() or BASE_DIR / "staticfiles")
+
+
+def _bytes(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    try:
+        count = int(value) if value else default
+    except ValueError:
+        count = 0
+    if count <= 0:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a positive number of bytes")
+    return count
+
+
+# Request size limits (console.limits; docs/console.md, "Limits").
+DRA_MAX_UPLOAD_BYTES = _bytes("DRA_MAX_UPLOAD_BYTES", DEFAULT_MAX_UPLOAD_BYTES)
+# Form fields and request.body: Django refuses more (the middleware answers first).
+DATA_UPLOAD_MAX_MEMORY_SIZE = DRA_MAX_UPLOAD_BYTES
+# Uploaded files larger than this are written to a temporary file, not kept in memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -154,6 +184,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Kubernetes-style objects of the stored cluster, in YAML or JSON.",
     "VERSION": "v1alpha1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema, like every other page and endpoint, is for signed-in users only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SERVE_AUTHENTICATION": ["rest_framework.authentication.SessionAuthentication"],
 }
 
 

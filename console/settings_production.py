@@ -5,6 +5,11 @@ Use with ``DJANGO_SETTINGS_MODULE=console.settings_production``. Requires
 ``DJANGO_ALLOWED_HOSTS``; set ``DATABASE_URL`` and ``REDIS_URL`` for a real
 deployment. Assumes TLS terminates at (or before) daphne; behind a proxy that
 terminates TLS set ``DJANGO_SECURE_PROXY_SSL_HEADER=1`` so X-Forwarded-Proto is honoured.
+
+Static files (htmx, its WebSocket extension, the console's CSS and scripts) are served by
+WhiteNoise from ``STATIC_ROOT`` (``DJANGO_STATIC_ROOT``, default ``BASE_DIR/staticfiles``):
+run ``manage.py collectstatic --noinput`` with these settings before starting daphne.
+Daphne serves no static files itself, and ``DEBUG`` off turns Django's own serving off.
 """
 
 import os
@@ -13,7 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_bool
 from console.settings import *  # noqa: F403
-from console.settings import DEVELOPMENT_SECRET_KEY, SECRET_KEY
+from console.settings import DEVELOPMENT_SECRET_KEY, MIDDLEWARE, SECRET_KEY
 
 DEBUG = False
 
@@ -28,6 +33,17 @@ if not SECRET_KEY or SECRET_KEY == DEVELOPMENT_SECRET_KEY:
 ALLOWED_HOSTS = [
     h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h.strip()
 ] or ["localhost", "127.0.0.1", "[::1]"]
+
+# WhiteNoise right after SecurityMiddleware (as its documentation asks); it works in
+# Django's ASGI handler, so daphne serves /static/ through it.
+MIDDLEWARE = [*MIDDLEWARE]
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+                  "whitenoise.middleware.WhiteNoiseMiddleware")
+# Hashed, compressed copies made by collectstatic: cached for ever by browsers.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 SECURE_SSL_REDIRECT = True
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))

@@ -8,18 +8,23 @@ WebSocket group hears ``scenario.updated`` after commit.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection, Sequence
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from allocation.engine.manifests import InvalidManifests
+from allocation.engine.manifests import InvalidManifests, load_documents
 from allocation.engine.scenarios import ChangeError, apply_changes, check_change, refusal
 from allocation.engine.writer import as_list, dump
 from allocation.models import OBJECT_MODELS
 from allocation.services import cluster
-from allocation.services.manifests import export_documents, import_texts
+from allocation.services.permissions import check_write
+from allocation.services.store import Identity, identity_of, row_identity, stored_rows
+from allocation.services.writes import write
 from scenarios.evaluation import evaluate_changes, outcome_json
 from scenarios.models import Scenario
 
@@ -96,9 +101,24 @@ def evaluation(scenario: Scenario):
     return _evaluate(scenario.active_changes)
 
 
+class _Moved(Exception):
+    """The scenario's changes moved on since the caller read them (another tab, a promotion)."""
+
+
 def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+    """Store ``changes`` up to ``position`` with their evaluation, unless the stored scenario
+    moved on since ``scenario`` was read: :class:`_Moved` then, and nothing is written.
+
+    Evaluating takes seconds on a large cluster, so the row is checked again, locked, before
+    the save: a read-evaluate-save that ignored a change made meanwhile would lose it (or
+    bring back changes a promotion applied).
+    """
+    read = (scenario.changes, scenario.position)
     result, base = _evaluate(changes[:position])
     with transaction.atomic():
+        current = Scenario.objects.select_for_update().filter(pk=scenario.pk).first()
+        if current is None or (current.changes, current.position) != read:
+            raise _Moved()
         scenario.changes = changes
         scenario.position = position
         scenario.outcome = outcome_json(result)
@@ -108,6 +128,14 @@ def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
         scenario.save()
         _announce(scenario)
     return scenario
+
+
+def _edit(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+    try:
+        return _save(scenario, changes, position)
+    except _Moved:
+        raise Refused("this scenario was changed meanwhile (in another tab, or promoted); "
+                      "reload it and try again") from None
 
 
 def create(user, name: str) -> Scenario:
@@ -134,21 +162,21 @@ def add_change(user, scenario: Scenario, change: dict) -> Scenario:
     reason = refusal(result, change)
     if reason:
         raise Refused(reason)
-    return _save(scenario, changes, len(changes))
+    return _edit(scenario, changes, len(changes))
 
 
 def undo(user, scenario: Scenario) -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_undo:
         raise Refused("nothing to undo")
-    return _save(scenario, list(scenario.changes), scenario.position - 1)
+    return _edit(scenario, list(scenario.changes), scenario.position - 1)
 
 
 def redo(user, scenario: Scenario) -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_redo:
         raise Refused("nothing to redo")
-    return _save(scenario, list(scenario.changes), scenario.position + 1)
+    return _edit(scenario, list(scenario.changes), scenario.position + 1)
 
 
 def rebase(user, scenario: Scenario) -> Scenario:
@@ -181,6 +209,8 @@ def refresh(scenario: Scenario) -> Scenario:
     """Re-evaluate on the current baseline (the worker does this after baseline changes)."""
     try:
         return _save(scenario, list(scenario.changes), scenario.position)
+    except _Moved:  # whoever moved it evaluated it
+        return Scenario.objects.filter(pk=scenario.pk).first() or scenario
     except Refused as exc:  # the baseline changed so that a change no longer applies
         with transaction.atomic():
             scenario.evaluation_error = str(exc)
@@ -191,34 +221,73 @@ def refresh(scenario: Scenario) -> Scenario:
         return scenario
 
 
-def conflicts(scenario: Scenario) -> list[dict]:
-    """Objects of the baseline changed since the fork; ``touched`` if a change names them."""
+def conflicts(scenario: Scenario, identities: Collection[Identity] = ()) -> list[dict]:
+    """Objects of the baseline changed since the fork; ``touched`` if the scenario changes
+    them (``identities``: what its changes add, modify or delete) or a change names them."""
     named = {str(v) for change in scenario.active_changes for v in change.values()
              if isinstance(v, str)}
     changed = []
     for model in OBJECT_MODELS:  # every stored kind and vendor objects; Events are history
         for row in model.objects.filter(updated_at__gt=scenario.forked_at):
             ref = f"{row.namespace}/{row.name}" if row.namespace else row.name
+            touched = ref in named or row.name in named or row_identity(row) in identities
             changed.append({"kind": getattr(row, "kind", "") or model.KIND, "object": ref,
-                            "touched": ref in named or row.name in named})
+                            "touched": touched})
     return sorted(changed, key=lambda c: (not c["touched"], c["kind"], c["object"]))
 
 
+def _changed_documents(documents: Sequence[dict],
+                       changes: Sequence[dict]) -> tuple[list[dict], list[dict]]:
+    """(documents the changes add or modify, documents they remove or replace).
+
+    ``apply_changes`` is copy-on-write: a document it leaves alone is the very same object
+    in its output, so what differs by identity is exactly what the scenario changed.
+    """
+    after = apply_changes(documents, changes).documents
+    before_ids, after_ids = {id(d) for d in documents}, {id(d) for d in after}
+    return ([d for d in after if id(d) not in before_ids],
+            [d for d in documents if id(d) not in after_ids])
+
+
 def promote(user, scenario: Scenario) -> Scenario:
-    """Make the scenario the baseline (staff); refused if the baseline moved since the fork."""
+    """Apply the scenario's own changes to the baseline (staff), in one transaction.
+
+    Only what the changes add, modify or delete is written, computed on the baseline as it
+    is under the store's write lock, so concurrent writes to other objects are kept (nothing
+    is exported and re-imported). Refused (:class:`Conflict`) when an object the scenario
+    changes or names was changed in the baseline since the fork or last rebase; other
+    baseline changes do not matter. See docs/scenarios.md, "Sharing, export, promotion".
+    """
     if not getattr(user, "is_staff", False):
         raise PermissionDenied("only staff may promote a scenario to the baseline")
-    current = cluster.revision()
-    if current != scenario.base_revision:
-        raise Conflict(scenario, current, conflicts(scenario))
-    # The whole stored cluster, Events included, so promotion keeps the baseline's history.
-    text = dump(as_list(apply_changes(export_documents(), scenario.active_changes)
-                        .documents), "yaml")
-    try:
-        result = import_texts([(f"scenario-{scenario.pk}.yaml", text)], user, replace=True)
-    except InvalidManifests as exc:
-        raise Invalid("; ".join(str(p) for p in exc.problems)) from None
+    source = f"scenario-{scenario.pk}"
     with transaction.atomic():
+        cluster.locked_cluster()  # no other write lands between this read and the save
+        # The scenario as stored now (a second promotion of it waits here, then finds no
+        # changes left to apply).
+        scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
+        current = cluster.revision()
+        # Events are history: scenarios neither see nor change them (docs/scenarios.md).
+        documents = [json.loads(row.document) for row in stored_rows()]
+        try:
+            written, removed = _changed_documents(documents, scenario.active_changes)
+            objects = load_documents((source, d) for d in written).objects
+            gone = load_documents((source, d) for d in removed).objects
+        except ChangeError as exc:
+            raise Refused(str(exc)) from None
+        except InvalidManifests as exc:
+            raise Invalid("; ".join(str(p) for p in exc.problems)) from None
+        kept = {identity_of(o) for o in objects}
+        deletes = {identity_of(o) for o in gone} - kept
+        if current != scenario.base_revision:
+            changed = conflicts(scenario, kept | deletes)
+            if any(c["touched"] for c in changed):
+                raise Conflict(scenario, current, changed)
+        check_write(user, objects)
+        try:
+            result = write(objects, deletes=deletes)
+        except InvalidManifests as exc:
+            raise Invalid("; ".join(str(p) for p in exc.problems)) from None
         scenario.changes, scenario.position = [], 0
         scenario.base_revision = result.revision
         scenario.forked_at = timezone.now()

@@ -10,6 +10,7 @@ database supports it (PostgreSQL), so two processes never evaluate the same scen
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 
 from django.db import connection, transaction
 from django.db.models import Q
@@ -36,12 +37,22 @@ def refresh_stale(limit: int | None = None) -> int:
     done = 0
     while limit is None or done < limit:
         revision = cluster.revision()
-        with transaction.atomic():  # holds the row lock while this process evaluates it
+        # PostgreSQL: the transaction holds the row lock while this process evaluates it.
+        # SQLite has no row locks: a transaction there would hold the write lock of the
+        # whole database during the evaluation (every transaction begins IMMEDIATE,
+        # console.env), so writes would wait for it; two processes may then evaluate one
+        # scenario twice, which only costs time.
+        row_locks = connection.features.has_select_for_update_skip_locked
+        claim = transaction.atomic() if row_locks else nullcontext()
+        with claim:
             scenario = _claim_one(revision)
             if scenario is None:
                 return done
             try:
-                services.refresh(scenario)
+                # PostgreSQL: a savepoint, so a failed query leaves the claim's transaction
+                # usable; SQLite runs in autocommit here (see above).
+                with transaction.atomic() if row_locks else nullcontext():
+                    services.refresh(scenario)
             except Exception:  # one broken scenario must not stop the others
                 log.exception("could not re-evaluate scenario %s", scenario.pk)
                 Scenario.objects.filter(pk=scenario.pk).update(

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rest_framework import parsers, renderers, serializers
+from rest_framework import exceptions, parsers, renderers, serializers
 
 from allocation.engine.manifests.reader import DocumentError, read_json_value
 from allocation.engine.writer import dump
+from console.limits import RequestTooLarge, read_bounded
 
 __all__ = ["ManifestSerializer", "ManifestListSerializer", "ProblemsSerializer",
            "ManifestText", "BoundedJSONParser", "YAMLManifestParser", "JSONManifestParser",
@@ -52,11 +53,19 @@ class ManifestText:
     file: str
 
 
+class BodyTooLarge(exceptions.APIException):
+    status_code = 413
+    default_code = "request_too_large"
+
+
 class _TextParser(parsers.BaseParser):
     file = "request.yaml"
 
     def parse(self, stream, media_type=None, parser_context=None) -> ManifestText:
-        raw = stream.read() if stream is not None else b""
+        try:  # a body without Content-Length (larger ones never get here: console.limits)
+            raw = read_bounded(stream)
+        except RequestTooLarge as exc:
+            raise BodyTooLarge(str(exc)) from None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

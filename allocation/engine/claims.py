@@ -15,6 +15,7 @@ from allocation.engine.constants import (
     CLAIMS_COMPONENT,
     POD_CLAIM_NAME_ANNOTATION,
 )
+from allocation.engine.faults import each
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
 
@@ -57,50 +58,60 @@ class ClaimController:
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
+        return each(state, self.name, list(state.pods()),
+                    lambda pod: self._create_for(state, pod))
+
+    def _create_for(self, state: ClusterState, pod: Pod) -> bool:
+        """The missing claims of ``pod``'s template entries."""
+        if pod.terminated:
+            return False
         changed = False
-        for pod in list(state.pods()):
-            if pod.terminated:
+        for pod_claim in pod.claims:
+            if not pod_claim.template_name:
                 continue
-            for pod_claim in pod.claims:
-                if not pod_claim.template_name:
-                    continue
-                name = pod.claim_name(pod_claim)
-                if state.get("ResourceClaim", pod.namespace, name) is not None:
-                    continue
-                template = state.get("ResourceClaimTemplate", pod.namespace,
-                                     pod_claim.template_name)
-                if template is None:
-                    continue  # the scheduler reports the missing template on the pod
-                state.add(claim_from_template(pod, pod_claim.name, template))
-                changed = True
+            name = pod.claim_name(pod_claim)
+            if state.get("ResourceClaim", pod.namespace, name) is not None:
+                continue
+            template = state.get("ResourceClaimTemplate", pod.namespace,
+                                 pod_claim.template_name)
+            if template is None:
+                continue  # the scheduler reports the missing template on the pod
+            state.add(claim_from_template(pod, pod_claim.name, template))
+            changed = True
         return changed
 
     def _release(self, state: ClusterState) -> bool:
-        changed = False
-        # reservedFor names pods of the claim's own namespace.
+        # reservedFor names pods of the claim's own namespace. A pod that failed in this
+        # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         live = {(p.namespace, p.name): p for p in state.pods() if not p.terminated}
         by_uid = {p.meta.uid for p in live.values()}
-        for claim in list(state.claims()):
-            kept = [r for r in claim.reserved_for
-                    if r.get("resource") != "pods" or (
-                        (claim.namespace, r.get("name")) in live
-                        and (not r.get("uid") or r["uid"] in by_uid))]
-            if len(kept) != len(claim.reserved_for):
-                gone = [r["name"] for r in claim.reserved_for if r not in kept]
-                claim = state.writable(claim)
-                claim.reserved_for = kept
-                state.epoch += 1
-                changed = True
-                state.events.record(claim, "Normal", "Released",
-                                    f"No longer reserved for pod(s) {', '.join(gone)}",
-                                    component=CLAIMS_COMPONENT)
-            # Structured claims carry their model's delete-protection finalizer; an input
-            # allocation without it is left as it stands (the input is honoured).
-            structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
-            if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
-                    and structured and not claim.controller_name):
-                deallocate(state, claim, "No pod uses the claim any more")
-                changed = True
+        return each(state, self.name, list(state.claims()),
+                    lambda claim: self._release_claim(state, claim, live, by_uid))
+
+    def _release_claim(self, state: ClusterState, claim: ResourceClaim, live: dict,
+                       by_uid: set) -> bool:
+        """Drop reservations of pods that are gone or finished; deallocate if unused."""
+        changed = False
+        kept = [r for r in claim.reserved_for
+                if r.get("resource") != "pods" or (
+                    (claim.namespace, r.get("name")) in live
+                    and (not r.get("uid") or r["uid"] in by_uid))]
+        if len(kept) != len(claim.reserved_for):
+            gone = [r["name"] for r in claim.reserved_for if r not in kept]
+            claim = state.writable(claim)
+            claim.reserved_for = kept
+            state.epoch += 1
+            changed = True
+            state.events.record(claim, "Normal", "Released",
+                                f"No longer reserved for pod(s) {', '.join(gone)}",
+                                component=CLAIMS_COMPONENT)
+        # Structured claims carry their model's delete-protection finalizer; an input
+        # allocation without it is left as it stands (the input is honoured).
+        structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
+        if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
+                and structured and not claim.controller_name):
+            deallocate(state, claim, "No pod uses the claim any more")
+            changed = True
         return changed
 
 

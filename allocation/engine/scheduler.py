@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
+from allocation.engine.faults import each
 from allocation.engine.models import Strategy
 from allocation.engine.resolve import ClaimPlan
 from allocation.engine.scheduling import binding, fit
@@ -68,18 +69,17 @@ class Scheduler:
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
-        changed = False
         self.plans.clear()
         if self.negotiation:
             self.negotiation.begin(state)
-        for pod in list(state.pods()):
-            if pod.terminated:
-                continue
-            if pod.node_name:
-                changed |= self._bound_pod(state, pod)
-            else:
-                changed |= self._schedule(state, pod)
-        return changed
+        return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
+
+    def _pod(self, state: ClusterState, pod: Pod) -> bool:
+        if pod.terminated:
+            return False
+        if pod.node_name:
+            return self._bound_pod(state, pod)
+        return self._schedule(state, pod)
 
     def _involved(self, state: ClusterState, pod: Pod) -> bool:
         return self.negotiation is not None and self.negotiation.involved(state, pod)

@@ -3,6 +3,12 @@
 The controllers (claim controller, scheduler, drivers, autoscaler: a fixed list) each reconcile
 the state once per round; the simulation stops at the first round in which none changed
 anything. A virtual clock stamps events; ``advance`` moves it forward, running due timers.
+
+No single object stops a simulation: a controller's failure on one object is confined to it
+(``faults.py``), and a failure a controller could not pin on an object disables that
+controller for the rest of the simulation (``failures``) while the others go on. An optional
+``checkpoint`` is called before every controller runs; the worker renews its lease there
+and raises to stop at once when it lost it (``docs/console.md``, "Lease").
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from allocation.engine.controller import Controller
 from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
+from allocation.engine.faults import Failure, clear_recovered, describe
 from allocation.engine.manifests import LoadResult, load_files
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
@@ -43,23 +50,69 @@ class Simulation:
     strategy: str = "first-fit"
     controllers: list[Controller] = field(default_factory=list)
     rounds: int = 0
+    checkpoint: Callable[[], None] | None = None
+    # Failures of a whole controller (not pinned on an object); it is skipped from then on.
+    failures: list[Failure] = field(default_factory=list)
 
     @classmethod
     def from_loaded(cls, loaded: LoadResult, strategy: str = "first-fit",
                     now: datetime = DEFAULT_START) -> Simulation:
-        state = ClusterState.build(loaded, VirtualClock(now))
-        return cls(state, strategy, [make(strategy) for make in CONTROLLER_FACTORIES])
+        return cls.on(ClusterState.build(loaded, VirtualClock(now)), strategy)
+
+    @classmethod
+    def on(cls, state: ClusterState, strategy: str = "first-fit",
+           checkpoint: Callable[[], None] | None = None) -> Simulation:
+        """A simulation of ``state`` (changed in place) with every controller."""
+        return cls(state, strategy, [make(strategy) for make in CONTROLLER_FACTORIES],
+                   checkpoint=checkpoint)
 
     def settle(self) -> int:
-        """Reconcile until a round changes nothing; returns the rounds run."""
+        """Reconcile until a round changes nothing; returns the rounds run.
+
+        Raises:
+            RuntimeError: no fixed point after ``MAX_ROUNDS`` rounds; whatever
+                ``checkpoint`` raises (the simulation stops at once).
+        """
         for rounds in range(1, MAX_ROUNDS + 1):
             changed = False
             for controller in self.controllers:
-                changed |= bool(controller.reconcile(self.state))
+                if self.checkpoint is not None:
+                    self.checkpoint()
+                changed |= self._reconcile(controller)
             if not changed:
                 self.rounds += rounds
+                clear_recovered(self.state)
                 return rounds
         raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds")
+
+    def _broken(self, controller) -> bool:
+        return any(f.stage == _name(controller) for f in self.failures)
+
+    def _reconcile(self, controller) -> bool:
+        if self.failures and self._broken(controller):
+            return False
+        try:
+            return bool(controller.reconcile(self.state))
+        except Exception as error:  # noqa: BLE001 - one controller must not stop the others
+            self.failures.append(Failure(_name(controller), describe(_name(controller), error),
+                                         error))
+            return False
+
+    def next_wakeup(self) -> datetime | None:
+        """The earliest time a controller's timer falls due (back-off, expiry), if any."""
+        due = []
+        for controller in self.controllers:
+            if self.failures and self._broken(controller):
+                continue
+            try:
+                moment = controller.next_wakeup(self.state)
+            except Exception as error:  # noqa: BLE001 - as in _reconcile
+                self.failures.append(Failure(_name(controller),
+                                             describe(_name(controller), error), error))
+                continue
+            if moment is not None:
+                due.append(moment)
+        return min(due, default=None)
 
     def advance(self, duration: timedelta) -> None:
         """Move the clock forward, waking controllers whose timers fall due on the way."""
@@ -73,14 +126,13 @@ class Simulation:
         self.state.clock.advance_to(end)
         self.settle()
 
-    def next_wakeup(self) -> datetime | None:
-        """The earliest time a controller's timer falls due, or None."""
-        due = [t for c in self.controllers if (t := c.next_wakeup(self.state))]
-        return min(due) if due else None
-
     def output(self) -> dict:
         items = [obj.to_manifest() for obj in self.state.all_objects()]
         return as_list(items + list(self.state.events.items))
+
+
+def _name(controller) -> str:
+    return getattr(controller, "name", type(controller).__name__)
 
 
 def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DEFAULT_START,

@@ -128,6 +128,8 @@ class ClusterState:
         self.clock = clock or VirtualClock()
         self.events = EventRecorder(self.clock)
         self.problems: list[Problem] = []
+        # Objects a controller failed on (engine/faults.py): every controller skips them.
+        self.failures: dict[ObjectKey, object] = {}
 
     # -- copy-on-write ----------------------------------------------------------------
     def fork(self) -> ClusterState:
@@ -154,6 +156,7 @@ class ClusterState:
         child.events.items = list(self.events.items)
         child.events._seq = self.events._seq
         child.problems = list(self.problems)
+        child.failures = dict(self.failures)
         self._token = object()  # what this state held alone it now shares with the fork
         self._owned = set()
         return child

@@ -146,7 +146,7 @@ class PodView:
 def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
     pod = state.get("Pod", namespace, name)
     if not isinstance(pod, Pod):
-        return None
+        return _left_out_pod(state, namespace, name)
     rows = []
     for pc in pod.claims:
         claim_name = pod.claim_name(pc)
@@ -171,6 +171,21 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
         explanation=explain_pod(pod.meta.annotations, reason or "") if pending else None,
         events=events_about(state.events.items, "Pod", namespace, name),
         timeline=timeline_for(state, namespace, name), annotations=shown)
+
+
+def _left_out_pod(state: ClusterState, namespace: str, name: str) -> PodView | None:
+    """A stored pod the baseline had to leave out (its row cannot be loaded; see
+    ``services/store.py``): its page says why instead of failing; None if there is none."""
+    problem = next((p for p in state.problems if p.kind == "Pod" and p.name == name
+                    and p.namespace == namespace), None)
+    if problem is None:
+        return None
+    return PodView(namespace=namespace, name=name, phase="Unknown", node=None, node_url=None,
+                   cpu="-", memory="-", node_selector={}, claims=[], conditions=[],
+                   reason=f"The stored pod cannot be loaded, so the planner leaves it out: "
+                          f"{problem}", explanation=None,
+                   events=events_about(state.events.items, "Pod", namespace, name),
+                   timeline=None)
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from allocation.engine.events import VirtualClock
 from allocation.engine.state import ClusterState
 from allocation.models import Cluster
-from allocation.services.store import event_rows, loaded_from_rows, stored_rows
+from allocation.services.store import build_state, event_rows, stored_rows
 
 __all__ = ["revision", "baseline_state", "locked_cluster", "cluster_row", "clear_cache"]
 
@@ -58,8 +58,11 @@ def _build(now: datetime) -> tuple[tuple[int, str], ClusterState]:
     # Read the revision and rows in one transaction so they belong together.
     with transaction.atomic():
         current = _version()
-        loaded = loaded_from_rows(stored_rows(), event_rows())
-    return current, ClusterState.build(loaded, VirtualClock(now))
+        rows, events = stored_rows(), event_rows()
+    # Rows that cannot be loaded are left out (and listed in the state's problems), so one
+    # broken row does not take every page down with it.
+    state, _left_out = build_state(rows, events, VirtualClock(now))
+    return current, state
 
 
 def baseline_state() -> ClusterState:

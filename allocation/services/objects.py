@@ -7,9 +7,12 @@ write` (whole-cluster validation, one transaction, announcement after commit).
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from allocation.engine.manifests import InvalidManifests, Problem, load_texts
 from allocation.engine.objects import KObject
 from allocation.models import StoredObject
+from allocation.services.cluster import locked_cluster
 from allocation.services.permissions import check_write
 from allocation.services.store import identity_of, model_for, row_identity
 from allocation.services.writes import write
@@ -60,13 +63,17 @@ def create_object(text: str, model: type[StoredObject], user=None,
     """Store a new object; :class:`ObjectExists` if its identity is taken."""
     obj = parse_one(text, model, file)
     check_write(user, [obj])
-    existing = find_row(obj)
-    if existing is not None:
-        raise ObjectExists(existing)
-    if model_for(obj).KIND == "Event":
-        write([], [obj])
-    else:
-        write([obj])
+    with transaction.atomic():
+        # Checked under the write lock: two concurrent creates of one name must not both
+        # succeed, the second silently replacing the first.
+        locked_cluster()
+        existing = find_row(obj)
+        if existing is not None:
+            raise ObjectExists(existing)
+        if model_for(obj).KIND == "Event":
+            write([], [obj])
+        else:
+            write([obj])
     return find_row(obj)
 
 

@@ -2,45 +2,103 @@
 
 A pass reads a consistent snapshot (rows and revision), runs every controller to a fixed
 point with the clock at the real time (timers already due run too), and saves only the
-objects whose documents changed, plus the new Events, in ONE transaction. The save is
-refused, and nothing is written, when the stored cluster changed since the snapshot
-(``stale``: the next pass starts again from the new input) or when the worker no longer
-holds the lease (``lost-lease``). A pass that dies half-way leaves the state as before.
+objects whose documents changed, plus the new Events, in ONE transaction. A pass that dies
+half-way leaves the state as before. See ``docs/console.md``, "The worker".
+
+- **No object stops a pass.** A row that cannot be loaded is left out and reported; a
+  controller's failure on one object is confined to it (``engine/faults.py``); an object
+  that cannot be written back keeps its stored document (with the failure written into
+  its metadata where possible) and the pass runs again with that object left alone from the
+  start, so nothing is decided for it.
+- **Writes during the pass do not discard it.** At the save, each object the pass changes
+  must still be stored as the pass read it (its document is compared); objects changed
+  meanwhile are left for the next pass (``conflicts``), the rest is saved, and the next
+  pass starts at once (``complete`` is False). Only if the saved changes would make the
+  stored cluster invalid is nothing saved (``stale``).
+- **The lease.** ``checkpoint`` is called between the pass's steps and before every
+  controller runs; it renews the lease, or raises :class:`PassAborted` when the lease was
+  lost: the pass stops at once and saves nothing (``lost-lease``). ``holds_lease()`` is
+  asked again inside the save transaction.
 """
 
 from __future__ import annotations
 
+import copy
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
+from allocation.engine.events import VirtualClock
+from allocation.engine.faults import Failure, fallback_manifest, report
 from allocation.engine.manifests import build_object
+from allocation.engine.objects import KObject, ObjectKey, Pod, PodSchedulingContext, ResourceClaim
 from allocation.engine.simulation import Simulation
-from allocation.models import canonical_json
+from allocation.models import Event, StoredObject, canonical_json
 from allocation.services.cluster import cluster_row, locked_cluster
-from allocation.services.store import event_rows, loaded_from_rows, stored_rows
-from allocation.services.writes import Plan, apply_plan, commit_revision, plan_changes
+from allocation.services.store import (
+    Identity,
+    LeftOut,
+    build_state,
+    event_rows,
+    identity_of,
+    model_for,
+    row_identity,
+    stand_in,
+    stored_rows,
+)
+from allocation.services.writes import Plan, apply_plan, commit_revision, plan_changes, row_values
 
-__all__ = ["PassResult", "reconcile", "SAVED", "UNCHANGED", "STALE", "LOST_LEASE"]
+__all__ = ["PassResult", "PassAborted", "reconcile", "SAVED", "UNCHANGED", "STALE",
+           "LOST_LEASE"]
+
+log = logging.getLogger(__name__)
 
 SAVED, UNCHANGED, STALE, LOST_LEASE = "saved", "unchanged", "stale", "lost-lease"
+_MAX_RUNS = 3  # a run, and up to two more with the objects that could not be written left alone
+
+
+class PassAborted(Exception):
+    """Raised by a pass's ``checkpoint`` to stop it at once (the worker lost its lease)."""
 
 
 @dataclass
 class PassResult:
-    """How a pass ended, at which revision, what changed and when the next timer is due."""
+    """How a pass ended, at which revision, what changed and when the next timer is due.
+
+    ``complete`` is False when the stored cluster changed during the pass: what still applied
+    was saved, ``conflicts`` lists the objects left for the next pass, which should start at
+    once. ``failures`` are the one-line reports of objects (and controllers) that failed.
+    """
 
     outcome: str
     revision: int
     kinds: list[str] = field(default_factory=list)
     rounds: int = 0
     next_wakeup: datetime | None = None
+    complete: bool = True
+    conflicts: list[Identity] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def again(self) -> bool:
+        """Whether another pass should follow at once."""
+        return self.outcome == STALE or (self.outcome in (SAVED, UNCHANGED)
+                                         and not self.complete)
 
 
-def _next_wakeup(simulation: Simulation) -> datetime | None:
-    return simulation.next_wakeup()
+@dataclass
+class _Work:
+    """What a pass computed: the plan against the rows it read, and what it left out."""
+
+    plan: Plan
+    sequence: int
+    rounds: int
+    next_wakeup: datetime | None
+    left_out: list[LeftOut]
+    failures: list[str]
 
 
 def _name_events(items: list[dict], sequence: int) -> tuple[list, int]:
@@ -65,38 +123,222 @@ def save_plan(cluster, plan: Plan) -> None:
     apply_plan(cluster, plan)
 
 
-def reconcile(holds_lease=None, now: datetime | None = None,
-              strategy: str = "first-fit") -> PassResult:
-    """Run one pass; ``holds_lease()`` (if given) is asked inside the save transaction."""
+def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
+               quarantined: dict[ObjectKey, BaseException]
+               ) -> tuple[list[tuple[KObject, str]], dict[ObjectKey, BaseException]]:
+    """Every object's canonical document; objects whose document cannot be made are reported
+    and keep their stored document, with the failure written into it if that can be done."""
+    state = simulation.state
+    desired, failed = [], {}
+    for obj in state.all_objects():
+        try:
+            desired.append((obj, canonical_json(obj.to_manifest())))
+            continue
+        except Exception as error:  # noqa: BLE001 - confined to the object
+            failed[obj.key] = error
+            if obj.key not in quarantined:
+                report(state, obj, "writer", error)
+            obj = state.objects[obj.key]
+        try:
+            desired.append((obj, canonical_json(fallback_manifest(obj))))
+        except Exception:  # noqa: BLE001 - not even that: the stored document stays
+            row = rows.get(identity_of(obj))
+            if row is not None:  # (a new object that cannot be written is not created)
+                desired.append((obj, row.document))
+    return desired, failed
+
+
+def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strategy: str,
+             now: datetime, checkpoint) -> _Work:
+    by_identity = {row_identity(r): r for r in rows}
+    quarantined: dict[ObjectKey, BaseException] = {}
+    for run in range(_MAX_RUNS):
+        state, left_out = build_state(rows, events, VirtualClock(now))
+        checkpoint()
+        simulation = Simulation.on(state, strategy, checkpoint)
+        adopted = len(state.events.items)
+        for item in left_out:
+            report(state, stand_in(item.row), "loader", None,
+                   f"the stored document cannot be loaded, so the planner leaves it out: "
+                   f"{item.problem.path}: {item.problem.message}")
+        for key, error in quarantined.items():  # left alone from the start (see _documents)
+            if key in state.objects:
+                report(state, state.objects[key], "writer", error)
+        rounds = simulation.settle()
+        simulation.advance(timedelta(0))  # timers due by now (back-off, ValidUntilSeconds)
+        checkpoint()
+        desired, failed = _documents(simulation, by_identity, quarantined)
+        new = {k: e for k, e in failed.items() if k not in quarantined}
+        if not new or run == _MAX_RUNS - 1:
+            break
+        quarantined.update(new)
+    # Rows left out are not the pass's to change, nor to delete.
+    out = {id(item.row) for item in left_out}
+    plan = plan_changes([r for r in rows if id(r) not in out], desired, prune=True)
+    new_events, sequence = _name_events(state.events.items[adopted:], sequence)
+    plan.create.extend((e, canonical_json(e.raw)) for e in new_events)
+    failures = [f.text for f in state.failures.values() if isinstance(f, Failure)]
+    failures += [f.text for f in simulation.failures]
+    for failure in [*state.failures.values(), *simulation.failures]:
+        if isinstance(failure, Failure) and failure.error is not None:
+            log.warning("worker pass: %s", failure.text, exc_info=failure.error)
+    for item in left_out:
+        log.warning("worker pass: left out %s", item.text)
+    return _Work(plan, sequence, rounds, simulation.next_wakeup(), left_out, failures)
+
+
+def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
+              checkpoint=None) -> PassResult:
+    """Run one pass.
+
+    Args:
+        holds_lease: asked inside the save transaction; False saves nothing (``lost-lease``).
+        checkpoint: called between steps; raises :class:`PassAborted` to stop the pass.
+
+    Returns:
+        The :class:`PassResult`.
+    """
     now = now or timezone.now()
+    tick = checkpoint or (lambda: None)
     with transaction.atomic():  # a consistent snapshot of rows and revision
         snapshot = cluster_row()
         version = (snapshot.revision, snapshot.token)
         rows, events = stored_rows(), event_rows()
-    simulation = Simulation.from_loaded(loaded_from_rows(rows, events), strategy, now)
-    adopted = len(simulation.state.events.items)
-    rounds = simulation.settle()
-    simulation.advance(timedelta(0))  # timers due by now (back-off, ValidUntilSeconds)
-    desired = [(o, canonical_json(o.to_manifest())) for o in simulation.state.all_objects()]
-    plan = plan_changes(rows, desired, prune=True)
-    new_events, sequence = _name_events(simulation.state.events.items[adopted:],
-                                        snapshot.event_sequence)
-    plan.create.extend((e, canonical_json(e.raw)) for e in new_events)
-    result = PassResult(UNCHANGED, version[0], plan.kinds, rounds, _next_wakeup(simulation))
+    try:
+        work = _compute(rows, events, snapshot.event_sequence, strategy, now, tick)
+        tick()
+    except PassAborted:
+        return PassResult(LOST_LEASE, version[0])
+    result = PassResult(UNCHANGED, version[0], work.plan.kinds, work.rounds, work.next_wakeup,
+                        failures=work.failures)
     with transaction.atomic():
         cluster = locked_cluster()
-        if (cluster.revision, cluster.token) != version:
-            result.outcome, result.revision = STALE, cluster.revision
-            return result
         if holds_lease is not None and not holds_lease():
             result.outcome = LOST_LEASE
             return result
+        plan = work.plan
+        if (cluster.revision, cluster.token) != version:  # written to during the pass
+            result.complete = False
+            plan, result.conflicts = _rebase(cluster, plan, work.left_out, now)
+            if plan is None:
+                result.outcome, result.revision = STALE, cluster.revision
+                return result
+            result.kinds = plan.kinds
         if plan:
             save_plan(cluster, plan)
-            cluster.event_sequence = sequence
+            cluster.event_sequence = work.sequence
             result.revision = commit_revision(cluster, plan.kinds)
             result.outcome = SAVED
-        cluster.reconciled_revision = cluster.revision
+        else:
+            result.revision = cluster.revision
+        if result.complete:
+            cluster.reconciled_revision = cluster.revision
         cluster.save(update_fields=["reconciled_revision", "event_sequence", "revision",
                                     "token", "next_position"])
     return result
+
+
+def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
+            now: datetime) -> tuple[Plan | None, list[Identity]]:
+    """The part of ``plan`` that still applies to the rows stored now, and the conflicts.
+
+    An object applies when it is stored exactly as the pass read it (or, for one the pass
+    creates, still absent); the others are conflicts, left for the next pass together with
+    the new Events about them. None (save nothing) when the rest would leave a stored
+    cluster the engine refuses where it did not before (a node deleted meanwhile that the
+    pass bound a pod to, say).
+    """
+    current = {row_identity(r): r for r in stored_rows()}
+    conflicts: set[Identity] = set()
+    updates, creates, deletes = [], [], []
+    for row, obj, document in plan.update:
+        now_row = current.get(row_identity(row))
+        if now_row is not None and now_row.document == row.document:
+            updates.append((now_row, obj, document))
+        else:
+            conflicts.add(row_identity(row))
+    for row in plan.delete:
+        now_row = current.get(row_identity(row))
+        if now_row is not None and now_row.document == row.document:
+            deletes.append(now_row)
+        elif now_row is not None:
+            conflicts.add(row_identity(row))
+    for obj, document in plan.create:
+        if model_for(obj) is not Event:
+            if identity_of(obj) in current:
+                conflicts.add(identity_of(obj))
+            else:
+                creates.append((obj, document))
+    _couple(conflicts, [o for _r, o, _d in updates] + [o for o, _d in creates])
+    rebased = Plan(update=[u for u in updates if identity_of(u[1]) not in conflicts],
+                   create=[c for c in creates if identity_of(c[0]) not in conflicts],
+                   delete=deletes)
+    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
+    for obj, document in plan.create:
+        if model_for(obj) is Event:
+            involved = obj.raw.get("involvedObject") or {}
+            if (involved.get("kind"), involved.get("namespace") or "",
+                    involved.get("name")) not in touched:
+                rebased.create.append((obj, document))
+    conflicts = sorted(conflicts)
+    if not _still_valid(cluster, current, rebased, left_out, now):
+        return None, conflicts
+    return rebased, conflicts
+
+
+def _couple(conflicts: set[Identity], planned: list[KObject]) -> None:
+    """Add to ``conflicts`` what the pass decided together with a conflicting object.
+
+    A pod and its claims (and its PodSchedulingContext) are decided together: a claim
+    allocated and reserved for a pod that changed meanwhile, or a pod bound with a claim that
+    changed meanwhile, must wait for the next pass as well.
+    """
+    links = {identity_of(obj): _links(obj) for obj in planned}
+    grown = True
+    while grown:
+        grown = False
+        for ident, linked in links.items():
+            if ident not in conflicts and linked & conflicts:
+                conflicts.add(ident)
+                grown = True
+
+
+def _links(obj: KObject) -> set[Identity]:
+    namespace = obj.namespace or ""
+    if isinstance(obj, Pod):
+        return {("", "PodSchedulingContext", namespace, obj.name)} | {
+            ("", "ResourceClaim", namespace, obj.claim_name(c))
+            for c in obj.claims}
+    if isinstance(obj, ResourceClaim):
+        return {("", "Pod", namespace, name) for name in [*obj.reserved_pods(), obj.owner_pod]
+                if name}
+    if isinstance(obj, PodSchedulingContext):
+        return {("", "Pod", namespace, obj.name)}
+    return set()
+
+
+def _still_valid(cluster, current: dict[Identity, StoredObject], plan: Plan,
+                 left_out: list[LeftOut], now: datetime) -> bool:
+    """Whether the engine takes the stored cluster after ``plan`` as it took the pass's
+    input: no row is left out that was not left out of the pass already."""
+    doomed = {id(r) for r in plan.delete}
+    replaced = {id(row): document for row, _obj, document in plan.update}
+    after = []
+    for row in current.values():
+        if id(row) in doomed:
+            continue
+        if id(row) in replaced:
+            document = replaced[id(row)]
+            row = copy.copy(row)  # the real row is saved later, by apply_plan
+            row.document = document
+        after.append(row)
+    position = cluster.next_position
+    for obj, document in plan.create:
+        if model_for(obj) is Event:
+            continue
+        after.append(model_for(obj)(position=position, **row_values(obj, document)))
+        position += 1
+    after.sort(key=lambda r: r.position)
+    _state, now_left = build_state(after, [], VirtualClock(now))
+    before = {row_identity(i.row) for i in left_out}
+    return all(row_identity(i.row) in before for i in now_left)

@@ -2,6 +2,11 @@
 
 Engine objects are always built from fresh copies of the stored documents, so nothing a
 controller does to them can reach a cached row or another caller's state.
+
+:func:`build_state` is what the worker and the pages use: a stored row that cannot be
+loaded (its document does not decode or convert, or the engine refuses the cluster because
+of it) is left out and reported, so one broken row never stops the others
+(``docs/console.md``, "Failures").
 """
 
 from __future__ import annotations
@@ -9,14 +14,19 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
-from allocation.engine.manifests import LoadResult, build_object
+from allocation.engine.events import VirtualClock
+from allocation.engine.faults import describe
+from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, build_object
 from allocation.engine.objects import KObject, OpaqueObject, Source
+from allocation.engine.state import ClusterState
 from allocation.models import KIND_MODELS, OBJECT_MODELS, Event, StoredObject, VendorObject
 
 __all__ = ["STORED_FILE", "Identity", "identity_of", "model_for", "row_identity", "stored_rows",
-           "event_rows", "loaded_from_rows", "build_from_row"]
+           "event_rows", "loaded_from_rows", "build_from_row", "LeftOut", "build_state",
+           "load_row", "stand_in"]
 
 STORED_FILE = "stored"
 """The file name problems give for objects that come from the database."""
@@ -94,3 +104,82 @@ def loaded_from_rows(rows: list[StoredObject], events: list[Event]) -> LoadResul
     """A LoadResult as the loader would give for the stored documents, in order."""
     return LoadResult(objects=[build_from_row(r) for r in rows],
                       events=[build_from_row(e) for e in events])
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A stored row left out of a state, and why (a problem in the project's format)."""
+
+    row: StoredObject
+    problem: Problem
+
+    @property
+    def text(self) -> str:
+        """``stored:POSITION (Kind namespace/name): path: message``."""
+        return str(self.problem)
+
+
+def _left_out(row: StoredObject, path: str, message: str) -> LeftOut:
+    ident = row_identity(row)
+    return LeftOut(row, Problem(STORED_FILE, row.position, ident[1], row.namespace or None,
+                                row.name, path, message))
+
+
+def load_row(row: StoredObject) -> KObject | LeftOut:
+    """The engine object of ``row``, or why it cannot be loaded (it never raises)."""
+    try:
+        return build_from_row(row)
+    except Exception as error:  # noqa: BLE001 - one row must not stop the others
+        return _left_out(row, "<document>", describe("loader", error))
+
+
+def _tolerant_load(rows: list[StoredObject], left: list[LeftOut]) -> list[KObject]:
+    objects = []
+    for row in rows:
+        loaded = load_row(row)
+        (left if isinstance(loaded, LeftOut) else objects).append(loaded)
+    return objects
+
+
+def build_state(rows: list[StoredObject], events: list[Event],
+                clock: VirtualClock) -> tuple[ClusterState, list[LeftOut]]:
+    """The engine state of ``rows`` (and ``events``), leaving out rows it cannot take.
+
+    A row whose document does not decode or convert, and a row the engine's whole-cluster
+    checks name (``ClusterState.build``: an allocated device that does not exist, a pod
+    bound to a missing node, ...) are left out; the state's ``problems`` list them.
+
+    Returns:
+        The state and the rows left out, with why.
+
+    Raises:
+        InvalidManifests: a problem that names no stored row (cannot happen for rows).
+    """
+    left: list[LeftOut] = []
+    kept_events = _tolerant_load(events, left)
+    objects = _tolerant_load(rows, left)
+    by_position = {r.position: r for r in rows}
+    while True:
+        try:
+            state = ClusterState.build(LoadResult(objects=objects, events=kept_events), clock)
+            break
+        except InvalidManifests as error:
+            named = {p.doc: p for p in error.problems
+                     if p.file == STORED_FILE and p.doc in by_position}
+            if not named:
+                raise
+            for position, problem in named.items():
+                left.append(LeftOut(by_position.pop(position), problem))
+            # Fresh objects: a failed build has changed the ones it took (uids, picks).
+            objects = _tolerant_load([r for r in rows if r.position in by_position], [])
+    state.problems.extend(item.problem for item in left)
+    return state, left
+
+
+def stand_in(row: StoredObject) -> KObject:
+    """An object with only the identity of ``row``: what Events about a row left out name."""
+    metadata = {"name": row.name}
+    if row.namespace:
+        metadata["namespace"] = row.namespace
+    return OpaqueObject({"apiVersion": row.api_version, "kind": row_identity(row)[1],
+                         "metadata": metadata}, namespaced=bool(row.namespace))

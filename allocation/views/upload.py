@@ -2,12 +2,16 @@
 
 Files and pasted text are imported together, all or nothing: on invalid input the page
 lists every problem (``FILE:DOC (Kind ns/name): path: message``) and nothing changes.
+A request over the size limit (``DRA_MAX_UPLOAD_BYTES``) is refused before its body is read:
+``console.limits.RequestSizeMiddleware`` calls :func:`too_large`, which shows the limit as a
+form error.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -16,7 +20,7 @@ from allocation.services.manifests import import_texts
 from allocation.services.permissions import NotPermitted
 from allocation.views.common import HtmxHttpRequest
 
-__all__ = ["upload", "PASTED_NAME"]
+__all__ = ["upload", "too_large", "PASTED_NAME"]
 
 PASTED_NAME = "pasted.yaml"
 """The file name problems in pasted text are reported under."""
@@ -58,3 +62,14 @@ def upload(request: HtmxHttpRequest) -> HttpResponse:
         context["problems"] = problems
         return render(request, "allocation/upload.html", context, status=400)
     return render(request, "allocation/upload.html", context)
+
+
+def too_large(request: HtmxHttpRequest, message: str) -> HttpResponse:
+    """The form again, with ``message`` (the size limit) as its error: HTTP 413."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    return render(request, "allocation/upload.html", {"problems": [message], "text": ""},
+                  status=413)
+
+
+upload.too_large = too_large  # read by console.limits.RequestSizeMiddleware

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from allocation.services import reconcile as passes
@@ -53,6 +53,7 @@ class Worker:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.keeper = lease.Keeper(self.holder, timedelta(seconds=self.config.lease_ttl))
         self.last_revision: int | None = None
         self.next_wakeup = None
 
@@ -84,15 +85,18 @@ class Worker:
         """One step: reconcile if due and the lease is ours; the pass's result or None."""
         if not self.due():
             return None
-        ttl = timedelta(seconds=self.config.lease_ttl)
-        if not lease.acquire(self.holder, ttl):
+        if not self.keeper.take():
             return None
-        result = passes.reconcile(lambda: lease.holds(self.holder), strategy=self.config.strategy)
+        result = passes.reconcile(self.keeper.confirm, strategy=self.config.strategy,
+                                  checkpoint=self.keeper.checkpoint)
         if result.outcome in (passes.SAVED, passes.UNCHANGED):
-            self.last_revision = result.revision
+            # After writes during the pass (not complete), the next pass must run anyway.
+            self.last_revision = result.revision if result.complete else None
             self.next_wakeup = result.next_wakeup
-        log.info("worker pass: %s at revision %s (%s)", result.outcome, result.revision,
-                 ", ".join(result.kinds) or "no changes")
+        log.info("worker pass: %s at revision %s (%s)%s", result.outcome, result.revision,
+                 ", ".join(result.kinds) or "no changes",
+                 f"; {len(result.conflicts)} conflict(s) left for the next pass"
+                 if result.conflicts else "")
         return result
 
     def run(self) -> None:
@@ -107,13 +111,19 @@ class Worker:
                     self._wake.clear()
             try:
                 result = self.run_once()
-                if result is not None and result.outcome == passes.STALE:
+                if result is not None and result.again:
                     self._wake.set()
-                runtime.run_after_pass()
             except Exception:  # keep the worker alive; the next pass retries
                 log.exception("worker pass failed")
                 self._stop.wait(self.config.poll)
+            try:  # other apps' work must not stop the worker either
+                runtime.run_after_pass()
+            except Exception:
+                log.exception("work after the worker pass failed")
             finally:
                 close_old_connections()
-        lease.release(self.holder)
+        try:
+            lease.release(self.holder)
+        finally:
+            connections.close_all()  # this thread's connections; it ends here
         log.info("worker %s stopped", self.holder)

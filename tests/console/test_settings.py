@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import EnvError, env_bool, parse_database_url, parse_redis_url
+from console.env import (
+    SQLITE_OPTIONS,
+    EnvError,
+    env_bool,
+    parse_database_url,
+    parse_redis_url,
+)
 
 BASE = Path("/srv/draplanner")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +27,16 @@ class TestDatabaseUrl:
             assert parse_database_url(value, base_dir=BASE) == {
                 "ENGINE": "django.db.backends.sqlite3",
                 "NAME": BASE / "db.sqlite3",
+                "OPTIONS": SQLITE_OPTIONS,
             }
+
+    def test_sqlite_writes_wait_for_each_other(self):
+        """Writes take the lock at BEGIN and wait for it; WAL lets readers run alongside."""
+        for url in (None, "sqlite:///data/dev.sqlite3", "sqlite:///:memory:"):
+            options = parse_database_url(url, base_dir=BASE)["OPTIONS"]
+            assert options["transaction_mode"] == "IMMEDIATE"
+            assert options["timeout"] >= 20
+            assert "journal_mode=WAL" in options["init_command"]
 
     def test_postgres_url(self):
         db = parse_database_url(
@@ -192,3 +207,14 @@ def test_template_partials_are_enabled_without_load():
     assert template.render({"who": "dra"}) == "hi dra!"
     loaders = engine.engine.template_loaders
     assert type(loaders[0]).__module__ == "template_partials.loader"
+
+
+def test_the_upload_limit_comes_from_the_environment():
+    show = ("from django.conf import settings; "
+            "print(settings.DRA_MAX_UPLOAD_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)")
+    result = _manage("shell", "-c", show, DRA_MAX_UPLOAD_BYTES="1000")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["1000", "1000"]
+    result = _manage("check", DRA_MAX_UPLOAD_BYTES="32MB")
+    assert result.returncode != 0
+    assert "DRA_MAX_UPLOAD_BYTES='32MB' is not a positive number of bytes" in result.stderr

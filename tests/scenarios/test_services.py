@@ -3,11 +3,14 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.utils import timezone
 
+from allocation import models
 from allocation.services import cluster
-from allocation.services.manifests import import_texts
+from allocation.services.manifests import export_documents, import_texts
 from scenarios import services
-from tests.factories import node, to_yaml
+from scenarios.models import Scenario
+from tests.factories import node, pod, to_yaml
 from tests.scenarios.cluster import store
 
 pytestmark = pytest.mark.django_db
@@ -89,23 +92,88 @@ def test_two_users_two_scenarios_never_see_each_others_changes(alice, bob):
     assert not services.can_edit(bob, mine)
 
 
-def test_promote_is_staff_only_and_refused_when_the_baseline_moved(alice, staff):
+def test_promote_is_staff_only_and_an_unrelated_baseline_change_is_kept(alice, staff):
     store()
     scenario = services.create(staff, "drain")
     scenario = services.add_change(staff, scenario, {"op": "remove-node", "node": "worker-2"})
     with pytest.raises(PermissionDenied):
         services.promote(alice, scenario)
-    import_texts([("more.yaml", to_yaml([node("worker-3")]))])
-    with pytest.raises(services.Conflict) as caught:
-        services.promote(staff, scenario)
-    assert {"kind": "Node", "object": "worker-3", "touched": False} in caught.value.changed
-    scenario = services.rebase(staff, scenario)
+    import_texts([("more.yaml", to_yaml([node("worker-3")]))])  # after the fork, unrelated
     scenario = services.promote(staff, scenario)
     assert scenario.changes == [] and scenario.promoted_at is not None
     from allocation.services.manifests import export_documents
     from scenarios.evaluation import baseline
     assert baseline().outcome.nodes == ["worker-1", "worker-3"]
     assert any(d["kind"] == "Event" for d in export_documents())  # history kept
+
+
+def test_promote_is_refused_when_an_object_it_changes_moved_in_the_baseline(staff):
+    store()
+    scenario = services.create(staff, "drain")
+    scenario = services.add_change(staff, scenario, {"op": "remove-node", "node": "worker-2"})
+    import_texts([("more.yaml", to_yaml([node("worker-3")]))])
+    moved = node("worker-2")
+    moved["metadata"]["labels"] = {"zone": "b"}
+    import_texts([("moved.yaml", to_yaml([moved]))])
+    before = (cluster.revision(), export_documents())
+
+    with pytest.raises(services.Conflict) as caught:
+        services.promote(staff, scenario)
+
+    assert caught.value.changed[0] == {"kind": "Node", "object": "worker-2", "touched": True}
+    assert {"kind": "Node", "object": "worker-3", "touched": False} in caught.value.changed
+    assert (cluster.revision(), export_documents()) == before  # nothing written
+    scenario = services.rebase(staff, scenario)
+    scenario = services.promote(staff, scenario)
+    assert [d["metadata"]["name"] for d in export_documents() if d["kind"] == "Node"] == [
+        "worker-1", "worker-3"]
+
+
+def test_promote_writes_only_what_the_scenario_changed(staff, monkeypatch):
+    """A pod created after the fork survives; untouched rows are not rewritten."""
+    from allocation.services import writes
+
+    store()
+    scenario = services.create(staff, "remove p0")
+    scenario = services.add_change(staff, scenario, {"op": "remove-object", "kind": "Pod",
+                                                     "name": "p0"})
+    import_texts([("late.yaml", to_yaml([pod("late")]))])  # acknowledged after the fork
+    untouched = {r.name: r.updated_at for r in models.Node.objects.all()}
+    results = []
+    real_write = writes.write
+    monkeypatch.setattr(services, "write",
+                        lambda *a, **k: results.append(real_write(*a, **k)) or results[-1])
+
+    services.promote(staff, scenario)
+
+    pods = {d["metadata"]["name"] for d in export_documents() if d["kind"] == "Pod"}
+    assert pods == {"p1", "p2", "late"}
+    assert [r[1:] for r in results[0].deleted] == [("Pod", "default", "p0")]
+    assert results[0].created == [] and results[0].updated == []
+    assert {r.name: r.updated_at for r in models.Node.objects.all()} == untouched
+
+
+def test_promote_works_on_a_cluster_larger_than_one_manifest_may_be(staff):
+    """More than 4 MiB of stored documents (the reader's limit on one document)."""
+    from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES
+
+    pods = []
+    for i in range(1100):
+        doc = pod(f"p{i}")
+        doc["metadata"]["annotations"] = {"example.com/padding": "x" * 4000}
+        pods.append(doc)
+    texts = [(f"part{n}.yaml", to_yaml(pods[n:n + 200])) for n in range(0, len(pods), 200)]
+    import_texts([("nodes.yaml", to_yaml([node("worker-1")])), *texts])
+    assert sum(len(r.document) for r in models.Pod.objects.all()) > MAX_DOCUMENT_BYTES
+    # Stored as the services would after an evaluation (which is not under test here).
+    scenario = Scenario.objects.create(
+        name="big", owner=staff, base_revision=cluster.revision(), forked_at=timezone.now(),
+        changes=[{"op": "remove-object", "kind": "Pod", "name": "p7"}], position=1)
+
+    services.promote(staff, scenario)
+
+    assert models.Pod.objects.count() == 1099
+    assert not models.Pod.objects.filter(name="p7").exists()
 
 
 def test_export_cluster_and_changes(alice):
@@ -130,3 +198,41 @@ def test_bad_changes_are_refused_naming_the_field(alice):
             "expression": "attributes["})
     with pytest.raises(services.Refused, match="name"):
         services.create(alice, "  ")
+
+
+def test_promoting_a_stale_copy_applies_nothing_twice(staff):
+    store()
+    scenario = services.create(staff, "remove p0")
+    scenario = services.add_change(staff, scenario, {"op": "remove-object", "kind": "Pod",
+                                                     "name": "p0"})
+    stale = Scenario.objects.get(pk=scenario.pk)  # a second request's copy
+    services.promote(staff, scenario)
+    revision = cluster.revision()
+
+    promoted = services.promote(staff, stale)
+
+    assert promoted.changes == [] and cluster.revision() == revision
+
+
+REMOVE_P1 = {"op": "remove-object", "kind": "Pod", "name": "p1"}
+
+
+def test_a_refresh_that_read_the_scenario_before_a_change_does_not_undo_it(alice):
+    store()
+    scenario = services.create(alice, "race")
+    stale = Scenario.objects.get(pk=scenario.pk)  # what a worker read before the edit
+    services.add_change(alice, scenario, REMOVE_P1)
+    services.refresh(stale)
+    stored = Scenario.objects.get(pk=scenario.pk)
+    assert stored.changes == [REMOVE_P1] and stored.position == 1
+
+
+def test_an_edit_on_a_stale_copy_is_refused_not_lost(alice):
+    store()
+    scenario = services.create(alice, "two tabs")
+    other_tab = Scenario.objects.get(pk=scenario.pk)
+    services.add_change(alice, scenario, REMOVE_P1)
+    with pytest.raises(services.Refused, match="changed meanwhile"):
+        services.add_change(alice, other_tab, {"op": "remove-object", "kind": "Pod",
+                                               "name": "p2"})
+    assert Scenario.objects.get(pk=scenario.pk).changes == [REMOVE_P1]

@@ -24,6 +24,7 @@ from allocation.engine.autoscaler.scaleup import (
 )
 from allocation.engine.constants import AUTOSCALER_COMPONENT
 from allocation.engine.events import parse_time
+from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 from allocation.engine.objects import provisioning as limits
 
@@ -86,9 +87,8 @@ class ProvisioningController:
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
-        changed = False
-        for req in list(state.of_kind(ProvisioningRequest)):
-            changed |= self._request(state, req)
+        changed = each(state, self.name, list(state.of_kind(ProvisioningRequest)),
+                       lambda req: self._request(state, req))
         changed |= self._best_effort(state)
         return changed
 
@@ -113,7 +113,8 @@ class ProvisioningController:
 
     def _check_annotations(self, state: ClusterState) -> None:
         pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
-        for pod in state.pods():
+
+        def check(pod: Pod) -> None:
             notes = pod.meta.annotations
             present = [a for a in pair if notes.get(a)]
             if len(present) == 1 and not notes.get(limits.CONSUME_ANNOTATION):
@@ -121,6 +122,8 @@ class ProvisioningController:
                 self._tell(state, pod, "annotations", "Warning", "IncompleteConsumeAnnotations",
                            f"pod has {present[0]} but not {missing}: both are needed to consume "
                            "a ProvisioningRequest, so the pod is treated as an ordinary pod")
+
+        each(state, self.name, list(state.pods()), check)
 
     # -- one request --------------------------------------------------------------------
     def _deadline(self, req: ProvisioningRequest) -> datetime | None:
@@ -241,11 +244,13 @@ class ProvisioningController:
                    and consumes(p) is None]
         if not waiting:
             return False
-        sim = AutoscalerSimulation(state, self.strategy)
         added: dict[str, int] = {}
-        for pod in waiting:
+        current = [AutoscalerSimulation(state, self.strategy)]  # grows with each scale-up
+
+        def place(pod: Pod) -> None:
+            sim = current[0]
             if sim.place(pod).ok:
-                continue  # capacity already there (or added for an earlier pod)
+                return  # capacity already there (or added for an earlier pod)
             notes = []
             for blueprint in groups:
                 size = group_size(sim.state, blueprint.name)
@@ -257,15 +262,16 @@ class ProvisioningController:
                 [name] = add_group_nodes(trial, blueprint, 1)
                 status = trial.bind_pod(pod, name)
                 if status.ok:
-                    sim = trial
+                    current[0] = trial
                     added[blueprint.name] = added.get(blueprint.name, 0) + 1
                     self._tell(state, pod, "scale-up", "Normal", "TriggeredScaleUp",
                                f"pod triggered scale-up of node group {blueprint.name}")
-                    break
+                    return
                 notes.append(f"node group {blueprint.name} cannot fit it: {status.message}")
-            else:
-                self._tell(state, pod, "scale-up", "Normal", "NotTriggerScaleUp",
-                           "pod didn't trigger scale-up: " + "; ".join(notes))
+            self._tell(state, pod, "scale-up", "Normal", "NotTriggerScaleUp",
+                       "pod didn't trigger scale-up: " + "; ".join(notes))
+
+        each(state, self.name, waiting, place)
         for blueprint in groups:
             count = added.get(blueprint.name)
             if count:

@@ -40,6 +40,7 @@ from allocation.engine.controlplane.requests import (
     request_count,
     vendor_parameters,
 )
+from allocation.engine.faults import each, report
 from allocation.engine.objects import (
     Allocation,
     DriverSimulation,
@@ -121,60 +122,77 @@ class DriverController:
             if isinstance(rc, ResourceClass) and rc.controller_name:
                 claims.setdefault(rc.controller_name, []).append((claim, rc))
         changed |= self._no_longer_used(state, claims)
-        books = {}
-        for controller, sim in sims.items():
+        books, broken = {}, set()
+        for controller, sim in list(sims.items()):
             mine = claims.get(controller, [])
-            books[controller] = book = self._book(state, sim, mine)
-            for claim, _rc in mine:
-                if claim.deallocation_requested:
-                    changed |= self._deallocate(state, sim, book, claim)
+            book = None
+            if sim.key not in state.failures:
+                try:
+                    book = self._book(state, sim, mine)
+                except Exception as error:  # noqa: BLE001 - confined to the DriverSimulation
+                    report(state, sim, self.name, error)
+            if book is None:  # its claims wait; they are not "without a controller"
+                del sims[controller]
+                broken.add(controller)
+                continue
+            books[controller] = book
+            changed |= each(state, self.name, [c for c, _rc in mine],
+                            lambda claim, sim=sim, book=book: claim.deallocation_requested
+                            and self._deallocate(state, sim, book, claim))
         for controller, mine in sorted(claims.items()):
-            if controller not in sims:
-                for claim, rc in mine:
-                    if claim.allocation is None:
-                        changed |= _set_reason(state, claim, missing_controller(
-                            claim, rc.name, controller), CONTROLLER_MISSING, CLAIMS_COMPONENT)
+            if controller not in sims and controller not in broken:
+                changed |= each(state, self.name, [c for c, _rc in mine if c.allocation is None],
+                                lambda claim, controller=controller: _set_reason(
+                                    state, claim, missing_controller(
+                                        claim, claim.class_name, controller),
+                                    CONTROLLER_MISSING, CLAIMS_COMPONENT))
         self.demand = {}
         for controller, sim in sims.items():
             changed |= self._check(state, sim, books[controller], claims.get(controller, []))
-        for context in list(state.of_kind(PodSchedulingContext)):
+
+        def serve(context: PodSchedulingContext) -> bool:
             pod = state.get("Pod", context.namespace, context.name)
+            served = False
             for controller, sim in sims.items():
-                changed |= self._serve(state, sim, books[controller], context, pod)
+                served |= self._serve(state, sim, books[controller], context, pod)
+            return served
+
+        changed |= each(state, self.name, list(state.of_kind(PodSchedulingContext)), serve)
         self.reserved = {c.ref: len(c.reserved_for) for mine in claims.values() for c, _ in mine}
         return changed
 
     def _collect_orphans(self, state: ClusterState) -> bool:
         """Contexts of pods that are gone or finished are deleted; drivers ignore them."""
-        changed = False
-        for context in list(state.of_kind(PodSchedulingContext)):
+        def collect(context: PodSchedulingContext) -> bool:
             pod = state.get("Pod", context.namespace, context.name)
             owners = [r.get("uid") for r in context.meta.owner_references
                       if r.get("kind") == "Pod" and r.get("uid")]
             if pod is None or pod.terminated or (owners and pod.meta.uid not in owners):
                 state.remove(context)
-                changed = True
-        return changed
+                return True
+            return False
+
+        return each(state, self.name, list(state.of_kind(PodSchedulingContext)), collect)
 
     def _no_longer_used(self, state: ClusterState, claims: dict) -> bool:
         """A delayed-allocation claim whose last reservation went away gets deallocated."""
-        changed = False
-        for mine in claims.values():
-            for claim, _rc in mine:
-                # Before the first pass, what the input said (the claim controller may have
-                # dropped reservations of missing pods already).
-                before = self.reserved.get(claim.ref, len(
-                    (claim.raw.get("status") or {}).get("reservedFor") or ()))
-                if (claim.allocation is not None and not claim.immediate
-                        and not claim.reserved_for and before > 0
-                        and not claim.deallocation_requested):
-                    claim = state.writable(claim)
-                    claim.deallocation_requested = True
-                    state.events.record(claim, "Normal", DEALLOCATION_REQUESTED,
-                                        "No pod uses the claim any more; requested deallocation",
-                                        component=CLAIMS_COMPONENT)
-                    changed = True
-        return changed
+        def check(claim: ResourceClaim) -> bool:
+            # Before the first pass, what the input said (the claim controller may have
+            # dropped reservations of missing pods already).
+            before = self.reserved.get(claim.ref, len(
+                (claim.raw.get("status") or {}).get("reservedFor") or ()))
+            if (claim.allocation is not None and not claim.immediate
+                    and not claim.reserved_for and before > 0
+                    and not claim.deallocation_requested):
+                claim = state.writable(claim)
+                claim.deallocation_requested = True
+                state.events.record(claim, "Normal", DEALLOCATION_REQUESTED,
+                                    "No pod uses the claim any more; requested deallocation",
+                                    component=CLAIMS_COMPONENT)
+                return True
+            return False
+
+        return each(state, self.name, [c for mine in claims.values() for c, _rc in mine], check)
 
     def _book(self, state: ClusterState, sim: DriverSimulation, mine: list) -> PoolBook:
         """The pools with what the allocated claims hold (input allocations attributed)."""
@@ -200,32 +218,33 @@ class DriverController:
     def _check(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                mine: list) -> bool:
         """Pending reasons of unallocated claims; Immediate claims allocated at once."""
-        changed = False
-        for listed, rc in mine:
-            claim = state.objects.get(listed.key, listed)  # changed earlier in this pass?
-            if claim.allocation is not None:
-                continue
-            params, error = vendor_parameters(state, claim)
-            count = 0
-            if error is None:
-                count, error = request_count(sim, params)
-            reason = f"resourceclaim \"{claim.ref}\": {error}" if error else None
-            if error is None:
-                self.demand[claim.ref] = (params, count)
-            if error is not None or not claim.immediate or claim.deallocation_requested:
-                changed |= _set_reason(state, claim, reason, ALLOCATION_FAILED,
-                                       sim.controller_name)
-                continue
-            pool = book.for_immediate(count, rc.suitable_nodes, state.nodes)
-            if pool is None:
-                changed |= _set_reason(
-                    state, claim, f"resourceclaim \"{claim.ref}\": no pool of DriverSimulation "
-                    f"{sim.name} has {count} resource(s) free ({book.summary()})",
-                    ALLOCATION_FAILED, sim.controller_name)
-                continue
-            changed |= self._allocate(state, sim, book, (claim.name, claim, rc, params, count),
-                                      pool, None, None)
-        return changed
+        classes = {c.key: rc for c, rc in mine}
+        return each(state, self.name, [c for c, _rc in mine],
+                    lambda listed: self._check_claim(state, sim, book, listed,
+                                                     classes[listed.key]))
+
+    def _check_claim(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
+                     listed: ResourceClaim, rc: ResourceClass) -> bool:
+        claim = state.objects.get(listed.key, listed)  # changed earlier in this pass?
+        if claim.allocation is not None:
+            return False
+        params, error = vendor_parameters(state, claim)
+        count = 0
+        if error is None:
+            count, error = request_count(sim, params)
+        reason = f"resourceclaim \"{claim.ref}\": {error}" if error else None
+        if error is None:
+            self.demand[claim.ref] = (params, count)
+        if error is not None or not claim.immediate or claim.deallocation_requested:
+            return _set_reason(state, claim, reason, ALLOCATION_FAILED, sim.controller_name)
+        pool = book.for_immediate(count, rc.suitable_nodes, state.nodes)
+        if pool is None:
+            return _set_reason(
+                state, claim, f"resourceclaim \"{claim.ref}\": no pool of DriverSimulation "
+                f"{sim.name} has {count} resource(s) free ({book.summary()})",
+                ALLOCATION_FAILED, sim.controller_name)
+        return self._allocate(state, sim, book, (claim.name, claim, rc, params, count),
+                              pool, None, None)
 
     def _allocate(self, state: ClusterState, sim: DriverSimulation, book: PoolBook, entry: _Entry,
                   pool: Pool, node: str | None, pod: Pod | None) -> bool:

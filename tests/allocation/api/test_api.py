@@ -30,6 +30,11 @@ def test_router_root_lists_every_endpoint(user_client):
     assert len(VIEWSETS) == 16 and root["resourceclaims"].endswith("/api/resourceclaims/")
 
 
+def test_schema_requires_login_like_the_rest():
+    assert APIClient().get("/api/schema/").status_code == 403
+    assert APIClient().get("/api/schema/", {"format": "json"}).status_code == 403
+
+
 def test_schema_describes_the_api(user_client):
     response = user_client.get("/api/schema/", {"format": "json"})
     assert response.status_code == 200
@@ -161,3 +166,37 @@ def test_vendor_objects_and_events(staff_client, user_client):
 def test_body_must_be_yaml_or_json(user_client):
     response = user_client.post("/api/resourceclaims/", {"a": "b"}, format="multipart")
     assert response.status_code == 415
+
+
+def test_a_body_over_the_limit_is_a_413_naming_it(user_client, settings, monkeypatch):
+    """Answered before DRF parses (reads) the body."""
+    from allocation.api import serializers
+
+    settings.DRA_MAX_UPLOAD_BYTES = 1024
+    monkeypatch.setattr(serializers._TextParser, "parse",
+                        lambda *args, **kwargs: pytest.fail("body was read"))
+    body = f.to_yaml([f.pod("p", node_selector={f"l{i}": "x" * 40 for i in range(40)})])
+    assert len(body) > 1024
+
+    response = user_client.post("/api/pods/", body, content_type="application/yaml")
+
+    assert response.status_code == 413
+    assert response.json() == {"detail": f"request body: {_size(len(body))}; the limit is "
+                                         "1 KiB per request (DRA_MAX_UPLOAD_BYTES)"}
+    assert user_client.get("/api/pods/").json()["items"] == []
+
+
+def test_a_body_without_length_is_read_up_to_the_limit(settings):
+    """What the parser reads when no Content-Length announced the size."""
+    import io
+
+    from allocation.api.serializers import BodyTooLarge, YAMLManifestParser
+
+    settings.DRA_MAX_UPLOAD_BYTES = 10
+    assert YAMLManifestParser().parse(io.BytesIO(b"0123456789")).text == "0123456789"
+    with pytest.raises(BodyTooLarge, match=r"the limit is 10 bytes per request"):
+        YAMLManifestParser().parse(io.BytesIO(b"0123456789a"))
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024:.1f} KiB".replace(".0 KiB", " KiB")

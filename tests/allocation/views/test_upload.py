@@ -82,3 +82,47 @@ def test_upload_requires_login(client):
     response = client.post(URL, {"text": to_yaml([node("n1")])})
     assert response.status_code == 302
     assert export_documents() == []
+
+
+@pytest.mark.django_db
+def test_an_upload_over_the_limit_is_a_form_error_naming_it(admin_client, settings,
+                                                            monkeypatch):
+    """Refused before the body is parsed: the multipart parser is never called."""
+    from django.http.multipartparser import MultiPartParser
+
+    settings.DRA_MAX_UPLOAD_BYTES = 4096
+    monkeypatch.setattr(MultiPartParser, "parse", lambda self: pytest.fail("body was read"))
+    big = to_yaml([node(f"n{i}") for i in range(100)]).encode()
+    assert len(big) > 4096
+
+    response = admin_client.post(URL, {"files": [SimpleUploadedFile("big.yaml", big)]})
+
+    assert response.status_code == 413
+    html = response.content.decode()
+    assert "Nothing was imported" in html
+    assert "the limit is 4 KiB per request (DRA_MAX_UPLOAD_BYTES)" in html
+    assert 'name="files"' in html  # the form, to try again
+    assert export_documents() == []
+
+
+@pytest.mark.django_db
+def test_files_and_text_count_together_against_the_limit(admin_client, settings):
+    settings.DRA_MAX_UPLOAD_BYTES = 4096
+    half = to_yaml([node(f"n{i}") for i in range(25)])
+    assert 2048 < len(half) < 4096
+
+    response = admin_client.post(URL, {"files": [SimpleUploadedFile("a.yaml", half.encode())],
+                                       "text": half.replace("name: n", "name: m")})
+
+    assert response.status_code == 413
+    assert "(DRA_MAX_UPLOAD_BYTES)" in response.content.decode()
+    assert export_documents() == []
+
+
+@pytest.mark.django_db
+def test_an_anonymous_upload_over_the_limit_goes_to_the_login_page(client, settings):
+    settings.DRA_MAX_UPLOAD_BYTES = 100
+
+    response = client.post(URL, {"text": to_yaml([node("n1")]) * 5})
+
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -4,6 +4,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from allocation import models
 from allocation.apps import serving
@@ -68,3 +69,86 @@ def test_serving_detects_server_processes():
     assert serving(["/usr/bin/daphne", "console.asgi:application"], {})
     assert not serving(["manage.py", "test"], {})
     assert not serving(["pytest"], {})
+
+
+class _Time:
+    """Wall-clock and monotonic time that move only when a test moves them."""
+
+    def __init__(self) -> None:
+        self.start = timezone.now()
+        self.offset = 0.0
+
+    def now(self):
+        return self.start + timedelta(seconds=self.offset)
+
+    def monotonic(self) -> float:
+        return self.offset
+
+
+class _Spy:
+    name = "spy"
+
+    def __init__(self, act=None, rounds: int = 1) -> None:
+        self.calls, self.act, self.rounds = 0, act, rounds
+
+    def reconcile(self, state) -> bool:
+        self.calls += 1
+        if self.act is not None:
+            self.act(self.calls)
+        return self.calls < self.rounds  # "changed": keeps the simulation going
+
+
+@pytest.fixture
+def fake_time(monkeypatch):
+    clock = _Time()
+    monkeypatch.setattr(lease.timezone, "now", clock.now)
+    return clock
+
+
+def _with_controllers(monkeypatch, *controllers) -> None:
+    from allocation.engine import simulation
+
+    monkeypatch.setattr(simulation, "CONTROLLER_FACTORIES",
+                        [*(lambda s, c=c: c for c in controllers),
+                         *simulation.CONTROLLER_FACTORIES])
+
+
+@pytest.mark.django_db
+def test_a_pass_longer_than_the_lease_keeps_it_and_no_other_worker_overlaps(monkeypatch,
+                                                                            fake_time):
+    import_texts([("a.yaml", f.to_yaml(_docs()))])
+    first = Worker(FAST, holder="w1")
+    first.keeper = lease.Keeper("w1", timedelta(seconds=30), clock=fake_time.monotonic)
+    second = Worker(FAST, holder="w2")
+    others = []
+
+    def slow(round_):  # 12 rounds of 10 s: the pass lasts four times the lease
+        fake_time.offset += 10
+        others.append(second.run_once())
+
+    _with_controllers(monkeypatch, _Spy(slow, rounds=12))
+    result = first.run_once()
+    assert result.outcome == passes.SAVED
+    assert fake_time.offset >= 120 and len(others) >= 12
+    assert others == [None] * len(others)  # the second worker never got the lease
+    assert models.Pod.objects.get().node_name == "n1"
+
+
+@pytest.mark.django_db
+def test_a_worker_that_lost_its_lease_stops_at_once_and_saves_nothing(monkeypatch, fake_time):
+    import_texts([("a.yaml", f.to_yaml(_docs()))])
+    worker = Worker(FAST, holder="w1")
+    worker.keeper = lease.Keeper("w1", timedelta(seconds=30), clock=fake_time.monotonic)
+
+    def expire_and_lose(round_):  # w1 stalls past its lease and w2 takes it
+        fake_time.offset += 31
+        assert lease.acquire("w2", timedelta(seconds=30))
+
+    after = _Spy()
+    _with_controllers(monkeypatch, _Spy(expire_and_lose), after)
+    result = worker.run_once()
+    assert result.outcome == passes.LOST_LEASE
+    assert after.calls == 0  # stopped at the next checkpoint
+    assert models.Cluster.objects.get().revision == 1
+    assert models.Pod.objects.get().node_name == ""
+    assert worker.last_revision is None  # not done: it runs again once it holds the lease

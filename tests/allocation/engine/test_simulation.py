@@ -1,0 +1,66 @@
+"""allocation.engine.simulation: rounds to a fixed point, broken controllers, checkpoints."""
+
+import pytest
+
+from allocation.engine import simulation as sim_module
+from allocation.engine.manifests import load_texts
+from allocation.engine.simulation import Simulation
+from tests import factories as f
+
+
+def _loaded():
+    docs = [f.node("n1"), f.named_slice("n1", [f.device("d0")]), f.resource_class(),
+            f.claim("c1"), f.pod("p1", claims={"gpu": "c1"})]
+    return load_texts([("a.yaml", f.to_yaml(docs))])
+
+
+class _Broken:
+    name = "broken"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def reconcile(self, state):
+        self.calls += 1
+        raise KeyError("not pinned on any object")
+
+    def next_wakeup(self, state):
+        raise AssertionError("a broken controller is not asked again")
+
+
+def test_a_controller_that_fails_outside_any_object_is_skipped_and_the_others_go_on(
+        monkeypatch):
+    broken = _Broken()
+    monkeypatch.setattr(sim_module, "CONTROLLER_FACTORIES",
+                        [lambda s: broken, *sim_module.CONTROLLER_FACTORIES])
+    simulation = Simulation.from_loaded(_loaded())
+    simulation.settle()
+    simulation.settle()
+    assert simulation.state.get("Pod", "default", "p1").node_name == "n1"
+    assert broken.calls == 1
+    assert [f.text for f in simulation.failures] == ["broken: KeyError: 'not pinned on any object'"]
+    assert simulation.next_wakeup() is None
+
+
+def test_the_checkpoint_runs_before_every_controller_and_can_stop_the_simulation():
+    simulation = Simulation.from_loaded(_loaded())
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def checkpoint():
+        seen.append(len(seen))
+        if len(seen) == 3:
+            raise Stop
+
+    simulation.checkpoint = checkpoint
+    with pytest.raises(Stop):
+        simulation.settle()
+    assert len(seen) == 3  # stopped at once: no controller ran after it
+    assert simulation.state.get("Pod", "default", "p1").node_name == "n1"  # the scheduler ran
+    count = len(sim_module.CONTROLLER_FACTORIES)
+    calm = Simulation.on(Simulation.from_loaded(_loaded()).state, checkpoint=lambda: seen.append(1))
+    seen.clear()
+    rounds = calm.settle()
+    assert len(seen) == rounds * count
