@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from allocation.engine.autoscaler.nodegroups import GROUP_LABEL
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.scenarios import Evaluation, pinned_node
 from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.nodes import NodeDevices, node_devices
@@ -122,12 +122,12 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
     order = {n: i for i, n in enumerate(state.node_order)}
     shown.sort(key=lambda n: (n not in touched, order[n]))
     devices = node_devices(state, shown)
-    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(GROUP_LABEL),
+    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
                       name in added, by_node.get(name, []), devices[name])
              for name in shown]
     groups_size = {}
     for name in state.node_order:
-        group = state.nodes[name].meta.labels.get(GROUP_LABEL)
+        group = state.nodes[name].meta.labels.get(NODE_GROUP_LABEL)
         if group:
             groups_size[group] = groups_size.get(group, 0) + 1
     groups, templates, selectors, requests = [], [], [], []

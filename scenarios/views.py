@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from allocation.engine import kinds
 from allocation.views.common import HtmxHttpRequest
 from scenarios import services
 from scenarios.models import Scenario
@@ -100,7 +101,7 @@ def change_from_form(data, scenario: Scenario) -> dict:
         namespace, _, name = str(data.get("template", "")).rpartition("/")
         pr_class = data.get("pr_class") or PR_CLASSES[0]
         change = {"op": "add-object", "manifest": {
-            "apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "ProvisioningRequest",
+            "apiVersion": kinds.PROVISIONING_REQUEST.api_versions[0], "kind": "ProvisioningRequest",
             "metadata": {"name": f"what-if-{name}-{scenario.position + 1}",
                          "namespace": namespace or "default"},
             "spec": {"provisioningClassName": pr_class,

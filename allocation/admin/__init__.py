@@ -3,7 +3,7 @@
 Every save and delete goes through the services (whole-cluster validation, one
 transaction, broadcast); CEL selectors and templates compile on save, their errors shown
 at their own fields (:mod:`allocation.admin.forms`). Only active staff get in (Django's
-admin site), and every staff member may edit these kinds (issue 6).
+admin site), and every staff member may edit these kinds (`docs/console.md`, Permissions).
 """
 
 from __future__ import annotations

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from allocation.engine.models import Candidate, Inventory, Refusal, Request
+from allocation.engine.models import Candidate, Inventory, Refusal, Request, Strategy
 
 __all__ = ["Want", "search", "explain_node", "SEARCH_BUDGET", "STRATEGIES"]
 
 SEARCH_BUDGET = 20_000
-STRATEGIES = ("first-fit", "best-fit")
+STRATEGIES = tuple(Strategy)
+"""Every strategy's name, for command-line choices and checks."""
 
 
 @dataclass(slots=True)
@@ -69,7 +70,7 @@ class _Search:
         return False
 
 
-def search(inventories: dict, node: str, wants: list[Want], strategy: str = "first-fit",
+def search(inventories: dict, node: str, wants: list[Want], strategy: str = Strategy.FIRST_FIT,
            budget: int = SEARCH_BUDGET) -> tuple[list[tuple[Inventory, Candidate]] | None, bool]:
     """Take candidates for every want on ``node``; ``(picks, exhausted)``.
 
@@ -83,7 +84,7 @@ def search(inventories: dict, node: str, wants: list[Want], strategy: str = "fir
 
 
 def explain_node(inventories: dict, node: str, wants: list[Want],
-                 strategy: str = "first-fit") -> list[dict]:
+                 strategy: str = Strategy.FIRST_FIT) -> list[dict]:
     """Per request: its selectors, the candidates that would match, and why others do not."""
     out = []
     for want in wants:

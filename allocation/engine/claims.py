@@ -8,15 +8,24 @@ no pod reserves any more (``Immediate`` claims stay allocated, as the seeds say)
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
+from allocation.engine import kinds
+from allocation.engine.constants import (
+    CLAIMS_COMPONENT,
+    POD_CLAIM_NAME_ANNOTATION,
+)
 from allocation.engine.faults import each
 from allocation.engine.models import registry
-from allocation.engine.objects import Pod, ResourceClaim
+from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["ClaimController", "deallocate", "claim_from_template"]
 
 
-def deallocate(state, claim: ResourceClaim, why: str) -> None:
+def deallocate(state: ClusterState, claim: ResourceClaim, why: str) -> None:
     """Clear a structured allocation and give back what it held."""
     claim = state.writable(claim)  # a fork changes its own copies (ClusterState.fork)
     allocation = claim.allocation
@@ -31,7 +40,7 @@ def deallocate(state, claim: ResourceClaim, why: str) -> None:
     finalizers = registry.by_finalizer()
     claim.meta.finalizers = [f for f in claim.meta.finalizers if f not in finalizers]
     state.epoch += 1
-    state.events.record(claim, "Normal", "Deallocated", why, component="draplanner-claims")
+    state.events.record(claim, "Normal", "Deallocated", why, component=CLAIMS_COMPONENT)
 
 
 class ClaimController:
@@ -39,16 +48,20 @@ class ClaimController:
 
     name = "claims"
 
-    def reconcile(self, state) -> bool:
+    def next_wakeup(self, state: ClusterState) -> None:
+        """The claim controller has no timers."""
+        return None
+
+    def reconcile(self, state: ClusterState) -> bool:
         changed = self._create_from_templates(state)
         changed |= self._release(state)
         return changed
 
-    def _create_from_templates(self, state) -> bool:
+    def _create_from_templates(self, state: ClusterState) -> bool:
         return each(state, self.name, list(state.pods()),
                     lambda pod: self._create_for(state, pod))
 
-    def _create_for(self, state, pod: Pod) -> bool:
+    def _create_for(self, state: ClusterState, pod: Pod) -> bool:
         """The missing claims of ``pod``'s template entries."""
         if pod.terminated:
             return False
@@ -56,18 +69,18 @@ class ClaimController:
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue
-            name = f"{pod.name}-{pod_claim.name}"
+            name = pod.claim_name(pod_claim)
             if state.get("ResourceClaim", pod.namespace, name) is not None:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace,
                                  pod_claim.template_name)
             if template is None:
                 continue  # the scheduler reports the missing template on the pod
-            state.add(_claim_from_template(pod, pod_claim.name, template))
+            state.add(claim_from_template(pod, pod_claim.name, template))
             changed = True
         return changed
 
-    def _release(self, state) -> bool:
+    def _release(self, state: ClusterState) -> bool:
         # reservedFor names pods of the claim's own namespace. A pod that failed in this
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         live = {(p.namespace, p.name): p for p in state.pods() if not p.terminated}
@@ -75,7 +88,8 @@ class ClaimController:
         return each(state, self.name, list(state.claims()),
                     lambda claim: self._release_claim(state, claim, live, by_uid))
 
-    def _release_claim(self, state, claim: ResourceClaim, live: dict, by_uid: set) -> bool:
+    def _release_claim(self, state: ClusterState, claim: ResourceClaim, live: dict,
+                       by_uid: set) -> bool:
         """Drop reservations of pods that are gone or finished; deallocate if unused."""
         changed = False
         kept = [r for r in claim.reserved_for
@@ -90,7 +104,7 @@ class ClaimController:
             changed = True
             state.events.record(claim, "Normal", "Released",
                                 f"No longer reserved for pod(s) {', '.join(gone)}",
-                                component="draplanner-claims")
+                                component=CLAIMS_COMPONENT)
         # Structured claims carry their model's delete-protection finalizer; an input
         # allocation without it is left as it stands (the input is honoured).
         structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
@@ -101,23 +115,18 @@ class ClaimController:
         return changed
 
 
-def claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
+def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate
+                        ) -> ResourceClaim:
     """The claim a pod's template entry gets: ``<pod>-<podClaimName>``, owned by the pod."""
-    return _claim_from_template(pod, pod_claim_name, template)
-
-
-def _claim_from_template(pod: Pod, pod_claim_name: str, template) -> ResourceClaim:
     meta = template.claim_metadata
     raw = {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+        "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
         "metadata": {
-            "name": f"{pod.name}-{pod_claim_name}", "namespace": pod.namespace,
+            "name": pod.claim_name(pod_claim_name), "namespace": pod.namespace,
             "labels": copy.deepcopy(meta.get("labels") or {}),
             "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
-                            "resource.kubernetes.io/pod-claim-name": pod_claim_name},
-            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name,
-                                 "uid": pod.meta.uid, "controller": True,
-                                 "blockOwnerDeletion": True}],
+                            POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
+            "ownerReferences": [pod.owner_reference()],
         },
         "spec": copy.deepcopy(template.claim_spec),
     }

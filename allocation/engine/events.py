@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from allocation.engine import kinds
+from allocation.engine.constants import SCHEDULER_COMPONENT
+
 __all__ = ["VirtualClock", "EventRecorder", "DEFAULT_START", "format_time", "parse_time",
            "parse_duration", "EARLIEST", "LATEST", "MAX_DURATION"]
 
@@ -83,7 +86,7 @@ class EventRecorder:
             self.items.append(event.to_manifest())
 
     def record(self, obj, type_: str, reason: str, message: str,
-               component: str = "draplanner-scheduler") -> dict:
+               component: str = SCHEDULER_COMPONENT) -> dict:
         self._seq += 1
         stamp = self.clock.stamp()
         involved = {"apiVersion": obj.api_version, "kind": obj.kind_name, "name": obj.name}
@@ -92,7 +95,7 @@ class EventRecorder:
         if obj.meta.uid:
             involved["uid"] = obj.meta.uid
         event = {
-            "apiVersion": "v1", "kind": "Event",
+            "apiVersion": kinds.EVENT.preferred_version, "kind": "Event",
             "metadata": {"name": f"{obj.name}.{self._seq:08d}",
                          "namespace": obj.namespace or "default"},
             "involvedObject": involved, "type": type_, "reason": reason, "message": message,

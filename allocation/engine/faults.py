@@ -21,9 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from allocation.engine.objects import KObject, Pod
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["ERROR_ANNOTATION", "SCHEDULER_ERROR", "EVENT_REASON", "Failure", "describe", "each",
            "report", "clear_recovered", "fallback_manifest"]
@@ -62,7 +65,7 @@ def describe(stage: str, error: BaseException) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE - 3] + "..."
 
 
-def each(state, stage: str, objects: Iterable[_T], work: Callable[[_T], Any]) -> bool:
+def each(state: ClusterState, stage: str, objects: Iterable[_T], work: Callable[[_T], Any]) -> bool:
     """Call ``work(obj)`` for every object that has not failed yet in this simulation.
 
     An exception from ``work`` is confined to its object (:func:`report`); the others are
@@ -83,7 +86,7 @@ def each(state, stage: str, objects: Iterable[_T], work: Callable[[_T], Any]) ->
     return changed
 
 
-def report(state, obj: KObject, stage: str, error: BaseException | None,
+def report(state: ClusterState, obj: KObject, stage: str, error: BaseException | None,
            text: str | None = None) -> Failure:
     """Record that ``stage`` failed on ``obj``; every controller skips it from now on.
 
@@ -114,7 +117,7 @@ def report(state, obj: KObject, stage: str, error: BaseException | None,
     return failure
 
 
-def _last_message(state, obj: KObject) -> str | None:
+def _last_message(state: ClusterState, obj: KObject) -> str | None:
     """The message of the last :data:`EVENT_REASON` Event about ``obj``, if any."""
     for event in reversed(state.events.items):
         involved = event.get("involvedObject") or {}
@@ -125,7 +128,7 @@ def _last_message(state, obj: KObject) -> str | None:
     return None
 
 
-def clear_recovered(state) -> None:
+def clear_recovered(state: ClusterState) -> None:
     """Remove :data:`ERROR_ANNOTATION` from objects that did not fail in this simulation."""
     failures = state.failures
     for obj in state.all_objects():

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import NamedTuple
 
 from allocation.engine.models import Inventory
 
 __all__ = ["built_inventory"]
 
 _PRISTINE_LIMIT = 4_096  # about a 4,000-node baseline; bounded memory for the worker
-_pristine: OrderedDict[tuple, tuple[tuple, Inventory]] = OrderedDict()
+
+
+class _Pristine(NamedTuple):
+    published: tuple  # kept alive, so the ids in the key stay theirs
+    inventory: Inventory
+
+
+_pristine: OrderedDict[tuple, _Pristine] = OrderedDict()
 _pristine_lock = threading.Lock()  # the worker thread and web threads build states too
 
 
@@ -30,12 +38,13 @@ def built_inventory(model, node: str, driver: str, published: list) -> Inventory
     key = (model.name, node, driver, tuple(id(p) for p in published))
     with _pristine_lock:
         hit = _pristine.get(key)
-        if hit is not None and all(a is b for a, b in zip(hit[0], published, strict=True)):
+        if hit is not None and all(a is b for a, b in zip(hit.published, published,
+                                                          strict=True)):
             _pristine.move_to_end(key)
-            return hit[1].clone()
+            return hit.inventory.clone()
     pristine = model.build_inventory(node, driver, published)
     with _pristine_lock:
-        _pristine[key] = (tuple(published), pristine)
+        _pristine[key] = _Pristine(tuple(published), pristine)
         while len(_pristine) > _PRISTINE_LIMIT:
             _pristine.popitem(last=False)
     return pristine.clone()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from fractions import Fraction
 from functools import total_ordering
@@ -18,10 +17,6 @@ _SYNTAX = re.compile(
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _MAX_EXPONENT = 1000  # keeps "1e999999999" from building a gigantic integer
-
-
-def _ceil(value: Fraction) -> int:
-    return math.ceil(value)
 
 
 @total_ordering
@@ -50,20 +45,6 @@ class Quantity:
     def is_integer(self) -> bool:
         """Whether the value is a whole number."""
         return self._value.denominator == 1
-
-    def int_value(self) -> int:
-        """The value rounded up to an integer, as Kubernetes' ``Value()`` does."""
-        return _ceil(self._value)
-
-    def milli_value(self) -> int:
-        """The value in thousandths, rounded up (millicores for cpu), like ``MilliValue()``."""
-        return _ceil(self._value * 1000)
-
-    def as_integer(self) -> int:
-        """The value as an int, raising ValueError when it has a fractional part."""
-        if not self.is_integer:
-            raise ValueError(f"quantity {self} is not an integer")
-        return int(self._value)
 
     def __add__(self, other: object) -> Quantity:
         if isinstance(other, Quantity):

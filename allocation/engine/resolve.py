@@ -1,26 +1,32 @@
 """From a claim to what it asks for: class, parameters, and compiled requests.
 
-``parametersRef`` resolution (spec section 2): a ResourceClaimParameters by name; else one
-whose ``generatedFrom`` names the referenced vendor object. Class parameters likewise. The
-vendor objects' contents are snapshotted into the allocation result.
+Planning dispatches on the class's :class:`~allocation.engine.objects.ClassMode`: a
+control-plane driver allocates ``controller`` classes (KEP-3063); the registered model with
+``plans_numeric`` plans ``numeric`` ones; ``structured`` ones compile their
+ResourceClaimParameters' requests with the class's filters. Parameters are found by
+``parameters.py`` (spec section 2); the vendor objects' contents are snapshotted into the
+allocation result.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from allocation.engine.models import Request, registry
 from allocation.engine.objects import (
+    ClassMode,
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,
     ResourceClassParameters,
 )
+from allocation.engine.parameters import claim_parameters, class_parameters, vendor_snapshot
 
-__all__ = ["ClaimPlan", "plan_claim", "class_parameters"]
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
-RESOURCE_GROUP = "resource.k8s.io"
+__all__ = ["ClaimPlan", "plan_claim"]
 
 
 @dataclass
@@ -41,58 +47,6 @@ class ClaimPlan:
         return rc.controller_name if rc is not None else None
 
 
-def _matches(generated_from: dict | None, ref: dict) -> bool:
-    if not generated_from:
-        return False
-    return (generated_from.get("kind") == ref.get("kind")
-            and generated_from.get("name") == ref.get("name")
-            and (generated_from.get("apiGroup") or "") == (ref.get("apiGroup") or ""))
-
-
-def class_parameters(state, rc: ResourceClass) -> tuple[list[dict], Any, str | None]:
-    """(filters, vendor parameters, error) of a structured class's ``parametersRef``: a
-    ResourceClassParameters by name, else one generated from the referenced vendor object."""
-    ref = rc.parameters_ref
-    if ref is None:
-        return [], None, None
-    group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClassParameters" and group in ("", RESOURCE_GROUP):
-        params = state.get("ResourceClassParameters", None, ref["name"])
-        if params is None:
-            return [], None, (f"resourceclassparameters {ref['name']!r} of class {rc.name!r} "
-                              "not found")
-        return params.filters, params.vendor_parameters, None
-    for params in state.of_kind(ResourceClassParameters):
-        if _matches(params.generated_from, ref):
-            return params.filters, params.vendor_parameters, None
-    vendor = state.vendor_object(group, ref["kind"], None, ref["name"])
-    what = f"{ref['kind']} {ref['name']!r}"
-    if vendor is None:
-        return [], None, f"class parameters {what} of class {rc.name!r} not found"
-    return [], None, (f"class parameters {what} of class {rc.name!r} have no "
-                      "ResourceClassParameters generated from them yet")
-
-
-def _claim_parameters(state, claim: ResourceClaim, rc: ResourceClass):
-    ref = claim.parameters_ref
-    if ref is None:
-        return None, None
-    group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClaimParameters" and group in ("", RESOURCE_GROUP):
-        params = state.get("ResourceClaimParameters", claim.namespace, ref["name"])
-        if params is None:
-            return None, f"resourceclaimparameters {claim.namespace}/{ref['name']} not found"
-        return params, None
-    for params in state.of_kind(ResourceClaimParameters):
-        if params.namespace == claim.namespace and _matches(params.generated_from, ref):
-            return params, None
-    vendor = state.vendor_object(group, ref["kind"], claim.namespace, ref["name"])
-    what = f"{ref['kind']} {claim.namespace}/{ref['name']}"
-    if vendor is None:
-        return None, f"claim parameters {what} not found"
-    return vendor, None
-
-
 def _compile(rc: ResourceClass, params: ResourceClaimParameters | None,
              filters: list[dict]) -> tuple[list[Request], str | None]:
     requests: list[Request] = []
@@ -108,34 +62,49 @@ def _compile(rc: ResourceClass, params: ResourceClaimParameters | None,
     return requests, None
 
 
-def plan_claim(state, claim: ResourceClaim) -> ClaimPlan:
-    """The plan for allocating ``claim`` with the objects currently in ``state``."""
+def _plan_structured(state: ClusterState, claim: ResourceClaim, rc: ResourceClass,
+                     plan: ClaimPlan) -> ClaimPlan:
+    found, plan.error = class_parameters(state, rc)
+    if plan.error:
+        return plan
+    if found is not None and not isinstance(found, ResourceClassParameters):
+        plan.error = (f"class parameters {found.kind_name} {found.name!r} of class "
+                      f"{rc.name!r} have no ResourceClassParameters generated from them yet")
+        return plan
+    filters = found.filters if found is not None else []
+    plan.vendor_class_parameters = vendor_snapshot(found)
+    params, plan.error = claim_parameters(state, claim)
+    if plan.error:
+        return plan
+    if params is not None and not isinstance(params, ResourceClaimParameters):
+        plan.error = (f"claim parameters {params.kind_name} {params.ref} have no "
+                      "ResourceClaimParameters generated from them yet")
+        return plan
+    plan.shareable = bool(params and params.shareable)
+    plan.vendor_claim_parameters = vendor_snapshot(params)
+    plan.requests, plan.error = _compile(rc, params, filters)
+    return plan
+
+
+def plan_claim(state: ClusterState, claim: ResourceClaim) -> ClaimPlan:
+    """The plan for allocating ``claim`` with the objects currently in ``state``.
+
+    Returns:
+        the plan; ``error`` says why the claim cannot be attempted (never raises).
+    """
     rc = state.get("ResourceClass", None, claim.class_name)
     if rc is None:
         return ClaimPlan(error=f"resourceclass {claim.class_name!r} not found")
     plan = ClaimPlan(resource_class=rc, key=(rc.name, claim.namespace,
                                              repr(sorted((claim.parameters_ref or {}).items()))))
-    if rc.mode == "controller":
-        return plan
-    if rc.mode == "numeric":  # the hook resolves class parameters itself (vendor objects)
-        hook = getattr(registry.get("counter"), "plan_numeric", None)
-        if hook is None:
-            plan.error = f"class {rc.name!r} uses numericParameters, which no model handles"
+    match rc.mode:
+        case ClassMode.CONTROLLER:  # a control-plane driver allocates (KEP-3063)
             return plan
-        return hook(state, claim, rc, plan)
-    filters, plan.vendor_class_parameters, error = class_parameters(state, rc)
-    if error:
-        plan.error = error
-        return plan
-    found, error = _claim_parameters(state, claim, rc)
-    if error:
-        plan.error = error
-        return plan
-    if found is not None and not isinstance(found, ResourceClaimParameters):
-        plan.error = (f"claim parameters {found.kind_name} {found.ref} have no "
-                      "ResourceClaimParameters generated from them yet")
-        return plan
-    plan.shareable = bool(found and found.shareable)
-    plan.vendor_claim_parameters = found.vendor_parameters if found else None
-    plan.requests, plan.error = _compile(rc, found, filters)
-    return plan
+        case ClassMode.NUMERIC:
+            model = registry.numeric_model()
+            if model is None:
+                plan.error = f"class {rc.name!r} uses numericParameters, which no model handles"
+                return plan
+            return model.plan_numeric(state, claim, rc, plan)
+        case _:
+            return _plan_structured(state, claim, rc, plan)

@@ -1,6 +1,6 @@
 """``simulate``: run every controller on an isolated state until nothing changes.
 
-The controllers (claim controller, scheduler, and those later issues add) each reconcile
+The controllers (claim controller, scheduler, drivers, autoscaler: a fixed list) each reconcile
 the state once per round; the simulation stops at the first round in which none changed
 anything. A virtual clock stamps events; ``advance`` moves it forward, running due timers.
 
@@ -19,7 +19,9 @@ from datetime import datetime, timedelta
 
 from allocation.engine.autoscaler.provisioning import ProvisioningController
 from allocation.engine.claims import ClaimController
+from allocation.engine.controller import Controller
 from allocation.engine.controlplane.driver import DriverController
+from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.faults import Failure, clear_recovered, describe
 from allocation.engine.manifests import LoadResult, load_files
@@ -31,13 +33,13 @@ __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "
 
 MAX_ROUNDS = 10_000
 
-CONTROLLER_FACTORIES: list[Callable[[str], object]] = [
+CONTROLLER_FACTORIES: list[Callable[[str], Controller]] = [
     lambda strategy: ClaimController(),
-    lambda strategy: Scheduler(strategy),
+    lambda strategy: Scheduler(strategy, Negotiation(strategy)),
     lambda strategy: DriverController(),  # control-plane controllers (seed 004)
     lambda strategy: ProvisioningController(strategy),  # node groups, ProvisioningRequests
 ]
-"""Controllers in the order they run each round; later issues append theirs."""
+"""Controllers in the order they run each round (``allocation/engine/controller.py``)."""
 
 
 @dataclass
@@ -46,7 +48,7 @@ class Simulation:
 
     state: ClusterState
     strategy: str = "first-fit"
-    controllers: list = field(default_factory=list)
+    controllers: list[Controller] = field(default_factory=list)
     rounds: int = 0
     checkpoint: Callable[[], None] | None = None
     # Failures of a whole controller (not pinned on an object); it is skipped from then on.
@@ -100,11 +102,10 @@ class Simulation:
         """The earliest time a controller's timer falls due (back-off, expiry), if any."""
         due = []
         for controller in self.controllers:
-            wakeup = getattr(controller, "next_wakeup", None)
-            if wakeup is None or (self.failures and self._broken(controller)):
+            if self.failures and self._broken(controller):
                 continue
             try:
-                moment = wakeup(self.state)
+                moment = controller.next_wakeup(self.state)
             except Exception as error:  # noqa: BLE001 - as in _reconcile
                 self.failures.append(Failure(_name(controller),
                                              describe(_name(controller), error), error))

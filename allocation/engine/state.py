@@ -18,7 +18,7 @@ import copy
 import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.inventory_cache import built_inventory
@@ -37,7 +37,15 @@ from allocation.engine.objects import (
     stable_uid,
 )
 
-__all__ = ["ClusterState", "NodeInUse"]
+__all__ = ["ClusterState", "NodeInUse", "Usage"]
+
+
+class Usage(NamedTuple):
+    """What the pods bound to one node request in total."""
+
+    cpu_milli: int = 0
+    memory: int = 0
+    pods: int = 0
 
 _T = TypeVar("_T", bound=KObject)
 
@@ -102,8 +110,8 @@ def _clone(obj: _T) -> _T:
 class ClusterState:
     """Objects of one cluster plus the engine's indexes; controllers mutate it in place.
 
-    ``node_order`` and the lists in ``usage`` and ``inventories`` are replaced, never changed
-    in place, so a fork may share them.
+    ``node_order``, the :class:`Usage` tuples in ``usage`` and the lists in ``inventories``
+    are replaced, never changed in place, so a fork may share them.
     """
 
     def __init__(self, clock: VirtualClock | None = None) -> None:
@@ -115,7 +123,7 @@ class ClusterState:
         self.node_order: list[str] = []
         self.inventories: dict[str, list[Inventory]] = defaultdict(list)
         self.inventory_index: dict[tuple[str, str, str], Inventory] = _InventoryIndex(self)
-        self.usage: dict[str, list[int]] = {}
+        self.usage: dict[str, Usage] = {}
         self.epoch = 0
         self.clock = clock or VirtualClock()
         self.events = EventRecorder(self.clock)
@@ -182,7 +190,7 @@ class ClusterState:
         twin = inventory.clone()
         twin._cow_token = self._token
         dict.__setitem__(self.inventory_index, key, twin)
-        node = key[0]
+        node, _driver, _model = key
         self.inventories[node] = [twin if i is inventory else i
                                   for i in self.inventories.get(node, ())]
         return twin
@@ -254,7 +262,7 @@ class ClusterState:
         for claim in held:  # re-take what allocated claims hold
             claim.allocation.picks = []
             self._take_result(claim, record=record)
-        self.usage = {name: [0, 0, 0] for name in self.nodes}
+        self.usage = {name: Usage() for name in self.nodes}
         for pod in self.pods():
             if pod.node_name and not pod.terminated and pod.node_name in self.usage:
                 self.charge(pod, pod.node_name, +1)
@@ -280,7 +288,7 @@ class ClusterState:
         bisect.insort(order, node.name)
         self.node_order = order
         self._index(slices, capacities)
-        self.usage[node.name] = [0, 0, 0]
+        self.usage[node.name] = Usage()
         self.epoch += 1  # new capacity: cached "nothing fits" answers are stale
 
     def remove_node(self, name: str) -> None:
@@ -388,11 +396,15 @@ class ClusterState:
         return self.vendor.get((api_group, kind, namespace, name)) or self.vendor.get(
             (api_group, kind, None, name))
 
+    def usage_of(self, node_name: str) -> Usage:
+        """What the pods bound to ``node_name`` request (zero for an unknown node)."""
+        return self.usage.get(node_name) or Usage()
+
     def charge(self, pod: Pod, node_name: str, sign: int) -> None:
-        cpu, memory, count = self.usage.get(node_name) or (0, 0, 0)
-        # A new list, not an update in place: a fork may share the old one.
-        self.usage[node_name] = [cpu + sign * pod.cpu_milli, memory + sign * pod.memory,
-                                 count + sign]
+        used = self.usage_of(node_name)
+        # A new tuple, not an update in place: a fork may share the old one.
+        self.usage[node_name] = Usage(used.cpu_milli + sign * pod.cpu_milli,
+                                      used.memory + sign * pod.memory, used.pods + sign)
         if sign < 0:
             self.epoch += 1
 

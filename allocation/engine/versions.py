@@ -7,7 +7,7 @@ import re
 
 import semver
 
-__all__ = ["parse_version", "canonical_version", "parse_strict_version"]
+__all__ = ["parse_version", "parse_strict_version"]
 
 _UINT64_MAX = 2**64 - 1
 _NUMBER = r"(?:0|[1-9][0-9]*)"
@@ -52,11 +52,6 @@ def parse_strict_version(text: str, normalize: bool = False) -> semver.Version:
         raise ValueError(f"{text!r} is not a valid semantic version: a number is out of range")
     return semver.Version(int(match["major"]), int(match["minor"]), int(match["patch"]),
                           match["prerelease"], match["build"])
-
-
-def canonical_version(text: str) -> str:
-    """The canonical semver string of a tolerantly parsed version (``v1.02`` -> ``1.2.0``)."""
-    return str(parse_version(text))
 
 
 def _normalise(text: str, trim: bool = True) -> str:

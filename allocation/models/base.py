@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from django.db import models
 
+from allocation.engine.kinds import KindSpec
+
 __all__ = ["StoredObject", "canonical_json", "list_column"]
 
 
@@ -30,14 +32,23 @@ def list_column(values) -> str:
 class StoredObject(models.Model):
     """Base of every kind's model: identity, document order, the document, filter columns.
 
-    Subclasses set ``KIND`` (the manifest kind), ``NAMESPACED`` and ``FILTERS`` (API filter
-    name -> ``(column, lookup)``), and override :meth:`columns_for` to derive their own
-    indexed columns from the engine object.
+    Subclasses set ``KIND_SPEC`` (the kind, from ``allocation/engine/kinds.py``, which gives
+    ``KIND`` and ``NAMESPACED``) and ``FILTERS`` (API filter name -> ``(column, lookup)``),
+    and override :meth:`columns_for` to derive their own indexed columns from the engine
+    object.
     """
 
+    KIND_SPEC: ClassVar[KindSpec | None] = None
     KIND: ClassVar[str] = ""
     NAMESPACED: ClassVar[bool] = True
     FILTERS: ClassVar[dict[str, tuple[str, str]]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("KIND_SPEC")
+        if spec is not None:
+            cls.KIND = spec.name
+            cls.NAMESPACED = spec.namespaced
 
     position = models.BigIntegerField(
         db_index=True, help_text="Order of the object in the cluster's documents (input order).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["ResourceClaim", "claim_status"]
@@ -21,7 +22,7 @@ def claim_status(claim) -> str:
 class ResourceClaim(StoredObject):
     """A claim; ``node_name`` is the node of a node-local allocation."""
 
-    KIND = "ResourceClaim"
+    KIND_SPEC = kinds.RESOURCE_CLAIM
     FILTERS = {"node": ("node_name", "exact"), "driver": ("driver_name", "exact"),
                "class": ("class_name", "exact"), "namespace": ("namespace", "exact"),
                "status": ("status", "exact")}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject, list_column
 
 __all__ = ["ResourceClaimParameters"]
@@ -12,7 +13,7 @@ __all__ = ["ResourceClaimParameters"]
 class ResourceClaimParameters(StoredObject):
     """Per-claim requests (CEL selectors); ``drivers`` as ``,a,b,``."""
 
-    KIND = "ResourceClaimParameters"
+    KIND_SPEC = kinds.RESOURCE_CLAIM_PARAMETERS
     FILTERS = {"driver": ("drivers", "contains"), "namespace": ("namespace", "exact")}
 
     drivers = models.TextField(blank=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject, list_column
 
 __all__ = ["ResourceClassParameters"]
@@ -12,8 +13,7 @@ __all__ = ["ResourceClassParameters"]
 class ResourceClassParameters(StoredObject):
     """Class filters (CEL selectors) and vendor parameters; ``drivers`` as ``,a,b,``."""
 
-    KIND = "ResourceClassParameters"
-    NAMESPACED = False
+    KIND_SPEC = kinds.RESOURCE_CLASS_PARAMETERS
     FILTERS = {"driver": ("drivers", "contains")}
 
     drivers = models.TextField(blank=True)

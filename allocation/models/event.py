@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["Event"]
@@ -12,7 +13,7 @@ __all__ = ["Event"]
 class Event(StoredObject):
     """One Event; ``position`` orders Events among themselves (after every object)."""
 
-    KIND = "Event"
+    KIND_SPEC = kinds.EVENT
     FILTERS = {"namespace": ("namespace", "exact"), "kind": ("involved_kind", "exact"),
                "name": ("involved_name", "exact"), "status": ("type", "exact")}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["NodeGroup"]
@@ -12,8 +13,7 @@ __all__ = ["NodeGroup"]
 class NodeGroup(StoredObject):
     """A Cluster Autoscaler node group; ``size`` is how many nodes it has added."""
 
-    KIND = "NodeGroup"
-    NAMESPACED = False
+    KIND_SPEC = kinds.NODE_GROUP
     FILTERS = {"node": ("nodes", "contains")}
 
     size = models.IntegerField(default=0)

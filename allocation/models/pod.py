@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject, list_column
 
 __all__ = ["Pod"]
@@ -26,7 +27,7 @@ def pod_status(pod) -> str:
 class Pod(StoredObject):
     """A pod; ``node_name`` is where it runs, ``claims`` the claims its entries name."""
 
-    KIND = "Pod"
+    KIND_SPEC = kinds.POD
     FILTERS = {"node": ("node_name", "exact"), "namespace": ("namespace", "exact"),
                "status": ("status", "exact")}
 
@@ -38,6 +39,6 @@ class Pod(StoredObject):
 
     @classmethod
     def columns_for(cls, obj) -> dict:
-        names = [c.claim_name or f"{obj.name}-{c.name}" for c in obj.claims]
+        names = [obj.claim_name(c) for c in obj.claims]
         return {"node_name": obj.node_name or "", "status": pod_status(obj),
                 "claims": list_column(names)}

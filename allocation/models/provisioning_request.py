@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["ProvisioningRequest", "provisioning_status"]
@@ -27,7 +28,7 @@ def provisioning_status(request) -> str:
 class ProvisioningRequest(StoredObject):
     """A request for capacity; ``class_name`` is its provisioning class as written."""
 
-    KIND = "ProvisioningRequest"
+    KIND_SPEC = kinds.PROVISIONING_REQUEST
     FILTERS = {"class": ("class_name", "exact"), "namespace": ("namespace", "exact"),
                "status": ("status", "exact")}
 

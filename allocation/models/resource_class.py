@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["ResourceClass"]
@@ -12,8 +13,7 @@ __all__ = ["ResourceClass"]
 class ResourceClass(StoredObject):
     """A class of devices; ``mode`` is structured, numeric or controller."""
 
-    KIND = "ResourceClass"
-    NAMESPACED = False
+    KIND_SPEC = kinds.RESOURCE_CLASS
     FILTERS = {"driver": ("driver_name", "exact"), "class": ("name", "exact")}
 
     driver_name = models.CharField(max_length=253, db_index=True)

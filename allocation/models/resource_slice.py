@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["NodeResourceSlice"]
@@ -12,8 +13,7 @@ __all__ = ["NodeResourceSlice"]
 class NodeResourceSlice(StoredObject):
     """Devices one driver publishes on one node; ``model`` is the structured model's name."""
 
-    KIND = "NodeResourceSlice"
-    NAMESPACED = False
+    KIND_SPEC = kinds.NODE_RESOURCE_SLICE
     FILTERS = {"node": ("node_name", "exact"), "driver": ("driver_name", "exact")}
 
     node_name = models.CharField(max_length=253, db_index=True)

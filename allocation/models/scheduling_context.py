@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from allocation.engine import kinds
 from allocation.models.base import StoredObject
 
 __all__ = ["PodSchedulingContext"]
@@ -12,7 +13,7 @@ __all__ = ["PodSchedulingContext"]
 class PodSchedulingContext(StoredObject):
     """The scheduler's side of a control-plane negotiation; ``node_name`` = selectedNode."""
 
-    KIND = "PodSchedulingContext"
+    KIND_SPEC = kinds.POD_SCHEDULING_CONTEXT
     FILTERS = {"node": ("node_name", "exact"), "namespace": ("namespace", "exact")}
 
     node_name = models.CharField(max_length=253, blank=True, db_index=True)

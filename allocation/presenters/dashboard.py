@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import NodeGroup, ProvisioningRequest, ResourceClass
 from allocation.engine.state import ClusterState
 from allocation.presenters.common import (
@@ -117,15 +118,15 @@ def _nodes(state: ClusterState) -> list[NodeRow]:
     rows = []
     for name in state.node_order:
         node = state.nodes[name]
-        used = state.usage.get(name) or [0, 0, 0]
+        used = state.usage_of(name)
         parts = []
         for inventory in state.inventories.get(name, ()):
             usage = inventory.usage()
             unit = MODEL_UNITS.get(inventory.model.name, "items")
             parts.append(f"{inventory.driver_name}: {usage['allocated']}/{usage['total']} {unit}")
-        rows.append(NodeRow(name, object_url("Node", None, name), node.unschedulable, used[2],
-                            f"{cpu_text(used[0])} / {cpu_text(node.cpu_milli)}",
-                            "; ".join(parts), node.labels.get("draplanner.io/node-group")))
+        rows.append(NodeRow(name, object_url("Node", None, name), node.unschedulable, used.pods,
+                            f"{cpu_text(used.cpu_milli)} / {cpu_text(node.cpu_milli)}",
+                            "; ".join(parts), node.labels.get(NODE_GROUP_LABEL)))
     return rows
 
 

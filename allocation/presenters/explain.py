@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.engine.constants import EXPLAIN_ANNOTATION
+from allocation.engine.scheduling import reasons
 from allocation.presenters.common import object_url
 
 __all__ = ["Explanation", "NodeExplanation", "RequestExplanation", "Refused",
@@ -20,20 +21,16 @@ __all__ = ["Explanation", "NodeExplanation", "RequestExplanation", "Refused",
 
 # kube-scheduler's terse reasons (as the engine writes them) in plain words.
 _NODE_REASONS = {
-    "node(s) were unschedulable": "the node is cordoned (spec.unschedulable)",
-    "node(s) didn't match Pod's node affinity/selector":
-        "the node's labels do not match the pod's nodeSelector",
-    "Insufficient cpu": "not enough CPU is left on the node",
-    "Insufficient memory": "not enough memory is left on the node",
-    "Too many pods": "the node already runs as many pods as it allows",
-    "cannot allocate all claims": "the pod's claims cannot all be allocated on this node",
-    "node(s) had resource claims allocated on other nodes":
-        "a claim of the pod is already allocated on another node",
-    "node(s) didn't match the resource class's suitable nodes":
-        "the resource class does not allow this node (suitableNodes)",
-    "allocation search gave up (step budget exhausted)":
-        "the allocation search gave up before trying every combination",
-    "fits now": "the pod fits here now (the cluster changed since it was last tried)",
+    reasons.R_UNSCHEDULABLE: "the node is cordoned (spec.unschedulable)",
+    reasons.R_SELECTOR: "the node's labels do not match the pod's nodeSelector",
+    reasons.R_CPU: "not enough CPU is left on the node",
+    reasons.R_MEMORY: "not enough memory is left on the node",
+    reasons.R_PODS: "the node already runs as many pods as it allows",
+    reasons.R_CLAIMS: "the pod's claims cannot all be allocated on this node",
+    reasons.R_ELSEWHERE: "a claim of the pod is already allocated on another node",
+    reasons.R_CLASS: "the resource class does not allow this node (suitableNodes)",
+    reasons.R_BUDGET: "the allocation search gave up before trying every combination",
+    reasons.FITS_NOW: "the pod fits here now (the cluster changed since it was last tried)",
 }
 
 

@@ -8,7 +8,9 @@ inventory keeps only leaves and locks), with IDs built exactly as the engine bui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.models.counter import CounterInventory
 from allocation.engine.models.named import NamedInventory
 from allocation.engine.models.partitionable import PartitionableInventory
@@ -16,8 +18,8 @@ from allocation.engine.objects import NodeResourceSlice
 from allocation.engine.state import ClusterState
 from allocation.presenters.common import bytes_text, cpu_text, object_url, percent
 
-__all__ = ["Box", "PartitionTree", "CounterBar", "NamedDevice", "CapacityRow", "NodeView",
-           "NodeDevices", "node_view", "node_devices", "claim_link"]
+__all__ = ["Box", "BoxStatus", "PartitionTree", "CounterBar", "NamedDevice", "CapacityRow",
+           "NodeView", "NodeDevices", "node_view", "node_devices", "claim_link"]
 
 
 def claim_link(owner: str) -> str | None:
@@ -26,19 +28,31 @@ def claim_link(owner: str) -> str | None:
     return object_url("ResourceClaim", namespace or "default", name) if name else None
 
 
+class BoxStatus(StrEnum):
+    """The status of a :class:`Box`; the templates compare and show the values."""
+
+    FREE = "free"
+    ALLOCATED = "allocated"
+    """``claim`` holds the instance."""
+    BLOCKED = "blocked"
+    """A sibling scheme is locked; ``note`` says by whom."""
+    PARTITIONED = "partitioned"
+    """The instance has groups."""
+    ACTIVE = "active"
+    """The group's scheme is locked in."""
+    LOCKED_OUT = "locked-out"
+    AVAILABLE = "available"
+
+
 @dataclass(slots=True)
 class Box:
-    """An instance or partition group of a tree.
-
-    ``status`` of an instance: ``free``, ``allocated`` (``claim`` holds it), ``blocked`` (a
-    sibling scheme is locked; ``note`` says by whom) or ``partitioned`` (it has groups). Of a
-    group: ``active`` (its scheme is locked in), ``locked-out`` or ``available``.
-    """
+    """An instance (free, allocated, blocked, partitioned) or partition group (active,
+    locked-out, available) of a tree."""
 
     id: str
     name: str
     kind: str
-    status: str
+    status: BoxStatus
     claim: str | None = None
     claim_url: str | None = None
     note: str = ""
@@ -121,22 +135,24 @@ class _TreeBuilder:
             self.seen.add(ident)
             owner = self.holder.get(ident)
             if owner is not None:
-                return Box(ident, raw["name"], "instance", "allocated", owner, claim_link(owner))
+                return Box(ident, raw["name"], "instance", BoxStatus.ALLOCATED, owner,
+                           claim_link(owner))
             if blocked:
-                return Box(ident, raw["name"], "instance", "blocked", note=blocked)
-            return Box(ident, raw["name"], "instance", "free")
-        current = (self.active.get(ident) or [None])[0]
-        box = Box(ident, raw["name"], "instance", "partitioned",
+                return Box(ident, raw["name"], "instance", BoxStatus.BLOCKED, note=blocked)
+            return Box(ident, raw["name"], "instance", BoxStatus.FREE)
+        scheme = self.active.get(ident)
+        current = scheme.group if scheme else None
+        box = Box(ident, raw["name"], "instance", BoxStatus.PARTITIONED,
                   note=f"scheme {current} in use" if current else "no scheme chosen")
         for group in partitions:
             if current is None:
-                status, why = "available", blocked
+                status, why = BoxStatus.AVAILABLE, blocked
             elif current == group["name"]:
-                status, why = "active", blocked
+                status, why = BoxStatus.ACTIVE, blocked
             else:
-                status, why = "locked-out", blocked or self._lock_note(ident, current)
+                status, why = BoxStatus.LOCKED_OUT, blocked or self._lock_note(ident, current)
             group_box = Box(f"{ident}/{group['name']}", group["name"], "group", status,
-                            note=why if status == "locked-out" else "")
+                            note=why if status == BoxStatus.LOCKED_OUT else "")
             for child in group.get("resourceInstances") or ():
                 child_box = self.instance(child, f"{group_box.id}/", why)
                 if child_box is not None:
@@ -192,7 +208,7 @@ def _devices(state: ClusterState, node: str) -> tuple[list[CounterBar], list[Nam
 
 
 def _capacity(state: ClusterState, node) -> list[CapacityRow]:
-    cpu, memory, pods = state.usage.get(node.name) or [0, 0, 0]
+    cpu, memory, pods = state.usage_of(node.name)
     rows = [CapacityRow("cpu", cpu_text(cpu), cpu_text(node.cpu_milli),
                         percent(cpu, node.cpu_milli or 0)),
             CapacityRow("memory", bytes_text(memory), bytes_text(node.memory),
@@ -234,4 +250,4 @@ def node_view(state: ClusterState, name: str) -> NodeView | None:
     return NodeView(name=name, labels=dict(node.labels), unschedulable=node.unschedulable,
                     capacity=_capacity(state, node), trees=_trees(state, name),
                     counters=counters, named=named, pods=pods, claims=claims,
-                    node_group=node.labels.get("draplanner.io/node-group"))
+                    node_group=node.labels.get(NODE_GROUP_LABEL))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, PodTemplate, ProvisioningRequest, ResourceClaim
 from allocation.engine.state import ClusterState
@@ -97,7 +98,7 @@ def claim_view(state: ClusterState, namespace: str, name: str) -> ClaimView | No
     for pod in state.pods():
         if pod.namespace != namespace or pod.node_name or pod.terminated:
             continue
-        if any((pc.claim_name or f"{pod.name}-{pc.name}") == name for pc in pod.claims):
+        if any(pod.claim_name(pc) == name for pc in pod.claims):
             waiting.append(_pod_link(namespace, pod.name))
     return ClaimView(
         namespace=namespace, name=name, state=claim_state(claim), class_name=claim.class_name,
@@ -148,7 +149,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
         return _left_out_pod(state, namespace, name)
     rows = []
     for pc in pod.claims:
-        claim_name = pc.claim_name or f"{pod.name}-{pc.name}"
+        claim_name = pod.claim_name(pc)
         claim = state.get("ResourceClaim", namespace, claim_name)
         rows.append(PodClaimRow(pc.name, claim_name,
                                 object_url("ResourceClaim", namespace, claim_name)
@@ -158,7 +159,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
     pending = not pod.node_name and not pod.terminated
     reason = pending_reason(pod) if pending else None
     # Scheduling annotations stay on the page only while they explain something.
-    shown = {k: v for k, v in pod.meta.annotations.items() if k != "draplanner.io/explain"}
+    shown = {k: v for k, v in pod.meta.annotations.items() if k != EXPLAIN_ANNOTATION}
     return PodView(
         namespace=namespace, name=name,
         phase=pod.phase or ("Running" if pod.node_name else "Pending"),

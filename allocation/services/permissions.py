@@ -1,4 +1,4 @@
-"""Who may write which kinds (issue 6, point 6).
+"""Who may write which kinds (`docs/console.md`, Permissions).
 
 Staff may write everything. Other signed-in users may write the kinds a cluster's users
 create themselves: claims, pods and ProvisioningRequests, and the templates those need

@@ -307,7 +307,7 @@ def _links(obj: KObject) -> set[Identity]:
     namespace = obj.namespace or ""
     if isinstance(obj, Pod):
         return {("", "PodSchedulingContext", namespace, obj.name)} | {
-            ("", "ResourceClaim", namespace, c.claim_name or f"{obj.name}-{c.name}")
+            ("", "ResourceClaim", namespace, obj.claim_name(c))
             for c in obj.claims}
     if isinstance(obj, ResourceClaim):
         return {("", "Pod", namespace, name) for name in [*obj.reserved_pods(), obj.owner_pod]

@@ -7,9 +7,9 @@ ClusterAutoScalerPlugin over a ``ClusterState.fork()``), :class:`ProvisioningCon
 
 from __future__ import annotations
 
-from allocation.engine.autoscaler.nodegroups import GROUP_LABEL, blueprints, group_size, grow
+from allocation.engine.autoscaler.nodegroups import blueprints, group_size, grow
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation, Status, pod_from_template
 from allocation.engine.autoscaler.provisioning import ProvisioningController, consumes
 
 __all__ = ["AutoscalerSimulation", "Status", "pod_from_template", "ProvisioningController",
-           "consumes", "GROUP_LABEL", "blueprints", "group_size", "grow"]
+           "consumes", "blueprints", "group_size", "grow"]

@@ -7,9 +7,13 @@ at maxSize 2".
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from allocation.engine.objects import Pod
 from allocation.engine.resolve import plan_claim
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["demand", "fit_message", "plural"]
 
@@ -18,12 +22,12 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def demand(state, pod: Pod) -> str:
+def demand(state: ClusterState, pod: Pod) -> str:
     """What the pod asks for, in words: "1 device of class gpu and 2 cpu"."""
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
     for pod_claim in pod.claims:
-        name = pod_claim.claim_name or f"{pod.name}-{pod_claim.name}"
+        name = pod.claim_name(pod_claim)
         claim = state.get("ResourceClaim", pod.namespace, name)
         if claim is None:
             continue

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from allocation.engine import kinds
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
 
-__all__ = ["GROUP_LABEL", "CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
+__all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
            "free_names", "grow"]
 
-GROUP_LABEL = "draplanner.io/node-group"
 CAPACITY_ANNOTATION = "autoscaling.k8s.io/node-resource-capacity"
-_API = "resource.k8s.io/v1alpha2"
 
 
 @dataclass
@@ -44,25 +48,27 @@ class Blueprint:
         slices = []
         for index, spec in enumerate(self.slices):
             slices.append(NodeResourceSlice({
-                "apiVersion": _API, "kind": "NodeResourceSlice",
+                "apiVersion": kinds.NODE_RESOURCE_SLICE.preferred_version,
+                "kind": "NodeResourceSlice",
                 "metadata": {"name": f"{name}-slice-{index}"},
                 "spec": {**copy.deepcopy(spec), "nodeName": name}}))
         capacities = []
         for index, entry in enumerate(self.capacities):
             capacities.append(NodeResourceCapacity({
-                "apiVersion": _API, "kind": "NodeResourceCapacity",
+                "apiVersion": kinds.NODE_RESOURCE_CAPACITY.preferred_version,
+                "kind": "NodeResourceCapacity",
                 "metadata": {"name": f"{name}-capacity-{index}"}, "nodeName": name,
                 "driverName": entry["driverName"],
                 "instances": copy.deepcopy(entry.get("instances") or [])}))
         return Node(raw), slices, capacities
 
 
-def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node: dict
+def _blueprint(state: ClusterState, group: NodeGroup, slices_by_node: dict, capacities_by_node: dict
                ) -> Blueprint:
     template = group.template
     meta = template.get("metadata") or {}
-    labels = {**(meta.get("labels") or {}), GROUP_LABEL: group.name}
-    node = {"apiVersion": "v1", "kind": "Node",
+    labels = {**(meta.get("labels") or {}), NODE_GROUP_LABEL: group.name}
+    node = {"apiVersion": kinds.NODE.preferred_version, "kind": "Node",
             "metadata": {"name": "", "labels": labels,
                          **({"annotations": dict(meta["annotations"])}
                             if meta.get("annotations") else {})},
@@ -90,7 +96,7 @@ def _blueprint(state, group: NodeGroup, slices_by_node: dict, capacities_by_node
     return blueprint
 
 
-def blueprints(state) -> list[Blueprint]:
+def blueprints(state: ClusterState) -> list[Blueprint]:
     """A blueprint per NodeGroup of ``state``, in name order."""
     groups = sorted(state.of_kind(NodeGroup), key=lambda g: g.name)
     if not groups:
@@ -108,12 +114,13 @@ def blueprints(state) -> list[Blueprint]:
     return [_blueprint(state, g, slices_by_node, capacities_by_node) for g in groups]
 
 
-def group_size(state, group: str) -> int:
+def group_size(state: ClusterState, group: str) -> int:
     """How many nodes of ``state`` belong to ``group``."""
-    return sum(1 for node in state.nodes.values() if node.meta.labels.get(GROUP_LABEL) == group)
+    return sum(1 for node in state.nodes.values()
+               if node.meta.labels.get(NODE_GROUP_LABEL) == group)
 
 
-def free_names(state, group: str, count: int) -> list[str]:
+def free_names(state: ClusterState, group: str, count: int) -> list[str]:
     names, n = [], 0
     while len(names) < count:
         n += 1
@@ -123,7 +130,7 @@ def free_names(state, group: str, count: int) -> list[str]:
     return names
 
 
-def grow(state, blueprint: Blueprint, count: int) -> list[str]:
+def grow(state: ClusterState, blueprint: Blueprint, count: int) -> list[str]:
     """Add ``count`` nodes of the blueprint's group to ``state``; their names."""
     names = free_names(state, blueprint.name, count)
     for name in names:

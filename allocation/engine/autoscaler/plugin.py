@@ -15,10 +15,15 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from allocation.engine import kinds
 from allocation.engine.allocator import explain_node
 from allocation.engine.claims import claim_from_template, deallocate
+from allocation.engine.models import Strategy
 from allocation.engine.objects import Node, Pod, PodTemplate
-from allocation.engine.scheduler import R_BUDGET, R_CLAIMS, Scheduler
+from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.cache import PlacementCache
+from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
+from allocation.engine.scheduling.reasons import CLAIM_REASONS, FITS_NOW, summary
 from allocation.engine.state import ClusterState, NodeInUse
 
 __all__ = ["Status", "AutoscalerSimulation", "pod_from_template"]
@@ -43,10 +48,11 @@ def pod_from_template(template: PodTemplate, name: str) -> Pod:
     meta.pop("uid", None)
     spec = copy.deepcopy(body.get("spec") or {})
     spec.pop("nodeName", None)
-    return Pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+    return Pod({"apiVersion": kinds.POD.preferred_version, "kind": "Pod", "metadata": meta,
+                "spec": spec})
 
 
-def _why_claims(state, node: str, wants, strategy: str) -> str:
+def _why_claims(state: ClusterState, node: str, wants, strategy: str) -> str:
     """The first request that has no candidate left on ``node``, in a few words."""
     for entry in explain_node(state.inventory_index, node, wants, strategy):
         if entry.get("problem"):
@@ -65,15 +71,14 @@ def _why_claims(state, node: str, wants, strategy: str) -> str:
 class AutoscalerSimulation:
     """One autoscaler simulation over a copy-on-write snapshot of a cluster state."""
 
-    def __init__(self, state: ClusterState, strategy: str = "first-fit") -> None:
+    def __init__(self, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> None:
         self.state = state.fork()
         self.strategy = strategy
-        self.scheduler = Scheduler(strategy)
-        self._cursors: dict[tuple, tuple[int, int]] = {}
-        self._failures: dict[tuple, tuple[int, str]] = {}
+        self._plans = Plans()  # the snapshot's classes and parameters never change
+        self._cache: PlacementCache[str] = PlacementCache()
 
     @classmethod
-    def start(cls, state: ClusterState, strategy: str = "first-fit") -> AutoscalerSimulation:
+    def start(cls, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> AutoscalerSimulation:
         """``StartSimulation``: a simulation over a snapshot of ``state``."""
         return cls(state, strategy)
 
@@ -110,7 +115,7 @@ class AutoscalerSimulation:
             if not pod_claim.template_name:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace, pod_claim.template_name)
-            name = f"{pod.name}-{pod_claim.name}"
+            name = pod.claim_name(pod_claim)
             if template is not None and state.get("ResourceClaim", pod.namespace, name) is None:
                 state.add(claim_from_template(pod, pod_claim.name, template))
         return Status(True, f"added pod {pod.ref}")
@@ -120,20 +125,24 @@ class AutoscalerSimulation:
             return self.state.get("Pod", namespace, pod)
         return self.state.get("Pod", pod.namespace, pod.name)
 
-    def _try(self, pod: Pod, node: Node, keep: bool, needs=None):
+    def _needs(self, pod: Pod) -> PodNeeds:
+        # The simulation runs no drivers: claims of a control-plane controller stay pending.
+        return pod_needs(self.state, pod, self._plans, no_negotiation)
+
+    def _try(self, pod: Pod, node: Node, keep: bool, needs: PodNeeds | None = None
+             ) -> tuple[PodNeeds, fit.Picks | None, str | None]:
         """``(needs, picks, reason)``; picks stay taken only when ``keep``."""
-        needs = needs or self.scheduler.needs(self.state, pod)
+        needs = needs or self._needs(pod)
         if needs.error is not None:
             return needs, None, needs.error
-        picks, refusal = self.scheduler.try_node(self.state, pod, node, needs)
+        picks, refusal = fit.try_node(self.state, pod, node, needs, self.strategy)
         if picks is None:
-            if refusal in (R_CLAIMS, R_BUDGET):
+            if refusal in CLAIM_REASONS:
                 why = _why_claims(self.state, node.name, needs.wants, self.strategy)
                 refusal = f"{refusal}: {why}"
             return needs, None, refusal
         if not keep:
-            for want, (inventory, candidate) in zip(needs.wants, picks, strict=True):
-                inventory.release(candidate, want.owner)
+            fit.release(needs.wants, picks)
         return needs, picks, None
 
     def fits(self, pod: Pod | str, node_name: str) -> Status:
@@ -154,7 +163,7 @@ class AutoscalerSimulation:
         needs, picks, reason = self._try(found, node, keep=True)
         if picks is None:
             return Status(False, reason or "does not fit")
-        self.scheduler.commit(self.state, found, node, needs, picks)
+        binding.commit(self.state, found, node, needs, picks)
         return Status(True, node_name)
 
     def place(self, pod: Pod | str) -> Status:
@@ -164,39 +173,35 @@ class AutoscalerSimulation:
         if found is None:
             return Status(False, "pod not found")
         state = self.state
-        needs = self.scheduler.needs(state, found)
+        needs = self._needs(found)
         if needs.error is not None:
             return Status(False, needs.error)
-        key = needs.signature
-        cursor = self._cursors.get(key)
-        start = cursor[1] if cursor is not None and cursor[0] == state.epoch else 0
-        order = state.node_order
-        for index in range(start, len(order)):
+        key, epoch, order = needs.signature, state.epoch, state.node_order
+        failure = self._cache.failure(key, epoch)  # twins fail for the same reason
+        if failure is not None:
+            return Status(False, failure)
+        for index in range(self._cache.start(key, epoch), len(order)):
             node = state.nodes[order[index]]
-            picks, _refusal = self.scheduler.try_node(state, found, node, needs)
+            picks, _refusal = fit.try_node(state, found, node, needs, self.strategy)
             if picks is not None:
-                self._cursors[key] = (state.epoch, index)
-                self.scheduler.commit(state, found, node, needs, picks)
+                self._cache.placed(key, epoch, index)
+                binding.commit(state, found, node, needs, picks)
                 return Status(True, node.name)
-        self._cursors[key] = (state.epoch, len(order))
-        failure = self._failures.get(key)
-        if failure is None or failure[0] != state.epoch:  # twins fail for the same reason
-            failure = self._failures[key] = (state.epoch, self._no_node(found, needs))
-        return Status(False, failure[1])
+        failure = self._no_node(found, needs)
+        self._cache.failed(key, epoch, len(order), failure)
+        return Status(False, failure)
 
-    def _no_node(self, pod: Pod, needs) -> str:
+    def _no_node(self, pod: Pod, needs: PodNeeds) -> str:
         counts: dict[str, int] = {}
         first_claims = None
         for name in self.state.node_order:
             _needs, picks, reason = self._try(pod, self.state.nodes[name], False, needs)
-            reason = "fits now" if picks is not None else reason
+            reason = FITS_NOW if picks is not None else reason
             head = reason.split(":", 1)[0]
             counts[head] = counts.get(head, 0) + 1
-            if first_claims is None and head in (R_CLAIMS, R_BUDGET):
+            if first_claims is None and head in CLAIM_REASONS:
                 first_claims = f"{name}: {reason.split(': ', 1)[-1]}"
-        total = len(self.state.node_order)
-        parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
-        message = f"0/{total} nodes are available" + (": " + ", ".join(parts) if parts else "")
+        message = summary(counts, len(self.state.node_order), end="")
         return message + (f" (first: {first_claims})" if first_claims else "")
 
     def evict_pod(self, pod: Pod | str, namespace: str = "default") -> Status:
@@ -213,7 +218,7 @@ class AutoscalerSimulation:
         found.node_name = None
         released = []
         for pod_claim in found.claims:
-            name = pod_claim.claim_name or f"{found.name}-{pod_claim.name}"
+            name = found.claim_name(pod_claim)
             claim = state.get("ResourceClaim", found.namespace, name)
             if claim is None or found.name not in claim.reserved_pods():
                 continue

@@ -10,8 +10,8 @@ a scale-up of their own.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
 
-from allocation.engine.autoscaler import limits
 from allocation.engine.autoscaler.messages import fit_message, plural
 from allocation.engine.autoscaler.nodegroups import blueprints, group_size, grow
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation
@@ -22,13 +22,24 @@ from allocation.engine.autoscaler.scaleup import (
     place_pods,
     plan_atomic,
 )
+from allocation.engine.constants import AUTOSCALER_COMPONENT
 from allocation.engine.events import parse_time
 from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
+from allocation.engine.objects import provisioning as limits
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["ProvisioningController", "consumes", "set_condition"]
 
-COMPONENT = "draplanner-autoscaler"
+
+
+class _Retry(NamedTuple):
+    """An atomic request's failed attempts so far, and when to try again."""
+
+    failures: int
+    at: datetime
 
 
 def consumes(pod: Pod) -> str | None:
@@ -70,18 +81,18 @@ class ProvisioningController:
 
     def __init__(self, strategy: str = "first-fit") -> None:
         self.strategy = strategy
-        self.retry_at: dict[ObjectKey, tuple[int, datetime]] = {}  # failures, next attempt
+        self.retry_at: dict[ObjectKey, _Retry] = {}
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
 
     # -- the pass -----------------------------------------------------------------------
-    def reconcile(self, state) -> bool:
+    def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
         changed = each(state, self.name, list(state.of_kind(ProvisioningRequest)),
                        lambda req: self._request(state, req))
         changed |= self._best_effort(state)
         return changed
 
-    def next_wakeup(self, state) -> datetime | None:
+    def next_wakeup(self, state: ClusterState) -> datetime | None:
         """When a waiting atomic request next needs attention (retry or expiry)."""
         now = state.clock.now
         times = []
@@ -93,13 +104,14 @@ class ProvisioningController:
             times.extend(t for t in (retry, deadline) if t is not None and t > now)
         return min(times, default=None)
 
-    def _tell(self, state, obj, topic: str, type_: str, reason: str, message: str) -> None:
+    def _tell(self, state: ClusterState, obj, topic: str, type_: str, reason: str,
+              message: str) -> None:
         key = (obj.key, topic)
         if self.told.get(key) != message:
             self.told[key] = message
-            state.events.record(obj, type_, reason, message, component=COMPONENT)
+            state.events.record(obj, type_, reason, message, component=AUTOSCALER_COMPONENT)
 
-    def _check_annotations(self, state) -> None:
+    def _check_annotations(self, state: ClusterState) -> None:
         pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
 
         def check(pod: Pod) -> None:
@@ -123,7 +135,7 @@ class ProvisioningController:
             window = limits.DEFAULT_RETRY_WINDOW
         return parse_time(req.meta.creation_timestamp) + window
 
-    def _request(self, state, req: ProvisioningRequest) -> bool:
+    def _request(self, state: ClusterState, req: ProvisioningRequest) -> bool:
         kind = req.canonical_class
         if kind not in limits.CLASS_NAMES:
             self._tell(state, req, "class", "Warning", "UnsupportedProvisioningClass",
@@ -136,7 +148,7 @@ class ProvisioningController:
             return False  # a one-off check (seed)
         now = state.clock.now
         retry = self.retry_at.get(req.key)
-        if retry is not None and now < retry[1] and now < (self._deadline(req) or now):
+        if retry is not None and now < retry.at and now < (self._deadline(req) or now):
             return False
         req = state.writable(req)
         stamp = state.clock.stamp()
@@ -165,7 +177,7 @@ class ProvisioningController:
             return self._check(state, req, pod_sets, stamp) or changed
         return self._atomic(state, req, pod_sets, stamp) or changed
 
-    def _check(self, state, req, pod_sets: list[PodSet], stamp: str) -> bool:
+    def _check(self, state: ClusterState, req, pod_sets: list[PodSet], stamp: str) -> bool:
         sim = AutoscalerSimulation(state, self.strategy)
         placement = place_pods(sim, make_pods(req.name, pod_sets))
         message = fit_message(placement.fit, placement.total, placement.blocked,
@@ -179,7 +191,7 @@ class ProvisioningController:
                    "CapacityIsFound" if ok else "CapacityIsNotFound", message)
         return True
 
-    def _atomic(self, state, req, pod_sets: list[PodSet], stamp: str) -> bool:
+    def _atomic(self, state: ClusterState, req, pod_sets: list[PodSet], stamp: str) -> bool:
         now = state.clock.now
         deadline = self._deadline(req)
         if deadline is not None and now >= deadline:
@@ -211,9 +223,9 @@ class ProvisioningController:
             self._tell(state, req, "result", "Normal", "TriggeredScaleUp", message)
             self.retry_at.pop(req.key, None)
             return True
-        failures = self.retry_at.get(req.key, (0, now))[0] + 1
+        failures = self.retry_at.get(req.key, _Retry(0, now)).failures + 1
         retry = now + limits.backoff(failures)
-        self.retry_at[req.key] = (failures, retry)
+        self.retry_at[req.key] = _Retry(failures, retry)
         message = fit_message(placement.fit, placement.total, placement.blocked,
                               placement.needs, placement.why, decision.notes)
         wait = int(limits.backoff(failures).total_seconds() // 60)
@@ -223,7 +235,7 @@ class ProvisioningController:
         return True
 
     # -- other pods ---------------------------------------------------------------------
-    def _best_effort(self, state) -> bool:
+    def _best_effort(self, state: ClusterState) -> bool:
         groups = [g for g in blueprints(state) if not g.problem]
         if not groups:
             return False
@@ -269,5 +281,5 @@ class ProvisioningController:
                                     "ScaledUpGroup", f"scale-up for unschedulable pods: "
                                     f"{blueprint.name} {before} -> {before + count} (max: "
                                     f"{blueprint.group.max_size}): {', '.join(names)}",
-                                    component=COMPONENT)
+                                    component=AUTOSCALER_COMPONENT)
         return bool(added)

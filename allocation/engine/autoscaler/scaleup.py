@@ -8,14 +8,25 @@ leave a partial scale-up behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.autoscaler.messages import demand
 from allocation.engine.autoscaler.nodegroups import Blueprint, free_names, group_size
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation, pod_from_template
 from allocation.engine.objects import Pod, PodTemplate
 
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
 __all__ = ["PodSet", "Placement", "ScaleUp", "place_pods", "plan_atomic", "make_pods",
            "add_group_nodes"]
+
+
+class _Best(NamedTuple):
+    """The smallest scale-up found so far: how many nodes of which group."""
+
+    count: int
+    blueprint: Blueprint
 
 
 @dataclass
@@ -78,8 +89,8 @@ def add_group_nodes(sim: AutoscalerSimulation, blueprint: Blueprint, count: int)
     return names
 
 
-def _estimate(state, base: AutoscalerSimulation, pods: list[Pod], blueprint: Blueprint,
-              room: int) -> tuple[int | None, str]:
+def _estimate(state: ClusterState, base: AutoscalerSimulation, pods: list[Pod],
+              blueprint: Blueprint, room: int) -> tuple[int | None, str]:
     """Greedy node count: unplaced pods go on new nodes one after another."""
     sim = base.fork()
     waiting = [p for p in pods if not sim.state.get("Pod", p.namespace, p.name).node_name]
@@ -103,7 +114,7 @@ def _estimate(state, base: AutoscalerSimulation, pods: list[Pod], blueprint: Blu
     return added, ""
 
 
-def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Blueprint],
+def plan_atomic(state: ClusterState, prefix: str, pod_sets: list[PodSet], groups: list[Blueprint],
                 strategy: str = "first-fit") -> tuple[Placement, ScaleUp]:
     """Where the pods stand on existing capacity, and the least scale-up that fits them all.
 
@@ -117,7 +128,7 @@ def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Bluepri
     decision = ScaleUp()
     if placement.fit == placement.total:
         return placement, decision
-    best: tuple[int, Blueprint] | None = None
+    best: _Best | None = None
     for blueprint in groups:
         if blueprint.problem:
             decision.notes.append(f"node group {blueprint.name}: {blueprint.problem}")
@@ -127,13 +138,13 @@ def plan_atomic(state, prefix: str, pod_sets: list[PodSet], groups: list[Bluepri
         if estimate is None:
             decision.notes.append(why)
             continue
-        if best is not None and estimate >= best[0]:
+        if best is not None and estimate >= best.count:
             continue
-        for count in range(estimate, (room if best is None else best[0] - 1) + 1):
+        for count in range(estimate, (room if best is None else best.count - 1) + 1):
             trial = AutoscalerSimulation(state, strategy)
             add_group_nodes(trial, blueprint, count)
             if place_pods(trial, make_pods(prefix, pod_sets), stop_early=True).blocked is None:
-                best = (count, blueprint)
+                best = _Best(count, blueprint)
                 break
         else:
             decision.notes.append(f"node group {blueprint.name}: the pods do not all fit "

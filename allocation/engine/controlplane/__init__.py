@@ -3,20 +3,12 @@ negotiation between them and the scheduler. See ``docs/controlplane.md``.
 
 Modules: ``common`` (shared names, Event reasons), ``pools`` (a driver's pools),
 ``requests`` (``requestCount``, ``handleData``), ``driver`` (:class:`DriverController`),
-``negotiation`` (the scheduler's side). The names below load on first use, because the
-scheduler imports ``common`` while ``negotiation`` imports the scheduler.
+``negotiation`` (the scheduler's side, handed to the scheduler by ``simulation.py``).
 """
 
 from __future__ import annotations
 
-import importlib
+from allocation.engine.controlplane.driver import DriverController
+from allocation.engine.controlplane.negotiation import Negotiation
 
 __all__ = ["DriverController", "Negotiation"]
-
-_HOMES = {"DriverController": "driver", "Negotiation": "negotiation"}
-
-
-def __getattr__(name: str):
-    if name in _HOMES:
-        return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,14 +6,18 @@ says who records each one and on which object, so the console can draw the timel
 
 from __future__ import annotations
 
-from allocation.engine.manifests.kinds import HANDLE_DATA_MAX, NODE_LIST_MAX, RESOURCE_API
+from typing import TYPE_CHECKING
+
+from allocation.engine import kinds
 from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
 
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
 __all__ = [
-    "NODE_LIST_MAX", "HANDLE_DATA_MAX", "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
+    "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
     "ALLOCATED", "ALLOCATION_FAILED", "DEALLOCATION_REQUESTED", "DEALLOCATED",
-    "CONTROLLER_MISSING", "CLAIMS_COMPONENT", "context_of", "new_context", "drop_context",
-    "driver_finalizer", "pod_claims", "short_list", "reserve_for", "missing_controller",
+    "CONTROLLER_MISSING", "new_context", "driver_finalizer", "pod_claims", "short_list",
 ]
 
 POTENTIAL_NODES = "PotentialNodes"
@@ -25,46 +29,29 @@ DEALLOCATION_REQUESTED = "DeallocationRequested"
 DEALLOCATED = "Deallocated"
 CONTROLLER_MISSING = "ControllerMissing"
 
-CLAIMS_COMPONENT = "draplanner-claims"
-
 
 def driver_finalizer(controller_name: str) -> str:
     """The finalizer a driver puts on claims it allocates (as upstream's controller helper)."""
     return f"{controller_name}/deletion-protection"
 
 
-def context_of(state, pod: Pod) -> PodSchedulingContext | None:
-    """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
-    return state.get("PodSchedulingContext", pod.namespace, pod.name)
-
 
 def new_context(pod: Pod) -> PodSchedulingContext:
     """An empty PodSchedulingContext owned by ``pod`` (the seed: the pod is its owner)."""
     return PodSchedulingContext({
-        "apiVersion": RESOURCE_API, "kind": "PodSchedulingContext",
-        "metadata": {"name": pod.name, "namespace": pod.namespace, "ownerReferences": [
-            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.meta.uid,
-             "controller": True, "blockOwnerDeletion": True}]},
+        "apiVersion": kinds.POD_SCHEDULING_CONTEXT.preferred_version,
+        "kind": "PodSchedulingContext",
+        "metadata": {"name": pod.name, "namespace": pod.namespace,
+                     "ownerReferences": [pod.owner_reference()]},
         "spec": {}})
 
 
-def drop_context(state, pod: Pod) -> None:
-    """Delete the pod's PodSchedulingContext once the pod is bound (the scheduler's last step)."""
-    context = context_of(state, pod)
-    if context is not None:
-        state.remove(context)
 
-
-def pod_claims(state, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
+def pod_claims(state: ClusterState, pod: Pod) -> list[tuple[str, ResourceClaim | None]]:
     """``(pod claim name, claim)`` for each ``spec.resourceClaims`` entry, in order."""
     return [(c.name, state.get("ResourceClaim", pod.namespace,
-                               c.claim_name or f"{pod.name}-{c.name}")) for c in pod.claims]
+                               pod.claim_name(c))) for c in pod.claims]
 
-
-def reserve_for(claim: ResourceClaim, pod: Pod) -> None:
-    """Add ``pod`` to the claim's ``reservedFor`` unless it is there already."""
-    if pod.name not in claim.reserved_pods():
-        claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.meta.uid})
 
 
 def short_list(names: list[str], limit: int = 8) -> str:
@@ -73,9 +60,3 @@ def short_list(names: list[str], limit: int = 8) -> str:
         return "none"
     shown = ", ".join(names[:limit])
     return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
-
-
-def missing_controller(claim: ResourceClaim, class_name: str, controller: str) -> str:
-    """Why a claim whose class names a controller without a DriverSimulation stays pending."""
-    return (f"resourceclaim \"{claim.ref}\": class {class_name!r} names control-plane "
-            f"controller {controller}, which no DriverSimulation simulates")

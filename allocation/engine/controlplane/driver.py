@@ -20,21 +20,18 @@ resources"); several claims of one pod are considered together.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from allocation.engine.constants import CLAIMS_COMPONENT, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
     ALLOCATED,
     ALLOCATION_FAILED,
-    CLAIMS_COMPONENT,
     CONTROLLER_MISSING,
     DEALLOCATED,
     DEALLOCATION_REQUESTED,
-    NODE_LIST_MAX,
     UNSUITABLE_NODES,
     driver_finalizer,
-    missing_controller,
     pod_claims,
-    reserve_for,
     short_list,
 )
 from allocation.engine.controlplane.pools import Pool, PoolBook
@@ -53,13 +50,32 @@ from allocation.engine.objects import (
     ResourceClaimParameters,
     ResourceClass,
 )
+from allocation.engine.scheduling.binding import reserve_for
+from allocation.engine.scheduling.reasons import missing_controller
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["DriverController"]
 
-_Entry = tuple[str, ResourceClaim, ResourceClass, Any, int]  # pod claim, claim, class, params, n
+class _Entry(NamedTuple):
+    """A pod's claim pending with this driver, and what it asks."""
+
+    pod_claim: str
+    claim: ResourceClaim
+    resource_class: ResourceClass
+    params: Any
+    count: int
 
 
-def _set_reason(state, claim: ResourceClaim, reason: str | None, event_reason: str,
+class _Held(NamedTuple):
+    """What an allocated claim holds of a driver's pools."""
+
+    pool: str
+    count: int
+
+
+def _set_reason(state: ClusterState, claim: ResourceClaim, reason: str | None, event_reason: str,
                 component: str) -> bool:
     if claim.pending_reason == reason:
         return False
@@ -70,7 +86,7 @@ def _set_reason(state, claim: ResourceClaim, reason: str | None, event_reason: s
     return True
 
 
-def _shareable(state, claim: ResourceClaim) -> bool:
+def _shareable(state: ClusterState, claim: ResourceClaim) -> bool:
     ref = claim.parameters_ref or {}
     if ref.get("kind") != "ResourceClaimParameters":
         return False
@@ -83,15 +99,19 @@ class DriverController:
 
     name = "drivers"
 
+    def next_wakeup(self, state: ClusterState) -> None:
+        """Simulated drivers have no timers."""
+        return None
+
     def __init__(self) -> None:
-        self.held: dict[tuple[str, str], tuple[str, int]] = {}  # (controller, claim) -> pool, n
+        self.held: dict[tuple[str, str], _Held] = {}  # (controller, claim) -> held
         self.reserved: dict[str, int] = {}  # reservations per claim at the end of last pass
         self.answered: dict[tuple, tuple] = {}  # what each context answer was computed from
         self.reported: set[tuple[str, str]] = set()  # (claim, node) failures already reported
         self.demand: dict[str, tuple[Any, int]] = {}
 
     # -- the pass -----------------------------------------------------------------------
-    def reconcile(self, state) -> bool:
+    def reconcile(self, state: ClusterState) -> bool:
         sims: dict[str, DriverSimulation] = {}
         for sim in sorted(state.of_kind(DriverSimulation), key=lambda s: s.name):
             sims.setdefault(sim.controller_name, sim)
@@ -141,7 +161,7 @@ class DriverController:
         self.reserved = {c.ref: len(c.reserved_for) for mine in claims.values() for c, _ in mine}
         return changed
 
-    def _collect_orphans(self, state) -> bool:
+    def _collect_orphans(self, state: ClusterState) -> bool:
         """Contexts of pods that are gone or finished are deleted; drivers ignore them."""
         def collect(context: PodSchedulingContext) -> bool:
             pod = state.get("Pod", context.namespace, context.name)
@@ -154,7 +174,7 @@ class DriverController:
 
         return each(state, self.name, list(state.of_kind(PodSchedulingContext)), collect)
 
-    def _no_longer_used(self, state, claims: dict) -> bool:
+    def _no_longer_used(self, state: ClusterState, claims: dict) -> bool:
         """A delayed-allocation claim whose last reservation went away gets deallocated."""
         def check(claim: ResourceClaim) -> bool:
             # Before the first pass, what the input said (the claim controller may have
@@ -174,7 +194,7 @@ class DriverController:
 
         return each(state, self.name, [c for mine in claims.values() for c, _rc in mine], check)
 
-    def _book(self, state, sim: DriverSimulation, mine: list) -> PoolBook:
+    def _book(self, state: ClusterState, sim: DriverSimulation, mine: list) -> PoolBook:
         """The pools with what the allocated claims hold (input allocations attributed)."""
         book = PoolBook.build(sim, state.nodes)
         for claim, _rc in mine:
@@ -183,26 +203,27 @@ class DriverController:
                 self.held.pop(key, None)
                 continue
             entry = self.held.get(key)
-            pool = book.pool(entry[0]) if entry else None
+            pool = book.pool(entry.pool) if entry else None
             if entry is None or pool is None:
                 params, error = vendor_parameters(state, claim)
                 count, error = request_count(sim, params) if error is None else (1, error)
                 pool = book.attribute(claim, count if error is None else 1, state.nodes)
                 if pool is None:
                     continue  # an allocation the pools cannot explain holds nothing
-                entry = self.held[key] = (pool.name, count if error is None else 1)
-            book.take(claim.ref, pool, entry[1])
+                entry = self.held[key] = _Held(pool.name, count if error is None else 1)
+            book.take(claim.ref, pool, entry.count)
         return book
 
     # -- allocating ---------------------------------------------------------------------
-    def _check(self, state, sim: DriverSimulation, book: PoolBook, mine: list) -> bool:
+    def _check(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
+               mine: list) -> bool:
         """Pending reasons of unallocated claims; Immediate claims allocated at once."""
         classes = {c.key: rc for c, rc in mine}
         return each(state, self.name, [c for c, _rc in mine],
                     lambda listed: self._check_claim(state, sim, book, listed,
                                                      classes[listed.key]))
 
-    def _check_claim(self, state, sim: DriverSimulation, book: PoolBook,
+    def _check_claim(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                      listed: ResourceClaim, rc: ResourceClass) -> bool:
         claim = state.objects.get(listed.key, listed)  # changed earlier in this pass?
         if claim.allocation is not None:
@@ -225,7 +246,7 @@ class DriverController:
         return self._allocate(state, sim, book, (claim.name, claim, rc, params, count),
                               pool, None, None)
 
-    def _allocate(self, state, sim: DriverSimulation, book: PoolBook, entry: _Entry,
+    def _allocate(self, state: ClusterState, sim: DriverSimulation, book: PoolBook, entry: _Entry,
                   pool: Pool, node: str | None, pod: Pod | None) -> bool:
         _name, claim, rc, params, count = entry
         data, error = render_handle_data(sim, {
@@ -246,7 +267,7 @@ class DriverController:
         if finalizer not in claim.meta.finalizers:
             claim.meta.finalizers.append(finalizer)
         book.take(claim.ref, pool, count)
-        self.held[(sim.controller_name, claim.ref)] = (pool.name, count)
+        self.held[(sim.controller_name, claim.ref)] = _Held(pool.name, count)
         claim.pending_reason = None
         where = f"for node {node}" if node else "immediately"
         message = (f"Allocated {count} resource(s) from pool {pool.name} of "
@@ -257,7 +278,7 @@ class DriverController:
         state.events.record(claim, "Normal", ALLOCATED, message, component=sim.controller_name)
         return True
 
-    def _deallocate(self, state, sim: DriverSimulation, book: PoolBook,
+    def _deallocate(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                     claim: ResourceClaim) -> bool:
         claim = state.writable(claim)
         held = book.held.get(claim.ref)
@@ -272,13 +293,13 @@ class DriverController:
         finalizer = driver_finalizer(sim.controller_name)
         claim.meta.finalizers = [f for f in claim.meta.finalizers if f != finalizer]
         state.epoch += 1  # resources came free: cached scheduling answers are stale
-        what = f"{held[1]} resource(s) of pool {held[0].name}" if held else "its resources"
+        what = f"{held.count} resource(s) of pool {held.pool.name}" if held else "its resources"
         state.events.record(claim, "Normal", DEALLOCATED, f"Deallocated: released {what}",
                             component=sim.controller_name)
         return True
 
     # -- the negotiation ----------------------------------------------------------------
-    def _pending(self, state, sim: DriverSimulation, pod: Pod) -> list[_Entry]:
+    def _pending(self, state: ClusterState, sim: DriverSimulation, pod: Pod) -> list[_Entry]:
         out = []
         for name, claim in pod_claims(state, pod):
             if (claim is None or claim.allocation is not None or claim.immediate
@@ -286,10 +307,10 @@ class DriverController:
                 continue
             rc = state.get("ResourceClass", None, claim.class_name)
             if isinstance(rc, ResourceClass) and rc.controller_name == sim.controller_name:
-                out.append((name, claim, rc, *self.demand[claim.ref]))
+                out.append(_Entry(name, claim, rc, *self.demand[claim.ref]))
         return out
 
-    def _serve(self, state, sim: DriverSimulation, book: PoolBook,
+    def _serve(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                context: PodSchedulingContext, pod: Pod | None) -> bool:
         if pod is None or pod.terminated:
             return False
@@ -300,38 +321,38 @@ class DriverController:
         selected = context.selected_node
         if selected:
             for entry in entries:
-                pool = book.for_node(selected, entry[4]) if selected in state.nodes else None
+                pool = book.for_node(selected, entry.count) if selected in state.nodes else None
                 if pool is not None:
                     changed |= self._allocate(state, sim, book, entry, pool, selected, pod)
-                elif not context.potential_nodes and (entry[1].ref, selected) not in \
+                elif not context.potential_nodes and (entry.claim.ref, selected) not in \
                         self.reported:  # a bound pod: all a driver can do is retry
-                    self.reported.add((entry[1].ref, selected))
-                    state.events.record(entry[1], "Warning", ALLOCATION_FAILED,
-                                        f"Cannot allocate {entry[4]} resource(s) for node "
+                    self.reported.add((entry.claim.ref, selected))
+                    state.events.record(entry.claim, "Warning", ALLOCATION_FAILED,
+                                        f"Cannot allocate {entry.count} resource(s) for node "
                                         f"{selected}, where pod {pod.name} is bound: no pool "
                                         f"reaching it has them free ({book.summary()})",
                                         component=sim.controller_name)
                     changed = True
-        remaining = [e for e in entries if e[1].ref not in book.held]
+        remaining = [e for e in entries if e.claim.ref not in book.held]
         if context.potential_nodes and remaining:
             changed |= self._answer(state, sim, book, context, remaining)
         return changed
 
-    def _answer(self, state, sim: DriverSimulation, book: PoolBook,
+    def _answer(self, state: ClusterState, sim: DriverSimulation, book: PoolBook,
                 context: PodSchedulingContext, entries: list[_Entry]) -> bool:
         """Update ``unsuitableNodes`` of the pending claims, all claims considered together."""
         potential = list(context.potential_nodes)
         selected = context.selected_node
-        prior = sorted({n for e in entries for n in context.claim_status.get(e[0], ())})
+        prior = sorted({n for e in entries for n in context.claim_status.get(e.pod_claim, ())})
         basis = (tuple(potential), selected, tuple(prior), state.epoch,
-                 tuple(p.used for p in book.pools), tuple(e[1].ref for e in entries))
+                 tuple(p.used for p in book.pools), tuple(e.claim.ref for e in entries))
         key = (context.key, sim.controller_name)
-        if self.answered.get(key) == basis and all(e[0] in context.claim_status
+        if self.answered.get(key) == basis and all(e.pod_claim in context.claim_status
                                                    for e in entries):
             return False
         self.answered[key] = basis
         check = list(dict.fromkeys([*potential, *([selected] if selected else []), *prior]))
-        bad: dict[str, list[str]] = {e[0]: [] for e in entries}
+        bad: dict[str, list[str]] = {e.pod_claim: [] for e in entries}
         for node in check:
             extra: dict[str, int] = {}
             for name, _claim, _rc, _params, count in entries:

@@ -22,74 +22,91 @@ never offers a rejected node again, and the negotiation always ends.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from allocation.engine.allocator import search
+from allocation.engine.constants import CLAIMS_COMPONENT, NODE_LIST_MAX
 from allocation.engine.controlplane.common import (
-    CLAIMS_COMPONENT,
     DEALLOCATION_REQUESTED,
-    NODE_LIST_MAX,
     POTENTIAL_NODES,
     SELECTED_NODE,
-    context_of,
-    missing_controller,
     new_context,
     short_list,
 )
 from allocation.engine.controlplane.pools import available_on
 from allocation.engine.labels import node_selector_matches
-from allocation.engine.objects import DriverSimulation, Node, Pod, ResourceClaim
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION, MAX_DETAIL_NODES, R_CLASS
+from allocation.engine.models import Strategy
+from allocation.engine.objects import DriverSimulation
+from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.binding import context_of
+from allocation.engine.scheduling.reasons import (
+    MAX_DETAIL_NODES,
+    R_CLASS,
+    R_UNSUITABLE,
+    WAIT_ALLOCATION,
+    WAIT_IMMEDIATE,
+    WAIT_INFORMATION,
+    detail_of,
+    missing_controller,
+    summary,
+)
 
-__all__ = ["Negotiation", "R_UNSUITABLE", "WAIT_INFORMATION", "WAIT_ALLOCATION",
-           "WAIT_IMMEDIATE"]
+if TYPE_CHECKING:
+    from allocation.engine.allocator import Want
+    from allocation.engine.objects import Node, Pod, PodSchedulingContext, ResourceClaim
+    from allocation.engine.resolve import ClaimPlan
+    from allocation.engine.scheduling.needs import Controlled, PodNeeds
+    from allocation.engine.state import ClusterState
 
-R_UNSUITABLE = "node(s) were reported unsuitable by the resource driver"
-WAIT_INFORMATION = "waiting for resource driver to provide information"
-WAIT_ALLOCATION = "waiting for resource driver to allocate resource"
-WAIT_IMMEDIATE = "waiting for resource driver to allocate a claim with Immediate allocation"
+__all__ = ["Negotiation"]
+
+Learned = dict[str, set[str]]
+"""Nodes the drivers reported unsuitable, by pod claim name."""
 
 
-def _immediate(needs) -> bool:
-    return any(claim.immediate for _name, claim, _plan in needs.controlled)
+def _immediate(needs: PodNeeds) -> bool:
+    return any(entry.claim.immediate for entry in needs.controlled)
 
 
 class Negotiation:
-    """The scheduler's half of the negotiation; ``rounds`` counts its context updates."""
+    """The scheduler's half of the negotiation: a ``scheduler.Negotiator``.
 
-    def __init__(self, scheduler) -> None:
-        self.scheduler = scheduler
+    ``rounds`` counts its context updates per pod (``bench/bench_controlplane.py`` reports
+    them; ``docs/controlplane.md``).
+    """
+
+    def __init__(self, strategy: str = Strategy.FIRST_FIT) -> None:
+        self.strategy = strategy
         self.rounds: Counter[str] = Counter()
         self.controllers: set[str] = set()
-        self.learned: dict[str, tuple[int, dict[str, set[str]]]] = {}
+        self.learned: dict[str, tuple[int, Learned]] = {}
 
-    def begin(self, state) -> None:
+    def begin(self, state: ClusterState) -> None:
         """Called at the start of each scheduler pass."""
         self.controllers = {s.controller_name for s in state.of_kind(DriverSimulation)}
 
-    def blocker(self, claim: ResourceClaim, plan) -> str | None:
+    def blocker(self, claim: ResourceClaim, plan: ClaimPlan) -> str | None:
         """Why an unallocated controller-managed claim cannot be negotiated, or None."""
         controller = plan.controller
         if controller not in self.controllers:
             return missing_controller(claim, plan.resource_class.name, controller)
         return None  # an Immediate claim the driver has not reached yet: the pod waits
 
-    def involved(self, state, pod: Pod) -> bool:
+    def involved(self, state: ClusterState, pod: Pod) -> bool:
         return context_of(state, pod) is not None
 
     # -- a pending pod ------------------------------------------------------------------
-    def schedule(self, state, pod: Pod, needs) -> bool:
+    def schedule(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> bool:
         """One scheduling attempt; returns whether anything changed."""
         if _immediate(needs):
-            return self._wait(state, pod, WAIT_IMMEDIATE)
+            return binding.mark_waiting(state, pod, WAIT_IMMEDIATE)
         context = context_of(state, pod)
         pending = needs.controlled
         learned = self._learn(state, pod, context)
         selected = context.selected_node if context is not None else None
         if pending and selected and self._refusal(state, pod, state.nodes.get(selected),
                                                   needs, learned) is None:
-            return self._wait(state, pod, WAIT_ALLOCATION)
+            return binding.mark_waiting(state, pod, WAIT_ALLOCATION)
         limit = NODE_LIST_MAX if pending else 1
         fits, counts, details = self._fitting(state, pod, needs, learned, limit,
                                               None if pending else selected)
@@ -103,25 +120,22 @@ class Negotiation:
                 return self._request_deallocation(state, pod, claim)
             if changed:
                 return True
-            parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
-            message = f"0/{len(state.node_order)} nodes are available"
-            message += (": " + ", ".join(parts) + ".") if parts else "."
-            detail = {"nodes": details}
-            if len(state.node_order) > len(details):
-                detail["omittedNodes"] = len(state.node_order) - len(details)
-            return self.scheduler._mark_unschedulable(state, pod, message, detail)
+            total = len(state.node_order)
+            return binding.mark_unschedulable(state, pod, summary(counts, total),
+                                              detail_of(details, total))
         if not pending:  # every claim allocated: schedule the pod onto the node
             node = state.nodes[fits[0]]
-            picks, _refusal = self.scheduler.try_node(state, pod, node, needs)
-            self.scheduler.commit(state, pod, node, needs, picks)
+            picks, _refusal = fit.try_node(state, pod, node, needs, self.strategy)
+            binding.commit(state, pod, node, needs, picks)
             self.learned.pop(pod.key, None)
             return True
         informed = len(pending) == 1 or (context is not None and all(
-            name in context.claim_status for name, _claim, _plan in pending))
+            entry.pod_claim in context.claim_status for entry in pending))
         return self._publish(state, pod, context, fits, fits[0] if informed else None,
                              pending)
 
-    def _learn(self, state, pod: Pod, context) -> dict[str, set[str]]:
+    def _learn(self, state: ClusterState, pod: Pod,
+               context: PodSchedulingContext | None) -> Learned:
         epoch, learned = self.learned.get(pod.key, (state.epoch, {}))
         if epoch != state.epoch:
             learned = {}
@@ -131,34 +145,26 @@ class Negotiation:
         self.learned[pod.key] = (state.epoch, learned)
         return learned
 
-    def _refusal(self, state, pod: Pod, node: Node | None, needs, learned,
-                 wants=None) -> str | None:
+    def _refusal(self, state: ClusterState, pod: Pod, node: Node | None, needs: PodNeeds,
+                 learned: Learned, wants: list[Want] | None = None) -> str | None:
         """Why ``node`` cannot take the pod, drivers' reports included, or None."""
         if node is None:
             return "node not found"
-        reason = self.scheduler.node_refusal(state, pod, node, needs)
+        reason = fit.node_refusal(state, pod, node, needs)
         if reason:
             return reason
-        for name, _claim, plan in needs.controlled:
-            suitable = plan.resource_class.suitable_nodes
+        for entry in needs.controlled:
+            suitable = entry.plan.resource_class.suitable_nodes
             if suitable and not node_selector_matches(suitable, node):
                 return R_CLASS
-            if node.name in learned.get(name, ()):
+            if node.name in learned.get(entry.pod_claim, ()):
                 return R_UNSUITABLE
-        wants = needs.wants if wants is None else wants
-        if wants:  # structured claims of a mixed pod: a dry run, nothing stays taken
-            picks, exhausted = search(state.inventory_index, node.name, wants,
-                                      self.scheduler.strategy)
-            if picks is None:
-                from allocation.engine.scheduler import R_BUDGET, R_CLAIMS
+        # Structured claims of a mixed pod: a dry run, nothing stays taken.
+        return fit.claims_fit(state, node, needs.wants if wants is None else wants,
+                              self.strategy)
 
-                return R_BUDGET if exhausted else R_CLAIMS
-            for want, (inventory, candidate) in zip(wants, picks, strict=True):
-                inventory.release(candidate, want.owner)
-        return None
-
-    def _fitting(self, state, pod: Pod, needs, learned, limit: int, prefer: str | None
-                 ) -> tuple[list[str], Counter, list[dict]]:
+    def _fitting(self, state: ClusterState, pod: Pod, needs: PodNeeds, learned: Learned,
+                 limit: int, prefer: str | None) -> tuple[list[str], Counter, list[dict]]:
         order = state.node_order
         if prefer in state.nodes:
             order = [prefer, *(n for n in order if n != prefer)]
@@ -178,15 +184,16 @@ class Negotiation:
                 details.append({"node": name, "reason": reason})
         return fits, counts, details
 
-    def _publish(self, state, pod: Pod, context, potential: list[str], selected: str | None,
-                 pending: list, why: str | None = None) -> bool:
+    def _publish(self, state: ClusterState, pod: Pod, context: PodSchedulingContext | None,
+                 potential: list[str], selected: str | None, pending: list[Controlled],
+                 why: str | None = None) -> bool:
         changed = False
         if context is None:
             context = new_context(pod)
             state.add(context)
             changed = True
         context = state.writable(context)
-        names = ", ".join(name for name, _claim, _plan in pending)
+        names = ", ".join(entry.pod_claim for entry in pending)
         if context.potential_nodes != potential:
             context.potential_nodes = potential
             changed = True
@@ -202,20 +209,12 @@ class Negotiation:
             state.events.record(context, "Normal", SELECTED_NODE, message)
         if changed:
             self.rounds[pod.ref] += 1
-        self._wait(state, pod, WAIT_ALLOCATION if selected else WAIT_INFORMATION)
+        binding.mark_waiting(state, pod, WAIT_ALLOCATION if selected else WAIT_INFORMATION)
         return changed
 
-    def _wait(self, state, pod: Pod, message: str) -> bool:
-        """The pod waits for drivers: a condition but no Event (the context's Events tell)."""
-        pod = state.writable(pod)
-        pod.set_condition({"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                           "message": message, "lastTransitionTime": state.clock.stamp()})
-        explain = json.dumps({"summary": message}, sort_keys=True)
-        pod.meta.annotations[EXPLAIN_ANNOTATION] = explain
-        return False
-
     # -- recovery -----------------------------------------------------------------------
-    def _deallocation_candidate(self, state, pod: Pod, needs, learned) -> ResourceClaim | None:
+    def _deallocation_candidate(self, state: ClusterState, pod: Pod, needs: PodNeeds,
+                                learned: Learned) -> ResourceClaim | None:
         for claim in needs.allocated:
             if (not claim.controller_name or claim.immediate or claim.deallocation_requested
                     or any(name != pod.name for name in claim.reserved_pods())):
@@ -230,7 +229,8 @@ class Negotiation:
                     return claim
         return None
 
-    def _request_deallocation(self, state, pod: Pod, claim: ResourceClaim) -> bool:
+    def _request_deallocation(self, state: ClusterState, pod: Pod,
+                              claim: ResourceClaim) -> bool:
         claim = state.writable(claim)
         claim.deallocation_requested = True
         claim.reserved_for = [r for r in claim.reserved_for if r.get("name") != pod.name]
@@ -241,7 +241,7 @@ class Negotiation:
         return True
 
     # -- a bound pod --------------------------------------------------------------------
-    def bound(self, state, pod: Pod, node: Node, needs) -> bool:
+    def bound(self, state: ClusterState, pod: Pod, node: Node, needs: PodNeeds) -> bool:
         """A pod bound already with unallocated claims: a context with only ``selectedNode``."""
         if _immediate(needs):
             return False  # the driver allocates Immediate claims without a context

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from allocation.engine.labels import label_selector_matches, node_selector_matches
 from allocation.engine.objects import DriverSimulation, Node, ResourceClaim
 
-__all__ = ["Pool", "PoolBook", "node_selector_of", "available_on"]
+__all__ = ["Pool", "PoolBook", "Holding", "node_selector_of", "available_on"]
 
 
 def node_selector_of(selector: dict | None) -> dict | None:
@@ -48,6 +49,13 @@ class Pool:
         return self.count - self.used
 
 
+class Holding(NamedTuple):
+    """What one claim holds: ``count`` resources of ``pool``."""
+
+    pool: Pool
+    count: int
+
+
 @dataclass
 class PoolBook:
     """What one DriverSimulation's claims hold, by pool; rebuilt every pass."""
@@ -55,7 +63,7 @@ class PoolBook:
     sim: DriverSimulation
     pools: list[Pool]
     by_node: dict[str, list[Pool]]
-    held: dict[str, tuple[Pool, int]] = field(default_factory=dict)
+    held: dict[str, Holding] = field(default_factory=dict)
 
     @classmethod
     def build(cls, sim: DriverSimulation, nodes: dict[str, Node]) -> PoolBook:
@@ -92,13 +100,13 @@ class PoolBook:
         return None
 
     def take(self, claim_ref: str, pool: Pool, count: int) -> None:
-        self.held[claim_ref] = (pool, count)
+        self.held[claim_ref] = Holding(pool, count)
         pool.used += count
 
     def release(self, claim_ref: str) -> None:
         held = self.held.pop(claim_ref, None)
         if held is not None:
-            held[0].used -= held[1]
+            held.pool.used -= held.count
 
     def attribute(self, claim: ResourceClaim, count: int, nodes: dict[str, Node]) -> Pool | None:
         """The pool an allocation read from the input holds: the one whose reach it names,

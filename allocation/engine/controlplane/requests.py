@@ -12,9 +12,8 @@ Every failure is a message naming the DriverSimulation and the field; nothing he
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from allocation.engine.cel import (
     CelCompileError,
@@ -22,16 +21,16 @@ from allocation.engine.cel import (
     Expression,
     compile_expression,
 )
-from allocation.engine.controlplane.common import HANDLE_DATA_MAX
-from allocation.engine.objects import DriverSimulation, ResourceClaim, ResourceClaimParameters
+from allocation.engine.constants import HANDLE_DATA_MAX
+from allocation.engine.objects import DriverSimulation, ResourceClaim
+from allocation.engine.parameters import claim_parameters, vendor_snapshot
+from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, PLACEHOLDER
 
-__all__ = ["vendor_parameters", "request_count", "render_handle_data", "placeholders",
-           "HANDLE_VARIABLES"]
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
-RESOURCE_GROUP = "resource.k8s.io"
-HANDLE_VARIABLES = {"object": "dyn", "claim": "dyn", "pool": "string", "count": "int",
-                    "node": "string"}
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+__all__ = ["vendor_parameters", "request_count", "render_handle_data"]
+
 
 
 @lru_cache(maxsize=1024)
@@ -39,26 +38,14 @@ def _compiled(source: str, variables: tuple[tuple[str, str], ...]) -> Expression
     return compile_expression(source, dict(variables))
 
 
-def placeholders(template: str) -> list[str]:
-    """The CEL sources of the ``{{ ... }}`` placeholders of a ``handleData`` template."""
-    return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
+def vendor_parameters(state: ClusterState, claim: ResourceClaim) -> tuple[Any, str | None]:
+    """The claim's vendor parameters (the referenced object as written), or why not found.
 
-
-def vendor_parameters(state, claim: ResourceClaim) -> tuple[Any, str | None]:
-    """The claim's vendor parameters (the referenced object as written), or why not found."""
-    ref = claim.parameters_ref
-    if ref is None:
-        return None, None
-    group = ref.get("apiGroup") or ""
-    if ref["kind"] == "ResourceClaimParameters" and group in ("", RESOURCE_GROUP):
-        params = state.get("ResourceClaimParameters", claim.namespace, ref["name"])
-        if not isinstance(params, ResourceClaimParameters):
-            return None, f"resourceclaimparameters {claim.namespace}/{ref['name']} not found"
-        return params.vendor_parameters, None
-    vendor = state.vendor_object(group, ref["kind"], claim.namespace, ref["name"])
-    if vendor is None:
-        return None, f"claim parameters {ref['kind']} {claim.namespace}/{ref['name']} not found"
-    return vendor.raw, None
+    A driver reads the object the claim names, never one generated from it
+    (``allocation/engine/parameters.py``).
+    """
+    found, reason = claim_parameters(state, claim, generated=False)
+    return vendor_snapshot(found), reason
 
 
 def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:
@@ -68,7 +55,7 @@ def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:
         return 1, None
     where = f"DriverSimulation {sim.name}: spec.requestCount"
     try:
-        value = _compiled(source, (("object", "dyn"),)).evaluate(object=params)
+        value = _compiled(source, tuple(OBJECT_VARIABLES.items())).evaluate(object=params)
     except CelCompileError as exc:
         return 0, f"{where}: invalid CEL expression: {exc}"
     except CelEvaluationError as exc:
@@ -96,7 +83,7 @@ def render_handle_data(sim: DriverSimulation, variables: dict[str, Any]
     where = f"DriverSimulation {sim.name}: spec.handleData"
     out: list[str] = []
     last = 0
-    for match in _PLACEHOLDER.finditer(template):
+    for match in PLACEHOLDER.finditer(template):
         source = match.group(1).strip()
         try:
             value = _compiled(source, tuple(sorted(HANDLE_VARIABLES.items()))).evaluate(

@@ -14,9 +14,8 @@ from allocation.engine.cel import CelCompileError, compile_device_selector
 from allocation.engine.cel.syntax import string_literal
 from allocation.engine.convert.selectors import RewriteError, rewrite_selector
 from allocation.engine.convert.slices import V1
-from allocation.engine.models.numeric import class_snapshot
-from allocation.engine.objects import ResourceClass
-from allocation.engine.resolve import class_parameters
+from allocation.engine.objects import ResourceClass, ResourceClassParameters
+from allocation.engine.parameters import class_parameters, vendor_snapshot
 
 __all__ = ["device_class", "opaque_config", "driver_selector", "MAX_PARAMETERS"]
 
@@ -79,7 +78,8 @@ def device_class(state, rc: ResourceClass, types: Mapping[str, Mapping[str, str]
              "class selects the devices of its DriverSimulation's approximation",
              impossible=True)
     elif rc.mode == "numeric":
-        parameters, error = class_snapshot(state, rc)
+        found, error = class_parameters(state, rc)
+        parameters = vendor_snapshot(found)
         if error:
             warn("parametersRef", error, impossible=True)
         config = opaque_config(rc.driver_name, parameters, "parametersRef", warn)
@@ -88,7 +88,7 @@ def device_class(state, rc: ResourceClass, types: Mapping[str, Mapping[str, str]
                 warn(f"numericParameters[{index}].shareable", "every v1 claim is "
                      "shareable (up to 256 pods); not shareable is dropped")
     else:
-        filters, parameters, error = class_parameters(state, rc)
+        filters, parameters, error = _structured_parameters(state, rc)
         if error:
             warn("parametersRef", error, impossible=True)
         selectors.extend(_filters(rc, filters, types, warn))
@@ -109,3 +109,15 @@ def _metadata(raw: dict) -> dict:
     meta = raw.get("metadata") or {}
     return {key: meta[key] for key in ("name", "namespace", "labels", "annotations")
             if meta.get(key)}
+
+
+def _structured_parameters(state, rc) -> tuple[list[dict], object, str | None]:
+    """(filters, vendor parameters, error) of a structured class's ``parametersRef``."""
+    found, error = class_parameters(state, rc)
+    if found is None:
+        return [], None, error
+    if isinstance(found, ResourceClassParameters):
+        return found.filters, found.vendor_parameters, None
+    ref = rc.parameters_ref
+    return [], None, (f"class parameters {ref['kind']} {ref['name']!r} of class {rc.name!r} "
+                      "have no ResourceClassParameters generated from them yet")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from allocation.engine.versions import canonical_version
+from allocation.engine.versions import parse_version
 
 __all__ = ["MAX_ID", "MAX_LABEL", "attribute_id", "dns_label", "label_attribute",
            "strict_version"]
@@ -66,4 +66,4 @@ def strict_version(text: str) -> str:
     Raises:
         ValueError: ``text`` is not a version even read tolerantly.
     """
-    return canonical_version(text)
+    return str(parse_version(text))  # the canonical form: v1.02 -> 1.2.0

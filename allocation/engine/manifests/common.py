@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from allocation.engine.cel import CelCompileError, compile_problem, compile_selector
+from allocation.engine.events import parse_time
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import (
     DNS_LABEL,
@@ -21,6 +23,7 @@ from allocation.engine.manifests.schema import (
     Str,
     join,
 )
+from allocation.engine.versions import parse_version
 
 __all__ = [
     "metadata_schema", "label_selector", "node_selector", "attribute", "attributes",
@@ -74,7 +77,6 @@ def _check_annotations(value: dict, path: str, problems: ProblemList) -> None:
 
 
 def _check_time(value: str, path: str, problems: ProblemList) -> None:
-    from allocation.engine.events import parse_time
 
     try:
         parse_time(value)
@@ -88,7 +90,6 @@ timestamp_str = Check(Str(), _check_time)
 
 
 def _check_version(value: Any, path: str, problems: ProblemList) -> None:
-    from allocation.engine.versions import parse_version
 
     try:
         parse_version(value)
@@ -97,7 +98,6 @@ def _check_version(value: Any, path: str, problems: ProblemList) -> None:
 
 
 def _check_cel(value: Any, path: str, problems: ProblemList) -> None:
-    from allocation.engine.cel import CelCompileError, compile_problem, compile_selector
 
     try:
         compile_selector(value)

@@ -1,14 +1,17 @@
-"""Schemas and scopes of every kind the planner reads (spec section 2).
+"""Schemas of every kind the planner reads (spec section 2), one per registered kind spec.
 
-Model-specific fields (slice models, request and filter models, result models) come from the
-structured model registry, so a newly registered model is validated like the built-in ones.
+Groups, versions and scopes are declared in ``allocation/engine/kinds.py``. Model-specific
+fields (slice models, request and filter models, result models) come from the structured
+model registry, so a newly registered model is validated like the built-in ones.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from allocation.engine import kinds
+from allocation.engine.constants import HANDLE_DATA_MAX, NODE_LIST_MAX
+from allocation.engine.kinds import KindSpec
 from allocation.engine.manifests.common import (
     generated_from,
     label_map,
@@ -34,40 +37,15 @@ from allocation.engine.manifests.schema import (
 )
 from allocation.engine.models import registry
 
-__all__ = ["KindInfo", "kind_info", "RESOURCE_API", "PLANNER_API", "PROVISIONING_APIS",
-           "DRA_KINDS", "PLANNER_KINDS", "CORE_KINDS", "HANDLE_DATA_MAX", "NODE_LIST_MAX"]
-
-RESOURCE_API = "resource.k8s.io/v1alpha2"
-PLANNER_API = "draplanner.io/v1alpha1"
-PROVISIONING_APIS = ("autoscaling.x-k8s.io/v1beta1", "autoscaling.x-k8s.io/v1")
-HANDLE_DATA_MAX = 16 * 1024
-NODE_LIST_MAX = 128
-
-DRA_KINDS = ("NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
-             "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
-             "ResourceClaimTemplate", "PodSchedulingContext")
-PLANNER_KINDS = ("NodeGroup", "DriverSimulation")
-CORE_KINDS = ("Node", "Pod", "PodTemplate", "Namespace", "Event")
-CLUSTER_SCOPED = {"NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
-                  "ResourceClassParameters", "NodeGroup", "DriverSimulation", "Node",
-                  "Namespace"}
+__all__ = ["schema_of"]
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    """What the loader needs to know about one kind."""
-
-    kind: str
-    api_versions: tuple[str, ...]
-    namespaced: bool
-    schema: Schema
-    strict: bool
-
-
-def _doc(fields: dict, namespaced: bool, required=(), open_: bool = False, **kw) -> Obj:
-    base = {"apiVersion": Str(), "kind": Str(), "metadata": metadata_schema(namespaced)}
+def _doc(spec: KindSpec, fields: dict, required=(), open_: bool = False, **kw
+         ) -> tuple[KindSpec, Obj]:
+    """The schema of ``spec``'s documents: its fields besides apiVersion, kind, metadata."""
+    base = {"apiVersion": Str(), "kind": Str(), "metadata": metadata_schema(spec.namespaced)}
     base.update(fields)
-    return Obj(base, required=("metadata", *required), open=open_, **kw)
+    return spec, Obj(base, required=("metadata", *required), open=open_, **kw)
 
 
 def _slice_spec(with_node: bool) -> Obj:
@@ -123,48 +101,48 @@ def _claim_status() -> Obj:
                 "deallocationRequested": Bool()})
 
 
-def _resource_kinds() -> dict[str, Schema]:
+def _resource_kinds() -> list[tuple[KindSpec, Obj]]:
     numeric_entry = Obj({"apiVersion": Str(), "kind": Str(allow_empty=False),
                          "celTemplate": Str(allow_empty=False), "shareable": Bool()},
                         required=("kind", "celTemplate"))
-    return {
-        "NodeResourceSlice": _doc({"spec": _slice_spec(with_node=True)}, False, ("spec",)),
-        "NodeResourceCapacity": _doc({
+    return [
+        _doc(kinds.NODE_RESOURCE_SLICE, {"spec": _slice_spec(with_node=True)}, ("spec",)),
+        _doc(kinds.NODE_RESOURCE_CAPACITY, {
             "nodeName": Str(DNS_SUBDOMAIN), "driverName": Str(DNS_SUBDOMAIN),
             "instances": ListOf(_capacity_instance, unique_key="id"),
-        }, False, ("nodeName", "driverName")),
-        "ResourceClass": _doc({
+        }, ("nodeName", "driverName")),
+        _doc(kinds.RESOURCE_CLASS, {
             "driverName": Str(DNS_SUBDOMAIN), "parametersRef": parameters_ref,
             "suitableNodes": node_selector, "structuredParameters": Bool(),
             "semanticParameters": Bool(), "numericParameters": ListOf(numeric_entry,
                                                                       min_items=1),
             "controllerName": Str(DNS_SUBDOMAIN),
-        }, False, ("driverName",)),
-        "ResourceClassParameters": _doc({
+        }, ("driverName",)),
+        _doc(kinds.RESOURCE_CLASS_PARAMETERS, {
             "generatedFrom": generated_from, "vendorParameters": AnyValue(),
             "filters": ListOf(_model_union("filter_schema", {"driverName": Str(DNS_SUBDOMAIN)})),
-        }, False),
-        "ResourceClaimParameters": _doc({
+        }),
+        _doc(kinds.RESOURCE_CLAIM_PARAMETERS, {
             "generatedFrom": generated_from, "shareable": Bool(), "vendorParameters": AnyValue(),
             "requests": ListOf(_model_union("request_schema",
                                             {"driverName": Str(DNS_SUBDOMAIN)})),
-        }, True),
-        "ResourceClaim": _doc({"spec": _claim_spec, "status": _claim_status()}, True, ("spec",)),
-        "ResourceClaimTemplate": _doc({"spec": Obj({
+        }),
+        _doc(kinds.RESOURCE_CLAIM, {"spec": _claim_spec, "status": _claim_status()}, ("spec",)),
+        _doc(kinds.RESOURCE_CLAIM_TEMPLATE, {"spec": Obj({
             "metadata": object_metadata,
-            "spec": _claim_spec}, required=("spec",))}, True, ("spec",)),
-        "PodSchedulingContext": _doc({
+            "spec": _claim_spec}, required=("spec",))}, ("spec",)),
+        _doc(kinds.POD_SCHEDULING_CONTEXT, {
             "spec": Obj({"selectedNode": Str(), "potentialNodes": ListOf(
                 Str(DNS_SUBDOMAIN), max_items=NODE_LIST_MAX)}),
             "status": Obj({"resourceClaims": ListOf(Obj({
                 "name": Str(allow_empty=False),
                 "unsuitableNodes": ListOf(Str(DNS_SUBDOMAIN), max_items=NODE_LIST_MAX),
             }, required=("name",)))}),
-        }, True, ("spec",)),
-    }
+        }, ("spec",)),
+    ]
 
 
-def _planner_kinds() -> dict[str, Schema]:
+def _planner_kinds() -> list[tuple[KindSpec, Obj]]:
     template = Obj({
         "metadata": object_metadata,
         "spec": Obj({"unschedulable": Bool(), "taints": ListOf(AnyValue())}),
@@ -176,8 +154,8 @@ def _planner_kinds() -> dict[str, Schema]:
                    required=("driverName",))
     pool = Obj({"name": Str(DNS_LABEL), "count": Int(minimum=0),
                 "nodeSelector": label_selector}, required=("name", "count"))
-    return {
-        "NodeGroup": _doc({
+    return [
+        _doc(kinds.NODE_GROUP, {
             "spec": Obj({
                 "minSize": Int(minimum=0), "maxSize": Int(minimum=0), "template": template,
                 "capacityFromNode": Str(DNS_SUBDOMAIN),
@@ -185,19 +163,19 @@ def _planner_kinds() -> dict[str, Schema]:
                 "resourceCapacities": ListOf(capacity),
             }, required=("maxSize",)),
             "status": Obj({"size": Int(minimum=0), "nodes": ListOf(Str())}),
-        }, False, ("spec",)),
-        "DriverSimulation": _doc({
+        }, ("spec",)),
+        _doc(kinds.DRIVER_SIMULATION, {
             "spec": Obj({
                 "controllerName": Str(DNS_SUBDOMAIN), "pools": ListOf(pool, unique_key="name"),
                 "requestCount": Str(allow_empty=False),
                 "handleData": Str(max_len=HANDLE_DATA_MAX),
             }, required=("controllerName",)),
             "status": Obj({"pools": ListOf(AnyValue())}),
-        }, False, ("spec",)),
-    }
+        }, ("spec",)),
+    ]
 
 
-def _provisioning_request() -> Schema:
+def _provisioning_request() -> tuple[KindSpec, Obj]:
     pod_set = Obj({"podTemplateRef": Obj({"name": Str(DNS_SUBDOMAIN)}, required=("name",)),
                    "count": Int(minimum=1, maximum=16384)},
                   required=("podTemplateRef", "count"))
@@ -210,10 +188,10 @@ def _provisioning_request() -> Schema:
         at_most_one=(("parameters", "Parameters"),))
     status = Obj({"conditions": ListOf(_condition), "statuses": MapOf(Str()),
                   "provisioningClassDetails": MapOf(AnyValue())})
-    return _doc({"spec": spec, "status": status}, True, ("spec",))
+    return _doc(kinds.PROVISIONING_REQUEST, {"spec": spec, "status": status}, ("spec",))
 
 
-def _core_kinds() -> dict[str, Schema]:
+def _core_kinds() -> list[tuple[KindSpec, Obj]]:
     resources = Obj({"requests": request_quantity_map, "limits": request_quantity_map,
                      "claims": ListOf(Obj({"name": Str(allow_empty=False)},
                                           required=("name",), open=True))}, open=True)
@@ -238,41 +216,33 @@ def _core_kinds() -> dict[str, Schema]:
             open=True),
     }, open=True)
     pod_status = Obj({"phase": Str(), "conditions": ListOf(_condition)}, open=True)
-    return {
-        "Node": _doc({"spec": Obj({"unschedulable": Bool()}, open=True),
-                      "status": Obj({"allocatable": request_quantity_map,
-                                     "capacity": request_quantity_map}, open=True)},
-                     False, open_=True),
-        "Pod": _doc({"spec": pod_spec, "status": pod_status}, True, ("spec",), open_=True),
-        "PodTemplate": _doc({"template": Obj({"metadata": Obj({}, open=True),
-                                              "spec": pod_spec}, required=("spec",),
-                                             open=True)}, True, ("template",), open_=True),
-        "Namespace": _doc({}, False),
-        "Event": _doc({}, True, open_=True),
-    }
+    return [
+        _doc(kinds.NODE, {"spec": Obj({"unschedulable": Bool()}, open=True),
+                          "status": Obj({"allocatable": request_quantity_map,
+                                         "capacity": request_quantity_map}, open=True)},
+             open_=True),
+        _doc(kinds.POD, {"spec": pod_spec, "status": pod_status}, ("spec",), open_=True),
+        _doc(kinds.POD_TEMPLATE, {"template": Obj({"metadata": Obj({}, open=True),
+                                                   "spec": pod_spec}, required=("spec",),
+                                                  open=True)}, ("template",), open_=True),
+        _doc(kinds.NAMESPACE, {}),
+        _doc(kinds.EVENT, {}, open_=True),
+    ]
 
 
 @lru_cache(maxsize=4)
-def _all_kinds(generation: int) -> dict[str, KindInfo]:
-    out: dict[str, KindInfo] = {}
-    for kind, schema in _resource_kinds().items():
-        out[kind] = KindInfo(kind, (RESOURCE_API,), kind not in CLUSTER_SCOPED, schema, True)
-    for kind, schema in _planner_kinds().items():
-        out[kind] = KindInfo(kind, (PLANNER_API,), False, schema, True)
-    out["ProvisioningRequest"] = KindInfo("ProvisioningRequest", PROVISIONING_APIS, True,
-                                          _provisioning_request(), True)
-    for kind, schema in _core_kinds().items():
-        # Checked against the Kubernetes schema, with the rules above merged in.
-        out[kind] = KindInfo(kind, ("v1",), kind not in CLUSTER_SCOPED,
-                             core_kind_schema(kind, schema), False)
-    return out
+def _all_schemas(generation: int) -> dict[KindSpec, Schema]:
+    # Core kinds are checked against the Kubernetes schema, with the rules above merged in
+    # (manifests/k8s_schema.py; Events stay open).
+    core = [(spec, core_kind_schema(spec.name, schema)) for spec, schema in _core_kinds()]
+    built = dict([*_resource_kinds(), *_planner_kinds(), _provisioning_request(), *core])
+    return {spec: built[spec] for spec in kinds.KINDS}
 
 
-def kind_info(kind: str) -> KindInfo | None:
-    """The schema and scope of ``kind``, or None for vendor (opaque) objects."""
-    return _all_kinds(registry.generation()).get(kind)
+def schema_of(spec: KindSpec) -> Schema:
+    """The schema of documents of ``spec``, with the registered models' fields.
 
-
-def known_kinds() -> dict[str, KindInfo]:
-    return _all_kinds(registry.generation())
-
+    Raises:
+        KeyError: for a spec that has no schema here.
+    """
+    return _all_schemas(registry.generation())[spec]

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from allocation.engine import kinds
+from allocation.engine.constants import OWN_GROUPS
 from allocation.engine.manifests.common import metadata_schema
-from allocation.engine.manifests.kinds import kind_info, known_kinds
+from allocation.engine.manifests.kinds import schema_of
 from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
 from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
@@ -38,10 +40,10 @@ def _ident(data: Any) -> tuple[str, str | None, str | None]:
     kind = data.get("kind") if isinstance(data.get("kind"), str) else ""
     name = meta.get("name") if isinstance(meta.get("name"), str) else None
     namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
-    info = kind_info(kind)
-    if info is not None and info.namespaced and namespace is None:
+    scoped = kinds.namespaced(kind)
+    if scoped and namespace is None:
         namespace = "default"
-    if info is not None and not info.namespaced:
+    if scoped is False:
         namespace = None
     return kind, namespace, name
 
@@ -59,11 +61,11 @@ def _validate(data: Any, problems: ProblemList) -> None:
             problems.add(field_name, "required field is missing")
     if problems:
         return
-    info = kind_info(kind)
+    named = kinds.specs_named(kind)
     group = api_version.split("/", 1)[0] if "/" in api_version else ""
-    if info is None:
-        if group in ("resource.k8s.io", "draplanner.io"):
-            ours = [k for k, i in known_kinds().items() if group in i.api_versions[0]]
+    if not named:
+        if group in OWN_GROUPS:
+            ours = [spec.name for spec in kinds.specs_in_group(group)]
             problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
             return
         # A vendor object: only its metadata is the planner's to check (it names and keys
@@ -73,11 +75,13 @@ def _validate(data: Any, problems: ProblemList) -> None:
         else:
             _VENDOR_METADATA.check(data.get("metadata"), "metadata", problems)
         return
-    if api_version not in info.api_versions:
+    spec = kinds.lookup(api_version, kind)
+    if spec is None:
+        supported = [v for named_spec in named for v in named_spec.api_versions]
         problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "
-                     f"{' or '.join(info.api_versions)}")
+                     f"{' or '.join(supported)}")
         return
-    info.schema.check(data, "", problems)
+    schema_of(spec).check(data, "", problems)
     # Cross-field rules too, so every problem is reported at once; if the structure is
     # broken the schema has already reported why.
     with contextlib.suppress(KeyError, TypeError, AttributeError, ValueError):
@@ -86,12 +90,11 @@ def _validate(data: Any, problems: ProblemList) -> None:
 
 def build_object(data: dict, source: Source | None = None) -> KObject:
     """The engine object for one valid document."""
-    cls = KIND_CLASSES.get(data["kind"])
-    info = kind_info(data["kind"])
-    if cls is not None and info is not None and data.get("apiVersion") in info.api_versions:
+    spec = kinds.lookup(data.get("apiVersion"), data["kind"])
+    cls = KIND_CLASSES.get(spec) if spec is not None else None
+    if cls is not None:
         return cls(data, source)
-    namespaced = True if info is None else info.namespaced
-    return OpaqueObject(data, source, namespaced=namespaced)
+    return OpaqueObject(data, source, namespaced=kinds.namespaced(data["kind"]) is not False)
 
 
 def _expand(raw: RawDocument) -> Iterable[tuple[str, Any]]:

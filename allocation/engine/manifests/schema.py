@@ -15,6 +15,7 @@ from typing import Any
 
 from allocation.engine.manifests.limits import INT64_MAX, INT64_MIN
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.quantity import Quantity
 
 __all__ = [
     "Schema", "Str", "Int", "Bool", "QuantityStr", "AnyValue", "ListOf", "MapOf", "Obj",
@@ -162,7 +163,6 @@ class QuantityStr(Schema):
         self.non_negative = non_negative
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
-        from allocation.engine.quantity import Quantity
 
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             problems.add(path, f"must be a quantity such as \"16Gi\", not {type_name(value)}")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from allocation.engine.cel import CelCompileError, compile_expression, compile_problem
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
 from allocation.engine.models import registry
+from allocation.engine.objects import provisioning as limits
+from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, placeholders
 
 __all__ = ["check_document"]
 
@@ -14,16 +17,13 @@ __all__ = ["check_document"]
 def _numeric_templates(data: dict, problems: ProblemList) -> None:
     """Every ``{{ expression }}`` of every ``celTemplate`` compiles (over ``object``), as the
     engine will evaluate it for each claim of the class."""
-    from allocation.engine.cel import CelCompileError, compile_expression
-    from allocation.engine.controlplane.requests import placeholders
-
     for index, entry in enumerate(data.get("numericParameters") or ()):
         template = entry.get("celTemplate") if isinstance(entry, dict) else None
         if not isinstance(template, str):
             continue  # the schema has said why
         for number, placeholder in enumerate(placeholders(template), start=1):
             try:
-                compile_expression(placeholder, {"object": "dyn"})
+                compile_expression(placeholder, OBJECT_VARIABLES)
             except CelCompileError as exc:
                 problems.add(f"numericParameters[{index}].celTemplate",
                              f"placeholder {number} {{{{{placeholder}}}}} is not valid CEL: {exc}")
@@ -56,9 +56,8 @@ def _slice_spec(spec: dict, path: str, problems: ProblemList) -> None:
 
 def _capacities(instances: Any, path: str, problems: ProblemList) -> None:
     for model in registry.all_models():
-        check = getattr(model, "check_capacity", None)
-        if model.source == "capacity" and check is not None:
-            check(instances, path, problems)
+        if model.source == "capacity":
+            model.check_capacity(instances, path, problems)
 
 
 def _node_group(data: dict, problems: ProblemList) -> None:
@@ -77,9 +76,6 @@ def _node_group(data: dict, problems: ProblemList) -> None:
 
 
 def _provisioning_request(data: dict, problems: ProblemList) -> None:
-    # Imported here: the autoscaler package imports the manifests package.
-    from allocation.engine.autoscaler import limits
-
     spec = data["spec"]
     key = "parameters" if "parameters" in spec else "Parameters"
     try:
@@ -96,18 +92,14 @@ def _provisioning_request(data: dict, problems: ProblemList) -> None:
 
 
 def _driver_simulation(data: dict, problems: ProblemList) -> None:
-    from allocation.engine.cel import CelCompileError, compile_expression, compile_problem
-
     source = data["spec"].get("requestCount")
     if source:
         try:
-            compile_expression(source, {"object": "dyn"})
+            compile_expression(source, OBJECT_VARIABLES)
         except CelCompileError as exc:
             problems.add("spec.requestCount", compile_problem(exc, "expression"))
     template = data["spec"].get("handleData")
     if template:
-        from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
-
         for index, placeholder in enumerate(placeholders(template)):
             try:
                 compile_expression(placeholder, HANDLE_VARIABLES)

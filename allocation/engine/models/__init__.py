@@ -8,13 +8,15 @@ from allocation.engine.models.base import (
     Inventory,
     Refusal,
     Request,
+    Strategy,
     StructuredModel,
 )
 from allocation.engine.models.counter import CounterModel
 from allocation.engine.models.named import NamedResourcesModel
 from allocation.engine.models.partitionable import PartitionableModel
 
-__all__ = ["registry", "Candidate", "Inventory", "Refusal", "Request", "StructuredModel"]
+__all__ = ["registry", "Candidate", "Inventory", "Refusal", "Request", "StructuredModel",
+           "Strategy"]
 
 for _model in (NamedResourcesModel(), PartitionableModel(), CounterModel()):
     if registry.get(_model.name) is None:

@@ -12,12 +12,27 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import Schema
 
-__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner"]
+if TYPE_CHECKING:
+    from allocation.engine.objects import ResourceClaim, ResourceClass
+    from allocation.engine.resolve import ClaimPlan
+    from allocation.engine.state import ClusterState
+
+__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner", "Strategy"]
+
+class Strategy(StrEnum):
+    """The order in which inventories offer candidates (``docs/models.md``)."""
+
+    FIRST_FIT = "first-fit"
+    """Document order."""
+    BEST_FIT = "best-fit"
+    """The candidate that leaves the least unused first (per model)."""
+
 
 Owner = str
 """Who holds a candidate: the claim's ``namespace/name``."""
@@ -117,9 +132,23 @@ class StructuredModel(ABC):
     filter_schema: Schema | None = None
     result_schema: Schema | None = None
 
+    plans_numeric: bool = False
+    """Whether :meth:`plan_numeric` plans claims of ``numericParameters`` classes."""
+
     def check_slice(self, value: Any, path: str, problems: ProblemList) -> None:
         """Checks beyond the schema (references between entries, say); none by default."""
         return None
+
+    def check_capacity(self, instances: Any, path: str, problems: ProblemList) -> None:
+        """Checks of NodeResourceCapacity (and NodeGroup) ``instances`` for a capacity model;
+        none by default. Runs on broken documents too, so it must tolerate any input."""
+        return None
+
+    def plan_numeric(self, state: ClusterState, claim: ResourceClaim, rc: ResourceClass,
+                     plan: ClaimPlan) -> ClaimPlan:
+        """``plan`` filled for a claim of a ``numericParameters`` class, or with
+        ``plan.error`` (never raises); only for models with ``plans_numeric``."""
+        raise NotImplementedError(f"{self.name} does not plan numericParameters classes")
 
     @abstractmethod
     def build_inventory(self, node_name: str, driver_name: str,
@@ -139,9 +168,4 @@ class StructuredModel(ABC):
         """The items of a ``structuredData.<name>`` value, each resolvable by an inventory."""
         return list(value.get("resources") or value.get("instances") or [])
 
-    def result_ids(self, value: dict) -> list[str]:
-        return [str(item.get("id")) for item in self.result_items(value)]
-
-    def describe(self) -> str:
-        return self.name
 

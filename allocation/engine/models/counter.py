@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from allocation.engine.constants import COUNTER_API_VERSIONS, COUNTER_GROUP
 from allocation.engine.labels import label_selector_matches
-from allocation.engine.manifests.common import label_selector
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import Int, ListOf, MapOf, Obj, Str, join
 from allocation.engine.models.base import (
@@ -35,16 +31,19 @@ from allocation.engine.models.base import (
     Owner,
     Refusal,
     Request,
+    Strategy,
     StructuredModel,
 )
+from allocation.engine.models.counter_template import Demand
+from allocation.engine.models.numeric import plan_numeric
 
-__all__ = ["CounterModel", "CounterInventory", "COUNTER_API_VERSIONS", "expand_template",
-           "decode_parameters", "TemplateError"]
+if TYPE_CHECKING:
+    from allocation.engine.objects import ResourceClaim, ResourceClass
+    from allocation.engine.resolve import ClaimPlan
+    from allocation.engine.state import ClusterState
 
-COUNTER_GROUP = "counter.dra.config.k8s.io"
-COUNTER_API_VERSIONS = (f"{COUNTER_GROUP}/v1alpha1", f"{COUNTER_GROUP}/v1beta1")
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
-_WHOLE_VALUE = re.compile(r"^\s*(?:-\s+)*(?:[^:\s][^:]*:\s+)?(?:-\s+)*$")
+__all__ = ["CounterModel", "CounterInventory"]
+
 
 _capacity_data = Obj({
     "apiVersion": Str(), "kind": Str(),
@@ -52,24 +51,6 @@ _capacity_data = Obj({
     "count": Int(minimum=0), "Count": Int(minimum=0),
 }, one_of=(("count", "Count"),))
 
-_parameters = Obj({
-    "apiVersion": Str(enum=COUNTER_API_VERSIONS), "kind": Str(enum=("Parameters",)),
-    "metadata": Obj({"name": Str(), "labels": MapOf(Str()), "annotations": MapOf(Str())}),
-    "required": Int(minimum=1), "Required": Int(minimum=1),
-    "selector": label_selector, "Selector": label_selector,
-}, one_of=(("required", "Required"),), at_most_one=(("selector", "Selector"),))
-
-
-class TemplateError(ValueError):
-    """A ``celTemplate`` that does not expand or decode; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Demand:
-    """What one counter claim asks for: units and a label selector over instance labels."""
-
-    required: int
-    selector: Any = None
 
 
 @dataclass(slots=True)
@@ -78,69 +59,6 @@ class _Instance:
     order: int
     labels: dict
     count: int
-
-
-# -- templates ---------------------------------------------------------------------------
-@lru_cache(maxsize=256)
-def _compiled(source: str):
-    from allocation.engine.cel import compile_expression
-
-    return compile_expression(source, {"object": "dyn"})
-
-
-def _render(value: Any, whole: bool) -> str:
-    if isinstance(value, str) and not whole:
-        return value
-    return json.dumps(value, sort_keys=True)
-
-
-def expand_template(template: str, obj: Any) -> str:
-    """``template`` with every ``{{ expression }}`` replaced by its CEL value over ``obj``.
-
-    A placeholder that is a whole YAML value is replaced by the value's JSON text (so numbers
-    stay numbers and strings are quoted); inside other text it is replaced by plain text.
-    """
-    from allocation.engine.cel import CelCompileError, CelEvaluationError
-
-    out: list[str] = []
-    last = 0
-    for match in _PLACEHOLDER.finditer(template):
-        source = match.group(1).strip()
-        try:
-            value = _compiled(source).evaluate(object=obj)
-        except CelCompileError as exc:
-            raise TemplateError(f"placeholder {{{{{source}}}}} is not valid CEL: {exc}") from None
-        except CelEvaluationError as exc:
-            raise TemplateError(f"placeholder {{{{{source}}}}} failed: {exc}") from None
-        line_start = template.rfind("\n", 0, match.start()) + 1
-        line_end = template.find("\n", match.end())
-        before = template[line_start:match.start()]
-        after = template[match.end():len(template) if line_end < 0 else line_end]
-        whole = _WHOLE_VALUE.match(before) is not None and after.strip() == ""
-        out.append(template[last:match.start()])
-        out.append(_render(value, whole))
-        last = match.end()
-    out.append(template[last:])
-    return "".join(out)
-
-
-def decode_parameters(text: str) -> Demand:
-    """The counter Parameters an expanded template describes; TemplateError if invalid."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise TemplateError(f"expands to invalid YAML: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise TemplateError("must expand to a mapping with required (and optional selector), "
-                            f"got {type(data).__name__}: {text.strip()!r}")
-    problems = ProblemList()
-    _parameters.check(data, "", problems)
-    if problems:
-        raise TemplateError("expands to invalid counter Parameters: " + "; ".join(
-            f"{path or '<document>'}: {message}" for path, message in problems.items))
-    required = data.get("required", data.get("Required"))
-    selector = data.get("selector", data.get("Selector"))
-    return Demand(int(required), selector or None)
 
 
 # -- inventory ---------------------------------------------------------------------------
@@ -181,7 +99,7 @@ class CounterInventory(Inventory):
                                             f"{instance.count}, needs {demand.required}"
                                             + (f" ({held})" if held else "")))
                 continue
-            if strategy != "best-fit":
+            if strategy != Strategy.BEST_FIT:
                 if self.left[instance.id] >= demand.required:
                     yield Candidate(instance.id, instance.order, instance.labels,
                                     demand.required)
@@ -256,6 +174,7 @@ class CounterModel(StructuredModel):
     name = "counter"
     finalizer = "numeric.dra.k8s.io/delete-protection"
     source = "capacity"
+    plans_numeric = True
     result_schema = Obj({"instances": ListOf(Obj({"id": Str(allow_empty=False),
                                                   "count": Int(minimum=1)},
                                                  required=("id", "count")))},
@@ -299,8 +218,7 @@ class CounterModel(StructuredModel):
     def encode_result(self, picks: Sequence[Candidate]) -> dict:
         return {"instances": [{"id": c.id, "count": c.amount} for c in picks]}
 
-    def plan_numeric(self, state, claim, rc, plan):
+    def plan_numeric(self, state: ClusterState, claim: ResourceClaim, rc: ResourceClass,
+                     plan: ClaimPlan) -> ClaimPlan:
         """Fill ``plan`` for a claim of a ``numericParameters`` class (never raises)."""
-        from allocation.engine.models.numeric import plan_numeric
-
         return plan_numeric(self, state, claim, rc, plan)

@@ -11,9 +11,10 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from allocation.engine.attributes import AttributeSet
+from allocation.engine.attributes import Attribute, AttributeSet, parse_attribute_value
+from allocation.engine.constants import STRUCTURED_FINALIZER
+from allocation.engine.manifests.common import TYPED_ATTRIBUTE_FIELDS, cel_str
 from allocation.engine.manifests.common import attributes as attributes_schema
-from allocation.engine.manifests.common import cel_str
 from allocation.engine.manifests.schema import DNS_SUBDOMAIN, ListOf, Obj, Str
 from allocation.engine.models.base import (
     Candidate,
@@ -30,8 +31,6 @@ __all__ = ["NamedResourcesModel", "NamedInventory", "attribute_set"]
 
 def attribute_set(raw: Sequence[dict] | None) -> AttributeSet:
     """An :class:`AttributeSet` from a validated manifest attribute list."""
-    from allocation.engine.attributes import Attribute, parse_attribute_value
-    from allocation.engine.manifests.common import TYPED_ATTRIBUTE_FIELDS
 
     out = []
     for entry in raw or ():
@@ -100,7 +99,7 @@ class NamedResourcesModel(StructuredModel):
     """Whole named devices selected by CEL over their attributes."""
 
     name = "namedResourcesWithAttributes"
-    finalizer = "structured.dra.k8s.io/delete-protection"
+    finalizer = STRUCTURED_FINALIZER
     source = "slice"
     slice_schema = ListOf(Obj({"name": Str(DNS_SUBDOMAIN), "attributes": attributes_schema},
                               required=("name",)), unique_key="name")

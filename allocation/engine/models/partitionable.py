@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from allocation.engine.attributes import AttributeSet
 from allocation.engine.manifests.common import attribute_group, cel_str
@@ -45,12 +45,13 @@ from allocation.engine.models.base import (
     Owner,
     Refusal,
     Request,
+    Strategy,
     StructuredModel,
 )
 from allocation.engine.models.named import attribute_set
 from allocation.engine.models.selection import refusal_for, required_requests, selectors_pass
 
-__all__ = ["PartitionableModel", "PartitionableInventory", "Leaf"]
+__all__ = ["PartitionableModel", "PartitionableInventory", "Leaf", "LeafData", "Scheme"]
 
 _refs = ListOf(Str(DNS_SUBDOMAIN))
 _instance = Obj({"name": Str(DNS_SUBDOMAIN), "commonAttributesRefs": _refs,
@@ -68,6 +69,21 @@ class Leaf:
     locks: tuple[tuple[str, str], ...]
     share: float
     root: str
+
+
+class LeafData(NamedTuple):
+    """A leaf candidate's ``data``: its attributes (inherited ones merged) and its place."""
+
+    attributes: AttributeSet
+    leaf: Leaf
+
+
+@dataclass(slots=True)
+class Scheme:
+    """The scheme (partition group) an instance is locked to, and its allocated leaves."""
+
+    group: str
+    leaves: int
 
 
 @dataclass(slots=True)
@@ -93,7 +109,7 @@ def _walk(instance: dict, prefix: str, parent: AttributeSet, group_refs: Sequenc
     partitions = instance.get("partitions") or ()
     if not partitions:
         if ident not in tree.by_id:  # a second slice reusing an ID cannot shadow the first
-            leaf = Candidate(ident, len(tree.leaves), (attrs, Leaf(locks, share, root)))
+            leaf = Candidate(ident, len(tree.leaves), LeafData(attrs, Leaf(locks, share, root)))
             tree.leaves.append(leaf)
             tree.by_id[ident] = leaf
         return
@@ -132,7 +148,7 @@ class PartitionableInventory(Inventory):
         self.inner = tree.inner
         self.groups = tree.groups
         self.holder: dict[str, Owner] = {}
-        self.active: dict[str, list] = {}  # instance ID -> [group name, allocated leaves]
+        self.active: dict[str, Scheme] = {}  # instance ID -> its locked scheme
         self.in_use: dict[str, int] = {}  # root ID -> allocated leaves below it
 
     # -- state --------------------------------------------------------------------------
@@ -140,8 +156,8 @@ class PartitionableInventory(Inventory):
         active = self.active
         for instance, group in leaf.locks:
             current = active.get(instance)
-            if current is not None and current[0] != group:
-                return instance, current[0]
+            if current is not None and current.group != group:
+                return instance, current.group
         return None
 
     def _opened(self, leaf: Leaf) -> int:
@@ -158,7 +174,7 @@ class PartitionableInventory(Inventory):
         owner = self.holder.get(candidate.id)
         if owner is not None:
             return f"allocated to claim {owner}"
-        blocked = self._blocker(candidate.data[1])
+        blocked = self._blocker(candidate.data.leaf)
         if blocked is not None:
             instance, group = blocked
             return (f"blocked: instance {instance} is locked to scheme {group} by claim(s) "
@@ -169,7 +185,7 @@ class PartitionableInventory(Inventory):
     def candidates(self, request: Request, strategy: str,
                    refusals: list[Refusal] | None = None) -> Iterator[Candidate]:
         selectors = request.selectors
-        if strategy != "best-fit":
+        if strategy != Strategy.BEST_FIT:
             for leaf in self.leaves:
                 if self._usable(leaf, selectors, refusals):
                     yield leaf
@@ -177,29 +193,29 @@ class PartitionableInventory(Inventory):
         ranked = []
         for leaf in self.leaves:
             if self._usable(leaf, selectors, refusals):
-                info = leaf.data[1]
+                info = leaf.data.leaf
                 ranked.append((self._opened(info), info.share, leaf.order, leaf))
         ranked.sort(key=lambda item: item[:3])
         for *_key, leaf in ranked:
-            if leaf.id not in self.holder and self._blocker(leaf.data[1]) is None:
+            if leaf.id not in self.holder and self._blocker(leaf.data.leaf) is None:
                 yield leaf
 
     def _usable(self, leaf: Candidate, selectors: tuple,
                 refusals: list[Refusal] | None) -> bool:
-        if leaf.id in self.holder or self._blocker(leaf.data[1]) is not None:
+        if leaf.id in self.holder or self._blocker(leaf.data.leaf) is not None:
             if refusals is not None:
                 refusals.append(Refusal(leaf.id, self._reason(leaf) or "unavailable"))
             return False
-        if selectors_pass(selectors, leaf.data[0]):
+        if selectors_pass(selectors, leaf.data.attributes):
             return True
         if refusals is not None:
-            refusals.append(Refusal(leaf.id, refusal_for(selectors, leaf.data[0])))
+            refusals.append(Refusal(leaf.id, refusal_for(selectors, leaf.data.attributes)))
         return False
 
     def clone(self) -> PartitionableInventory:
         twin = copy.copy(self)
         twin.holder = dict(self.holder)
-        twin.active = {instance: list(entry) for instance, entry in self.active.items()}
+        twin.active = {instance: Scheme(s.group, s.leaves) for instance, s in self.active.items()}
         twin.in_use = dict(self.in_use)
         return twin
 
@@ -211,24 +227,24 @@ class PartitionableInventory(Inventory):
         if reason is not None:
             raise ValueError(f"partition {candidate.id} is {reason}")
         self.holder[candidate.id] = owner
-        info: Leaf = candidate.data[1]
+        info: Leaf = candidate.data.leaf
         for instance, group in info.locks:
-            entry = self.active.get(instance)
-            if entry is None:
-                self.active[instance] = [group, 1]
+            scheme = self.active.get(instance)
+            if scheme is None:
+                self.active[instance] = Scheme(group, 1)
             else:
-                entry[1] += 1
+                scheme.leaves += 1
         self.in_use[info.root] = self.in_use.get(info.root, 0) + 1
 
     def release(self, candidate: Candidate, owner: Owner) -> None:
         if self.holder.get(candidate.id) != owner:
             return
         del self.holder[candidate.id]
-        info: Leaf = candidate.data[1]
+        info: Leaf = candidate.data.leaf
         for instance, _group in info.locks:
-            entry = self.active[instance]
-            entry[1] -= 1
-            if entry[1] == 0:
+            scheme = self.active[instance]
+            scheme.leaves -= 1
+            if scheme.leaves == 0:
                 del self.active[instance]
         left = self.in_use[info.root] - 1
         if left:
@@ -256,7 +272,7 @@ class PartitionableInventory(Inventory):
 
     def attributes_of(self, leaf_id: str) -> AttributeSet:
         """The effective attributes of one leaf (for tests and explanations)."""
-        return self.by_id[leaf_id].data[0]
+        return self.by_id[leaf_id].data.attributes
 
 
 class PartitionableModel(StructuredModel):

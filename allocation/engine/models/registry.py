@@ -12,7 +12,7 @@ from __future__ import annotations
 from allocation.engine.models.base import StructuredModel
 
 __all__ = ["register", "unregister", "get", "all_models", "slice_models", "by_finalizer",
-           "generation"]
+           "generation", "numeric_model"]
 
 _MODELS: dict[str, StructuredModel] = {}
 _generation = 0
@@ -49,6 +49,11 @@ def all_models() -> list[StructuredModel]:
 
 def slice_models() -> list[StructuredModel]:
     return [m for m in _MODELS.values() if m.source == "slice"]
+
+
+def numeric_model() -> StructuredModel | None:
+    """The model that plans claims of ``numericParameters`` classes, if one is registered."""
+    return next((m for m in _MODELS.values() if m.plans_numeric), None)
 
 
 def by_finalizer() -> dict[str, StructuredModel]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from allocation.engine.kinds import KindSpec
 from allocation.engine.objects.core import Node, OpaqueObject, Pod, PodClaim, PodTemplate
 from allocation.engine.objects.meta import KObject, ObjectKey, ObjectMeta, Source, stable_uid
 from allocation.engine.objects.planner import DriverSimulation, NodeGroup, ProvisioningRequest
 from allocation.engine.objects.resource import (
     Allocation,
+    ClassMode,
     NodeResourceCapacity,
     NodeResourceSlice,
     PodSchedulingContext,
@@ -22,10 +24,11 @@ __all__ = [
     "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
     "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",
-    "NodeGroup", "DriverSimulation", "KIND_CLASSES",
+    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode",
 ]
 
-KIND_CLASSES: dict[str, type[KObject]] = {cls.kind: cls for cls in (
+KIND_CLASSES: dict[KindSpec, type[KObject]] = {cls.kind_spec: cls for cls in (
     Node, Pod, PodTemplate, NodeResourceSlice, NodeResourceCapacity, ResourceClass,
     ResourceClassParameters, ResourceClaimParameters, ResourceClaim, ResourceClaimTemplate,
     PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation)}
+"""The engine class of each kind spec; kinds without one (Event) load as OpaqueObject."""

@@ -6,7 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject, json_copy
+from allocation.engine.quantity import Quantity
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
            "DEFAULT_MAX_PODS"]
@@ -15,7 +17,6 @@ DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
 
 
 def _value(quantity: Any):
-    from allocation.engine.quantity import Quantity
 
     # A number is a quantity too (`cpu: 1`): the schema accepts both forms.
     return Quantity.parse(quantity if isinstance(quantity, str) else str(quantity)).value
@@ -32,8 +33,7 @@ def whole(quantity: Any) -> int:
 
 
 class Node(KObject):
-    kind = "Node"
-    namespaced = False
+    kind_spec = kinds.NODE
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -86,7 +86,7 @@ def _requests(spec: dict) -> tuple[int, int]:
 
 
 class Pod(KObject):
-    kind = "Pod"
+    kind_spec = kinds.POD
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -101,6 +101,24 @@ class Pod(KObject):
         self.phase: str | None = status.get("phase")
         self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]
         self.input_node_name = self.node_name
+
+    def claim_name(self, entry: PodClaim | str) -> str:
+        """The name of the ResourceClaim behind one ``spec.resourceClaims`` entry.
+
+        A claim named by the entry keeps its name; a claim from a template is
+        ``<pod>-<entry name>`` (the claim controller creates it, ``docs/architecture.md``).
+        An entry given by name alone (a string) is the template form.
+        """
+        if isinstance(entry, str):
+            return f"{self.name}-{entry}"
+        return entry.claim_name or f"{self.name}-{entry.name}"
+
+    def owner_reference(self) -> dict:
+        """An ``ownerReferences`` entry naming this pod as the controlling owner, as the
+        claim controller and the scheduler write on what they create for it."""
+        return {"apiVersion": self.kind_spec.preferred_version, "kind": self.kind,
+                "name": self.name, "uid": self.meta.uid, "controller": True,
+                "blockOwnerDeletion": True}
 
     @property
     def terminated(self) -> bool:
@@ -148,7 +166,7 @@ class Pod(KObject):
 
 
 class PodTemplate(KObject):
-    kind = "PodTemplate"
+    kind_spec = kinds.POD_TEMPLATE
 
     @property
     def template(self) -> dict:

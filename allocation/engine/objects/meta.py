@@ -5,7 +5,10 @@ from __future__ import annotations
 import copy
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from allocation.engine.kinds import KindSpec
 
 __all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "stable_uid"]
 
@@ -96,9 +99,20 @@ class KObject:
     the planner's changes (metadata, status, and fields such as a pod's ``spec.nodeName``).
     """
 
+    kind_spec: ClassVar[KindSpec | None] = None
+    """The kind this class types (``allocation/engine/kinds.py``); the three attributes
+    below are derived from it."""
     kind: ClassVar[str] = ""
     namespaced: ClassVar[bool] = True
     default_api_version: ClassVar[str] = "v1"
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("kind_spec")
+        if spec is not None:
+            cls.kind = spec.name
+            cls.namespaced = spec.namespaced
+            cls.default_api_version = spec.preferred_version
 
     def __init__(self, raw: dict, source: Source | None = None) -> None:
         self.raw = raw

@@ -5,21 +5,22 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject
+from allocation.engine.objects.provisioning import ATOMIC, CHECK_CAPACITY
 
-__all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation", "PLANNER_API"]
+__all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation"]
 
-PLANNER_API = "draplanner.io/v1alpha1"
 
 CLASS_ALIASES = {
-    "check-capacity.kubernetes.io": "check-capacity.autoscaling.x-k8s.io",
-    "atomic-scale-up.kubernetes.io": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
+    "check-capacity.kubernetes.io": CHECK_CAPACITY,
+    "atomic-scale-up.kubernetes.io": ATOMIC,
 }
+"""The seeds' provisioning class names and the upstream names they stand for."""
 
 
 class ProvisioningRequest(KObject):
-    kind = "ProvisioningRequest"
-    default_api_version = "autoscaling.x-k8s.io/v1"
+    kind_spec = kinds.PROVISIONING_REQUEST
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -47,9 +48,7 @@ class ProvisioningRequest(KObject):
 
 
 class NodeGroup(KObject):
-    kind = "NodeGroup"
-    namespaced = False
-    default_api_version = PLANNER_API
+    kind_spec = kinds.NODE_GROUP
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -68,9 +67,7 @@ class NodeGroup(KObject):
 
 
 class DriverSimulation(KObject):
-    kind = "DriverSimulation"
-    namespaced = False
-    default_api_version = PLANNER_API
+    kind_spec = kinds.DRIVER_SIMULATION
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)

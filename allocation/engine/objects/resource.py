@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = [
     "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass", "ResourceClassParameters",
     "ResourceClaimParameters", "ResourceClaim", "ResourceClaimTemplate",
-    "PodSchedulingContext", "Allocation", "node_selector_for",
+    "PodSchedulingContext", "Allocation", "node_selector_for", "ClassMode",
 ]
 
-RESOURCE_API = "resource.k8s.io/v1alpha2"
 
 
 def node_selector_for(node_name: str) -> dict:
@@ -24,13 +25,8 @@ def node_selector_for(node_name: str) -> dict:
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 
 
-class _Resource(KObject):
-    default_api_version = RESOURCE_API
-
-
-class NodeResourceSlice(_Resource):
-    kind = "NodeResourceSlice"
-    namespaced = False
+class NodeResourceSlice(KObject):
+    kind_spec = kinds.NODE_RESOURCE_SLICE
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -42,9 +38,8 @@ class NodeResourceSlice(_Resource):
             and v is not None)
 
 
-class NodeResourceCapacity(_Resource):
-    kind = "NodeResourceCapacity"
-    namespaced = False
+class NodeResourceCapacity(KObject):
+    kind_spec = kinds.NODE_RESOURCE_CAPACITY
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -53,9 +48,17 @@ class NodeResourceCapacity(_Resource):
         self.instances: list[dict] = list(raw.get("instances") or ())
 
 
-class ResourceClass(_Resource):
-    kind = "ResourceClass"
-    namespaced = False
+class ClassMode(StrEnum):
+    """How a class's claims are allocated: by a control-plane driver (KEP-3063), from
+    ``numericParameters`` templates, or from structured parameters (KEP-4381)."""
+
+    CONTROLLER = "controller"
+    NUMERIC = "numeric"
+    STRUCTURED = "structured"
+
+
+class ResourceClass(KObject):
+    kind_spec = kinds.RESOURCE_CLASS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -65,16 +68,15 @@ class ResourceClass(_Resource):
         self.numeric_parameters: list[dict] = list(raw.get("numericParameters") or ())
         self.controller_name: str | None = raw.get("controllerName") or None
         if self.controller_name:
-            self.mode = "controller"
+            self.mode = ClassMode.CONTROLLER
         elif self.numeric_parameters:
-            self.mode = "numeric"
+            self.mode = ClassMode.NUMERIC
         else:
-            self.mode = "structured"
+            self.mode = ClassMode.STRUCTURED
 
 
-class ResourceClassParameters(_Resource):
-    kind = "ResourceClassParameters"
-    namespaced = False
+class ResourceClassParameters(KObject):
+    kind_spec = kinds.RESOURCE_CLASS_PARAMETERS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -83,8 +85,8 @@ class ResourceClassParameters(_Resource):
         self.filters: list[dict] = list(raw.get("filters") or ())
 
 
-class ResourceClaimParameters(_Resource):
-    kind = "ResourceClaimParameters"
+class ResourceClaimParameters(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM_PARAMETERS
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -121,8 +123,8 @@ class Allocation:
         return out
 
 
-class ResourceClaim(_Resource):
-    kind = "ResourceClaim"
+class ResourceClaim(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
@@ -156,7 +158,9 @@ class ResourceClaim(_Resource):
     def owner_pod(self) -> str | None:
         """The name of the pod that owns this claim (claims made from templates)."""
         for ref in self.meta.owner_references:
-            if ref.get("kind") == "Pod" and ref.get("apiVersion", "v1") == "v1":
+            if (ref.get("kind") == kinds.POD.name
+                    and ref.get("apiVersion", kinds.POD.preferred_version)
+                    in kinds.POD.api_versions):
                 return ref.get("name")
         return None
 
@@ -181,8 +185,8 @@ class ResourceClaim(_Resource):
         return status
 
 
-class ResourceClaimTemplate(_Resource):
-    kind = "ResourceClaimTemplate"
+class ResourceClaimTemplate(KObject):
+    kind_spec = kinds.RESOURCE_CLAIM_TEMPLATE
 
     @property
     def claim_spec(self) -> dict:
@@ -193,8 +197,8 @@ class ResourceClaimTemplate(_Resource):
         return self.raw["spec"].get("metadata") or {}
 
 
-class PodSchedulingContext(_Resource):
-    kind = "PodSchedulingContext"
+class PodSchedulingContext(KObject):
+    kind_spec = kinds.POD_SCHEDULING_CONTEXT
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)

@@ -30,11 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine import kinds
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.manifests import load_documents
-from allocation.engine.manifests.kinds import kind_info
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.engine.objects import ObjectKey
 from allocation.engine.state import ClusterState
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
@@ -93,9 +94,9 @@ class _Docs:
     """Documents by identity with copy-on-write edits."""
 
     def __init__(self, documents: Sequence[dict]) -> None:
-        self.order: list[tuple] = []
-        self.by_key: dict[tuple, dict] = {}
-        self.owned: set[tuple] = set()
+        self.order: list[ObjectKey] = []
+        self.by_key: dict[ObjectKey, dict] = {}
+        self.owned: set[ObjectKey] = set()
         for doc in documents:
             key = _key(doc)
             if key not in self.by_key:
@@ -103,9 +104,9 @@ class _Docs:
             self.by_key[key] = doc
 
     def get(self, kind: str, namespace: str | None, name: str) -> dict | None:
-        return self.by_key.get((kind, namespace, name))
+        return self.by_key.get(ObjectKey(kind, namespace, name))
 
-    def writable(self, key: tuple) -> dict:
+    def writable(self, key: ObjectKey) -> dict:
         if key not in self.owned:
             self.by_key[key] = copy.deepcopy(self.by_key[key])
             self.owned.add(key)
@@ -118,11 +119,11 @@ class _Docs:
         self.by_key[key] = doc
         self.owned.add(key)
 
-    def remove(self, key: tuple) -> None:
+    def remove(self, key: ObjectKey) -> None:
         self.by_key.pop(key, None)
 
-    def of_kind(self, kind: str) -> list[tuple]:
-        return [k for k in self.order if k[0] == kind and k in self.by_key]
+    def of_kind(self, kind: str) -> list[ObjectKey]:
+        return [k for k in self.order if k.kind == kind and k in self.by_key]
 
     def documents(self) -> list[dict]:
         return [self.by_key[k] for k in self.order if k in self.by_key]
@@ -130,16 +131,16 @@ class _Docs:
 
 def _scope(kind: str, namespace: str | None) -> str | None:
     """The namespace an object of ``kind`` is keyed under, as the loader keys it."""
-    info = kind_info(kind)
-    if info is None:
+    scoped = kinds.namespaced(kind)
+    if scoped is None:
         return namespace  # vendor objects: scope as written
-    return (namespace or "default") if info.namespaced else None
+    return (namespace or "default") if scoped else None
 
 
-def _key(doc: dict) -> tuple:
+def _key(doc: dict) -> ObjectKey:
     meta = doc.get("metadata") or {}
     kind = doc.get("kind", "")
-    return kind, _scope(kind, meta.get("namespace")), meta.get("name")
+    return ObjectKey(kind, _scope(kind, meta.get("namespace")), meta.get("name"))
 
 
 def _split(ref: str, index: int, field_name: str) -> tuple[str, str]:
@@ -149,15 +150,15 @@ def _split(ref: str, index: int, field_name: str) -> tuple[str, str]:
     return namespace or "default", name
 
 
-def _unbind(docs: _Docs, key: tuple) -> None:
+def _unbind(docs: _Docs, key: ObjectKey) -> None:
     """Unbind a pod and drop the reservations its claims hold for it."""
     pod = docs.writable(key)
     (pod.get("spec") or {}).pop("nodeName", None)
     pod.pop("status", None)
     (pod.get("metadata") or {}).get("annotations", {}).pop(EXPLAIN_ANNOTATION, None)
-    namespace, name = key[1], key[2]
+    namespace, name = key.namespace, key.name
     for claim_key in docs.of_kind("ResourceClaim"):
-        if claim_key[1] != namespace:
+        if claim_key.namespace != namespace:
             continue
         reserved = ((docs.by_key[claim_key].get("status") or {}).get("reservedFor")) or []
         if any(r.get("resource") == "pods" and r.get("name") == name for r in reserved):
@@ -168,9 +169,9 @@ def _unbind(docs: _Docs, key: tuple) -> None:
                 del status["reservedFor"]
 
 
-def _pod_key(docs: _Docs, change: dict, index: int) -> tuple:
+def _pod_key(docs: _Docs, change: dict, index: int) -> ObjectKey:
     namespace, name = _split(change["pod"], index, "pod")
-    key = ("Pod", namespace, name)
+    key = ObjectKey("Pod", namespace, name)
     if key not in docs.by_key:
         raise ChangeError(index, "pod", f"pod {namespace}/{name} not found")
     return key
@@ -209,7 +210,7 @@ def pinned_node(pod: dict) -> str | None:
 
 def _add_nodes(docs: _Docs, change: dict, index: int, applied: Applied) -> None:
     group_name = change["group"]
-    if ("NodeGroup", None, group_name) not in docs.by_key:
+    if ObjectKey("NodeGroup", None, group_name) not in docs.by_key:
         raise ChangeError(index, "group", f"node group {group_name!r} not found")
     # The autoscaler's own blueprint makes the nodes, so a what-if node is exactly the node
     # a scale-up would add; it needs only the nodes, their resources and the groups.
@@ -231,9 +232,9 @@ def _add_nodes(docs: _Docs, change: dict, index: int, applied: Applied) -> None:
 
 def _remove_node(docs: _Docs, change: dict, index: int, applied: Applied) -> None:
     node = change["node"]
-    if ("Node", None, node) not in docs.by_key:
+    if ObjectKey("Node", None, node) not in docs.by_key:
         raise ChangeError(index, "node", f"node {node!r} not found")
-    docs.remove(("Node", None, node))
+    docs.remove(ObjectKey("Node", None, node))
     for kind in ("NodeResourceSlice", "NodeResourceCapacity"):
         for key in docs.of_kind(kind):
             doc = docs.by_key[key]
@@ -262,7 +263,7 @@ _PATH_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?")
 def _edit_selector(docs: _Docs, change: dict, index: int) -> None:
     kind = change["kind"]
     namespace, _, name = str(change["object"]).rpartition("/")
-    key = (kind, _scope(kind, namespace or None), name)
+    key = ObjectKey(kind, _scope(kind, namespace or None), name)
     if key not in docs.by_key:
         raise ChangeError(index, "object", f"{kind} {change['object']} not found")
     doc = docs.writable(key)
@@ -295,7 +296,7 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
         check_change(change, index)
         op = change["op"]
         if op == "pin-pod":
-            if ("Node", None, change["node"]) not in docs.by_key:
+            if ObjectKey("Node", None, change["node"]) not in docs.by_key:
                 raise ChangeError(index, "node", f"node {change['node']!r} not found")
             key = _pod_key(docs, change, index)
             _unbind(docs, key)
@@ -316,7 +317,7 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
             docs.put(copy.deepcopy(manifest))
         elif op == "remove-object":
             kind = change["kind"]
-            key = (kind, _scope(kind, change.get("namespace")), change["name"])
+            key = ObjectKey(kind, _scope(kind, change.get("namespace")), change["name"])
             if key not in docs.by_key:
                 raise ChangeError(index, "name", f"{kind} {change['name']} not found")
             if kind == "Node":

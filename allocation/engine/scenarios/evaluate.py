@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.events import DEFAULT_START
 from allocation.engine.manifests import load_documents
 from allocation.engine.scenarios.changes import Applied, apply_changes
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
 from allocation.engine.simulation import simulate
 
 __all__ = ["Evaluation", "evaluate", "refusal"]

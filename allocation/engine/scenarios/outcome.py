@@ -11,6 +11,10 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
 
 __all__ = ["Outcome", "Diff", "summarize", "diff"]
 
@@ -50,7 +54,7 @@ class Diff:
         return asdict(self)
 
 
-def summarize(state) -> Outcome:
+def summarize(state: ClusterState) -> Outcome:
     """The outcome of a settled state."""
     out = Outcome(nodes=list(state.node_order))
     for pod in state.pods():

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from tests import server_process
 from tests.factories import node, pod, to_yaml
 from tests.scenarios import cluster as scenario_cluster

@@ -49,18 +49,6 @@ def test_message_names_the_regular_expression() -> None:
         Quantity.parse("16Gx")
 
 
-def test_integer_helpers_round_up() -> None:
-    assert Quantity.parse("100m").milli_value() == 100
-    assert Quantity.parse("1.5").milli_value() == 1500
-    assert Quantity.parse("1n").milli_value() == 1
-    assert Quantity.parse("100m").int_value() == 1
-    assert Quantity.parse("-1.5").int_value() == -1
-    assert Quantity.parse("16Gi").int_value() == 17179869184
-    assert Quantity.parse("2k").as_integer() == 2000
-    with pytest.raises(ValueError):
-        Quantity.parse("1.5").as_integer()
-
-
 def test_equal_values_are_equal_and_hash_alike() -> None:
     assert Quantity.parse("1Ki") == Quantity.parse("1024")
     assert hash(Quantity.parse("1Ki")) == hash(Quantity.parse("1024"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from allocation.engine.scheduler import EXPLAIN_ANNOTATION
+from allocation.engine.constants import EXPLAIN_ANNOTATION
 from tests.factories import (
     claim,
     claim_parameters,

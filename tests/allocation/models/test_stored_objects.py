@@ -4,7 +4,9 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from allocation import models
+from allocation.engine import kinds
 from allocation.engine.manifests import load_texts
+from allocation.engine.objects import KIND_CLASSES
 from allocation.models.claim import claim_status
 from allocation.models.pod import pod_status
 from allocation.models.provisioning_request import provisioning_status
@@ -16,10 +18,16 @@ def _obj(doc):
 
 
 def test_every_kind_of_the_contract_has_a_model():
-    from allocation.engine.objects import KIND_CLASSES
-
-    assert set(models.KIND_MODELS) == set(KIND_CLASSES)
+    assert {m.KIND_SPEC for m in models.KIND_MODELS.values()} == set(KIND_CLASSES)
     assert all(k == m.KIND for k, m in models.KIND_MODELS.items())
+
+
+def test_kind_and_scope_come_from_the_kind_registry():
+    for spec, cls in KIND_CLASSES.items():
+        model = models.KIND_MODELS[spec.name]
+        assert (model.KIND, model.NAMESPACED) == (cls.kind, cls.namespaced) == (
+            spec.name, spec.namespaced)
+    assert models.Event.KIND_SPEC is kinds.EVENT and models.VendorObject.KIND == ""
 
 
 def test_canonical_json_is_one_text_per_document():

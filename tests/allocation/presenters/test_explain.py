@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from allocation.engine.scheduling import reasons
 from allocation.presenters.explain import explain_pod, node_reason_text
 from tests.allocation.presenters.docs import cluster_state
 
@@ -55,3 +56,12 @@ def test_reasons_in_plain_words_and_unknown_ones_as_they_are() -> None:
     assert node_reason_text("Insufficient cpu") == "not enough CPU is left on the node"
     assert node_reason_text("something new") == "something new"
     assert node_reason_text(None) == "no reason recorded"
+
+
+def test_every_node_reason_of_the_scheduler_has_plain_words() -> None:
+    node_reasons = [reasons.R_UNSCHEDULABLE, reasons.R_SELECTOR, reasons.R_CPU, reasons.R_MEMORY,
+                    reasons.R_PODS, reasons.R_CLAIMS, reasons.R_ELSEWHERE, reasons.R_CLASS,
+                    reasons.R_BUDGET, reasons.FITS_NOW]
+    texts = [node_reason_text(reason) for reason in node_reasons]
+    assert all(text != reason for text, reason in zip(texts, node_reasons, strict=True))
+    assert len(set(texts)) == len(texts)

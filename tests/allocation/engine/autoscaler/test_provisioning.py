@@ -9,9 +9,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.autoscaler import GROUP_LABEL
-from allocation.engine.autoscaler.limits import backoff
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.manifests import load_texts
+from allocation.engine.objects.provisioning import backoff
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.autoscaler.builders import (
     condition,
@@ -75,7 +75,7 @@ def test_atomic_picks_the_least_nodes_ties_by_group_name():
     groups[2]["spec"]["resourceSlices"][0]["namedResourcesWithAttributes"] = gpu_devices(2)
     state = run(_base(groups=groups, extra=[provreq(pod_sets=[("worker", 5)])])).state
     assert sorted(state.nodes) == ["a-pool-1", "a-pool-2", "n1"]
-    assert state.nodes["a-pool-1"].meta.labels == {"pool": "a-pool", GROUP_LABEL: "a-pool"}
+    assert state.nodes["a-pool-1"].meta.labels == {"pool": "a-pool", NODE_GROUP_LABEL: "a-pool"}
     assert state.get("NodeGroup", None, "a-pool").to_manifest()["status"] == {
         "size": 2, "nodes": ["a-pool-1", "a-pool-2"]}
     found = condition(_req(state), "Provisioned")

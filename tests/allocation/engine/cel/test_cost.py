@@ -29,7 +29,7 @@ from allocation.engine.cel.cost import (
     estimate,
     measure,
 )
-from allocation.engine.controlplane.requests import HANDLE_VARIABLES, placeholders
+from allocation.engine.templates import HANDLE_VARIABLES, placeholders
 
 ROOT = Path(__file__).resolve().parents[4]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from allocation.engine.controlplane.requests import (
-    placeholders,
     render_handle_data,
     request_count,
 )
 from allocation.engine.objects import DriverSimulation
+from allocation.engine.templates import placeholders
 from tests.allocation.engine.controlplane.cp_factories import driver_sim
 from tests.factories import problems_of, to_yaml
 

@@ -11,7 +11,11 @@ from hypothesis import strategies as st
 
 from allocation.engine.manifests import InvalidManifests, load_texts
 from allocation.engine.models import Candidate, Request, registry
-from allocation.engine.models.counter import TemplateError, decode_parameters, expand_template
+from allocation.engine.models.counter_template import (
+    TemplateError,
+    decode_parameters,
+    expand_template,
+)
 from allocation.engine.simulation import simulate
 
 DATA = Path(__file__).parent / "data"

@@ -1,7 +1,8 @@
-"""Names, limits and small pure helpers of ProvisioningRequests (no engine imports).
+"""Names, limits and small pure helpers of ProvisioningRequests (KEP-4150 API,
+``docs/autoscaling.md``).
 
-Kept free of other engine imports (but the clock's bounds) so manifest validation can use
-:func:`spec_digest`.
+Free of other engine imports (but the clock's bounds), so manifest validation and the
+autoscaler both use them.
 """
 
 from __future__ import annotations

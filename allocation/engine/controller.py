@@ -1,0 +1,30 @@
+"""What the simulation asks of every controller (``docs/architecture.md``).
+
+The claim controller, the scheduler, the simulated drivers and the autoscaler each
+reconcile the state once per round; ``simulation.py`` builds them in a fixed order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from allocation.engine.state import ClusterState
+
+__all__ = ["Controller"]
+
+
+@runtime_checkable
+class Controller(Protocol):
+    """One controller of the simulation."""
+
+    name: str
+    """Its name in logs and tests."""
+
+    def reconcile(self, state: ClusterState) -> bool:
+        """Act once on ``state``; whether anything changed."""
+
+    def next_wakeup(self, state: ClusterState) -> datetime | None:
+        """When a timer of this controller next falls due, or None without one."""

@@ -1,0 +1,112 @@
+"""The registry of kinds: group, name, served versions and scope, declared once per kind.
+
+The manifest loader (``manifests/``) finds a document's schema through it, the engine
+objects (``objects/``) and the console's models (``allocation/models/``) take their kind
+name, scope and preferred API version from it, so adding a kind touches this table and the
+kind's own class, schema and model, nothing else.
+
+A :class:`KindSpec` is one kind *in one API group at a set of versions sharing one schema*;
+the same kind name may appear in several specs (another group, or later versions of the
+same group with another schema, as ``resource.k8s.io/v1`` next to ``v1alpha2``). Documents
+are matched by ``(apiVersion, kind)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from allocation.engine.constants import PLANNER_GROUP, PROVISIONING_GROUP, RESOURCE_GROUP
+
+__all__ = [
+    "KindSpec", "KINDS", "lookup", "specs_named", "specs_in_group", "namespaced",
+    "NODE_RESOURCE_SLICE", "NODE_RESOURCE_CAPACITY", "RESOURCE_CLASS",
+    "RESOURCE_CLASS_PARAMETERS", "RESOURCE_CLAIM_PARAMETERS", "RESOURCE_CLAIM",
+    "RESOURCE_CLAIM_TEMPLATE", "POD_SCHEDULING_CONTEXT", "NODE_GROUP", "DRIVER_SIMULATION",
+    "PROVISIONING_REQUEST", "NODE", "POD", "POD_TEMPLATE", "NAMESPACE", "EVENT",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """One kind of one API group, served at ``versions`` (oldest first) with one schema."""
+
+    group: str
+    """The API group; empty for the core group (``apiVersion: v1``)."""
+    name: str
+    """The kind, as in a document's ``kind``."""
+    versions: tuple[str, ...]
+    namespaced: bool
+
+    @property
+    def api_versions(self) -> tuple[str, ...]:
+        """Every ``apiVersion`` this spec accepts."""
+        return tuple(f"{self.group}/{v}" if self.group else v for v in self.versions)
+
+    @property
+    def preferred_version(self) -> str:
+        """The ``apiVersion`` of objects the planner creates: the newest served."""
+        return self.api_versions[-1]
+
+
+NODE_RESOURCE_SLICE = KindSpec(RESOURCE_GROUP, "NodeResourceSlice", ("v1alpha2",), False)
+NODE_RESOURCE_CAPACITY = KindSpec(RESOURCE_GROUP, "NodeResourceCapacity", ("v1alpha2",),
+                                  False)
+RESOURCE_CLASS = KindSpec(RESOURCE_GROUP, "ResourceClass", ("v1alpha2",), False)
+RESOURCE_CLASS_PARAMETERS = KindSpec(RESOURCE_GROUP, "ResourceClassParameters", ("v1alpha2",),
+                                     False)
+RESOURCE_CLAIM_PARAMETERS = KindSpec(RESOURCE_GROUP, "ResourceClaimParameters", ("v1alpha2",),
+                                     True)
+RESOURCE_CLAIM = KindSpec(RESOURCE_GROUP, "ResourceClaim", ("v1alpha2",), True)
+RESOURCE_CLAIM_TEMPLATE = KindSpec(RESOURCE_GROUP, "ResourceClaimTemplate", ("v1alpha2",), True)
+POD_SCHEDULING_CONTEXT = KindSpec(RESOURCE_GROUP, "PodSchedulingContext", ("v1alpha2",), True)
+NODE_GROUP = KindSpec(PLANNER_GROUP, "NodeGroup", ("v1alpha1",), False)
+DRIVER_SIMULATION = KindSpec(PLANNER_GROUP, "DriverSimulation", ("v1alpha1",), False)
+PROVISIONING_REQUEST = KindSpec(PROVISIONING_GROUP, "ProvisioningRequest", ("v1beta1", "v1"),
+                                True)
+NODE = KindSpec("", "Node", ("v1",), False)
+POD = KindSpec("", "Pod", ("v1",), True)
+POD_TEMPLATE = KindSpec("", "PodTemplate", ("v1",), True)
+NAMESPACE = KindSpec("", "Namespace", ("v1",), False)
+EVENT = KindSpec("", "Event", ("v1",), True)
+
+KINDS: tuple[KindSpec, ...] = (
+    NODE_RESOURCE_SLICE, NODE_RESOURCE_CAPACITY, RESOURCE_CLASS, RESOURCE_CLASS_PARAMETERS,
+    RESOURCE_CLAIM_PARAMETERS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, POD_SCHEDULING_CONTEXT,
+    NODE_GROUP, DRIVER_SIMULATION, PROVISIONING_REQUEST, NODE, POD, POD_TEMPLATE, NAMESPACE,
+    EVENT,
+)
+"""Every kind the planner reads, in the order problems and suggestions list them."""
+
+_BY_API: dict[tuple[str, str], KindSpec] = {}
+for _kind in KINDS:
+    for _api_version in _kind.api_versions:
+        if (_api_version, _kind.name) in _BY_API:
+            raise RuntimeError(f"{_api_version} {_kind.name} is declared twice")
+        _BY_API[(_api_version, _kind.name)] = _kind
+
+
+def lookup(api_version: str, name: str) -> KindSpec | None:
+    """The spec of documents of ``apiVersion``/``kind``, or None (a vendor object)."""
+    return _BY_API.get((api_version, name))
+
+
+def specs_named(name: str) -> tuple[KindSpec, ...]:
+    """Every spec of the kind ``name``, in any group or version."""
+    return tuple(k for k in KINDS if k.name == name)
+
+
+def specs_in_group(group: str) -> tuple[KindSpec, ...]:
+    """Every spec of the API group ``group``."""
+    return tuple(k for k in KINDS if k.group == group)
+
+
+def namespaced(name: str) -> bool | None:
+    """Whether objects of the kind ``name`` are namespaced; None for a kind not listed.
+
+    Raises:
+        ValueError: if two specs of that name disagree (a kind's scope never changes).
+    """
+    scopes = {k.namespaced for k in specs_named(name)}
+    if len(scopes) > 1:
+        raise ValueError(f"kind {name} is namespaced in some API versions only")
+    return next(iter(scopes), None)

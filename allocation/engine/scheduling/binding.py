@@ -1,0 +1,137 @@
+"""Binding a pod: allocate its structured claims, reserve them, bind, or say why not.
+
+The scheduler, the negotiation (KEP-3063) and the autoscaler's simulation all place pods
+through these functions, so a pod they place looks the same whoever placed it. Every
+function changes the state through ``state.writable`` (``ClusterState.fork``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from allocation.engine.constants import EXPLAIN_ANNOTATION, STRUCTURED_FINALIZER
+from allocation.engine.objects import Allocation, PodSchedulingContext
+from allocation.engine.objects.resource import node_selector_for
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod, ResourceClaim
+    from allocation.engine.resolve import ClaimPlan
+    from allocation.engine.scheduling.fit import Picks
+    from allocation.engine.scheduling.needs import PodNeeds
+    from allocation.engine.state import ClusterState
+
+__all__ = ["allocate", "reserve", "reserve_for", "commit", "mark_unschedulable", "mark_waiting",
+           "context_of", "drop_context"]
+
+
+def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_name: str,
+             picks: Picks) -> None:
+    """Write a structured allocation of ``picks`` on ``node_name`` into ``claim``."""
+    claim = state.writable(claim)
+    handles = []
+    grouped: dict[tuple[str, str], list] = {}
+    models = {}
+    for inventory, candidate in picks:
+        key = (inventory.driver_name, inventory.model.name)
+        grouped.setdefault(key, []).append(candidate)
+        models[key] = inventory.model
+    for (driver, model_name), candidates in grouped.items():
+        data = {"vendorClassParameters": plan.vendor_class_parameters,
+                "vendorClaimParameters": plan.vendor_claim_parameters,
+                "nodeName": node_name,
+                model_name: models[(driver, model_name)].encode_result(candidates)}
+        for field_name in ("vendorClassParameters", "vendorClaimParameters"):
+            if data[field_name] is None:
+                del data[field_name]
+        handles.append({"driverName": driver, "structuredData": data})
+    claim.allocation = Allocation(handles=handles, shareable=plan.shareable,
+                                  node_name=node_name,
+                                  available_on_nodes=node_selector_for(node_name),
+                                  picks=list(picks))
+    claim.driver_name = plan.resource_class.driver_name
+    finalizers = {m.finalizer for m in models.values()} or {STRUCTURED_FINALIZER}
+    for finalizer in sorted(finalizers):
+        if finalizer not in claim.meta.finalizers:
+            claim.meta.finalizers.append(finalizer)
+    claim.pending_reason = None
+    state.events.record(claim, "Normal", "Allocated",
+                        f"Allocated on node {node_name}"
+                        + (": " + ", ".join(c.id for _, c in picks) if picks else ""))
+
+
+def reserve_for(claim: ResourceClaim, pod: Pod) -> None:
+    """Add ``pod`` to a writable claim's ``reservedFor`` unless it is there already."""
+    if pod.name not in claim.reserved_pods():
+        claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.meta.uid})
+
+
+def reserve(state: ClusterState, claim: ResourceClaim, pod: Pod) -> None:
+    """Add ``pod`` to the claim's ``reservedFor`` if it is not there yet."""
+    reserve_for(state.writable(claim), pod)
+
+
+def context_of(state: ClusterState, pod: Pod) -> PodSchedulingContext | None:
+    """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
+    return state.get("PodSchedulingContext", pod.namespace, pod.name)
+
+
+def drop_context(state: ClusterState, pod: Pod) -> None:
+    """Delete the pod's PodSchedulingContext once the pod is bound (the scheduler's last step,
+    KEP-3063)."""
+    context = context_of(state, pod)
+    if context is not None:
+        state.remove(context)
+
+
+def commit(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds, picks: Picks) -> None:
+    """Record the allocations in the claims, reserve them, bind the pod."""
+    pod = state.writable(pod)
+    by_owner: dict[str, list] = {}
+    for want, pick in zip(needs.wants, picks, strict=True):
+        by_owner.setdefault(want.owner, []).append(pick)
+    for claim, plan in needs.pending:
+        allocate(state, claim, plan, node.name, by_owner.get(claim.ref, []))
+    for claim in [*needs.allocated, *(c for c, _ in needs.pending)]:
+        reserve(state, claim, pod)
+    if pod.node_name != node.name:
+        pod.node_name = node.name
+        state.charge(pod, node.name, +1)
+        state.events.record(pod, "Normal", "Scheduled",
+                            f"Successfully assigned {pod.ref} to {node.name}")
+    pod.set_condition({"type": "PodScheduled", "status": "True",
+                       "lastTransitionTime": state.clock.stamp()})
+    pod.meta.annotations.pop(EXPLAIN_ANNOTATION, None)
+    drop_context(state, pod)
+
+
+def mark_unschedulable(state: ClusterState, pod: Pod, message: str, detail: dict) -> bool:
+    """Set the Unschedulable condition and the explain annotation, with an Event on change.
+
+    Returns:
+        False: recording a failure is not progress (``Simulation.settle``).
+    """
+    pod = state.writable(pod)
+    explain = json.dumps({"summary": message, **detail}, sort_keys=True)
+    changed = pod.set_condition({"type": "PodScheduled", "status": "False",
+                                 "reason": "Unschedulable", "message": message,
+                                 "lastTransitionTime": state.clock.stamp()})
+    if pod.meta.annotations.get(EXPLAIN_ANNOTATION) != explain:
+        pod.meta.annotations[EXPLAIN_ANNOTATION] = explain
+    if changed:
+        state.events.record(pod, "Warning", "FailedScheduling", message)
+    return False
+
+
+def mark_waiting(state: ClusterState, pod: Pod, message: str) -> bool:
+    """The pod waits for drivers: a condition but no Event (the context's Events tell).
+
+    Returns:
+        False, as :func:`mark_unschedulable`.
+    """
+    pod = state.writable(pod)
+    pod.set_condition({"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                       "message": message, "lastTransitionTime": state.clock.stamp()})
+    pod.meta.annotations[EXPLAIN_ANNOTATION] = json.dumps({"summary": message},
+                                                          sort_keys=True)
+    return False

@@ -1,0 +1,69 @@
+"""The scheduling vocabulary: why a node refuses a pod, and the summary a pod gets.
+
+The node reasons are kube-scheduler's terse texts (and the planner's own for DRA); they are
+the keys of the ``draplanner.io/explain`` annotation's ``nodes[].reason`` and of the
+console's explanations (``allocation/presenters/explain.py``), so each is written once,
+here. The waiting texts are the pod's condition while drivers negotiate (KEP-3063).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import ResourceClaim
+
+__all__ = [
+    "R_UNSCHEDULABLE", "R_SELECTOR", "R_CPU", "R_MEMORY", "R_PODS", "R_CLAIMS", "R_ELSEWHERE",
+    "R_CLASS", "R_BUDGET", "R_UNSUITABLE", "FITS_NOW", "CLAIM_REASONS", "WAIT_INFORMATION",
+    "WAIT_ALLOCATION", "WAIT_IMMEDIATE", "MAX_DETAIL_NODES", "summary", "detail_of",
+    "missing_controller",
+]
+
+R_UNSCHEDULABLE = "node(s) were unschedulable"
+R_SELECTOR = "node(s) didn't match Pod's node affinity/selector"
+R_CPU = "Insufficient cpu"
+R_MEMORY = "Insufficient memory"
+R_PODS = "Too many pods"
+R_CLAIMS = "cannot allocate all claims"
+R_ELSEWHERE = "node(s) had resource claims allocated on other nodes"
+R_CLASS = "node(s) didn't match the resource class's suitable nodes"
+R_BUDGET = "allocation search gave up (step budget exhausted)"
+R_UNSUITABLE = "node(s) were reported unsuitable by the resource driver"
+FITS_NOW = "fits now"
+"""A node that fits when the explanation is written (the cluster changed meanwhile)."""
+CLAIM_REASONS = (R_CLAIMS, R_BUDGET)
+"""The reasons that a per-request explanation of the node's inventories can detail."""
+
+WAIT_INFORMATION = "waiting for resource driver to provide information"
+WAIT_ALLOCATION = "waiting for resource driver to allocate resource"
+WAIT_IMMEDIATE = "waiting for resource driver to allocate a claim with Immediate allocation"
+
+MAX_DETAIL_NODES = 8
+"""Nodes detailed in the explain annotation; the rest are only counted."""
+
+
+def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:
+    """``0/N nodes are available: 2 reason, 1 other.``: reasons by count, then by text.
+
+    Returns:
+        kube-scheduler's one-line summary; ``end`` closes it (the autoscaler adds more).
+    """
+    parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
+    message = f"0/{total} nodes are available"
+    return message + ((": " + ", ".join(parts) + end) if parts else end)
+
+
+def detail_of(details: list[dict], total: int) -> dict:
+    """The explain annotation's body besides the summary: detailed and omitted nodes."""
+    detail: dict = {"nodes": details}
+    if total > len(details):
+        detail["omittedNodes"] = total - len(details)
+    return detail
+
+
+def missing_controller(claim: ResourceClaim, class_name: str, controller: str) -> str:
+    """Why a claim whose class names a controller without a DriverSimulation stays pending."""
+    return (f"resourceclaim \"{claim.ref}\": class {class_name!r} names control-plane "
+            f"controller {controller}, which no DriverSimulation simulates")

@@ -1,0 +1,15 @@
+"""Core kinds as the planner reads them (``allocation/engine/objects/core.py``)."""
+
+from __future__ import annotations
+
+from allocation.engine.objects.core import milli, whole
+
+
+def test_requests_round_up_to_millicores_and_whole_units() -> None:
+    assert milli("100m") == 100
+    assert milli("1.5") == 1500
+    assert milli("1n") == 1
+    assert whole("100m") == 1
+    assert whole("-1.5") == -1
+    assert whole("16Gi") == 17179869184
+    assert whole("2k") == 2000

@@ -1,0 +1,58 @@
+"""Fitting a pod on a node (``allocation/engine/scheduling/fit.py``)."""
+
+from __future__ import annotations
+
+from allocation.engine.events import VirtualClock
+from allocation.engine.manifests import load_texts
+from allocation.engine.scheduling import fit
+from allocation.engine.scheduling.needs import Plans, no_negotiation, pod_needs
+from allocation.engine.scheduling.reasons import R_CLAIMS, R_SELECTOR
+from allocation.engine.state import ClusterState
+from tests.factories import (
+    claim,
+    claim_parameters,
+    device,
+    named_slice,
+    node,
+    pod,
+    resource_class,
+    to_yaml,
+)
+
+
+def _state() -> ClusterState:
+    docs = [node("n1", {"rack": "a"}), node("n2"), named_slice("n1", [device("gpu-0")]),
+            resource_class("gpu"), claim_parameters("any", "true"), claim("c1", params="any"),
+            claim("c2", params="any"),
+            pod("p1", claims={"gpu": "c1"}, node_selector={"rack": "a"}),
+            pod("p2", claims={"gpu": "c2"})]
+    return ClusterState.build(load_texts([("t.yaml", to_yaml(docs))]), VirtualClock())
+
+
+def _needs(state: ClusterState, name: str):
+    return pod_needs(state, state.get("Pod", "default", name), Plans(), no_negotiation)
+
+
+def test_a_dry_run_leaves_nothing_taken_and_try_node_keeps_its_picks():
+    state = _state()
+    p1, p2 = state.get("Pod", "default", "p1"), state.get("Pod", "default", "p2")
+    n1, n2 = state.nodes["n1"], state.nodes["n2"]
+    needs1, needs2 = _needs(state, "p1"), _needs(state, "p2")
+    assert fit.dry_run(state, p1, n2, needs1, "first-fit") == R_SELECTOR
+    assert fit.dry_run(state, p1, n1, needs1, "first-fit") is None
+    assert fit.dry_run(state, p2, n1, needs2, "first-fit") is None  # still free
+    picks, refusal = fit.try_node(state, p1, n1, needs1, "first-fit")
+    assert refusal is None and [c.id for _inventory, c in picks] == ["gpu-0"]
+    assert fit.dry_run(state, p2, n1, needs2, "first-fit") == R_CLAIMS  # kept taken
+    assert fit.claims_fit(state, n1, needs2.wants, "first-fit") == R_CLAIMS
+    fit.release(needs1.wants, picks)
+    assert fit.claims_fit(state, n1, needs2.wants, "first-fit") is None
+
+
+def test_a_node_detail_explains_requests_only_when_claims_failed():
+    state = _state()
+    needs = _needs(state, "p2")
+    n1 = state.nodes["n1"]
+    assert fit.node_detail(state, n1, needs, R_SELECTOR, "first-fit") == {
+        "node": "n1", "reason": R_SELECTOR}
+    assert "requests" in fit.node_detail(state, n1, needs, R_CLAIMS, "first-fit")

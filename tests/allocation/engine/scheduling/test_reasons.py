@@ -1,0 +1,18 @@
+"""The scheduling vocabulary (``allocation/engine/scheduling/reasons.py``)."""
+
+from __future__ import annotations
+
+from allocation.engine.scheduling.reasons import R_CPU, R_SELECTOR, detail_of, summary
+
+
+def test_summary_lists_reasons_by_count_then_text():
+    counts = {R_SELECTOR: 1, R_CPU: 2, "Too many pods": 1}
+    assert summary(counts, 4) == ("0/4 nodes are available: 2 Insufficient cpu, 1 Too many "
+                                  "pods, 1 node(s) didn't match Pod's node affinity/selector.")
+    assert summary({}, 0) == "0/0 nodes are available."
+    assert summary({R_CPU: 1}, 1, end="") == "0/1 nodes are available: 1 Insufficient cpu"
+
+
+def test_detail_counts_the_nodes_it_leaves_out():
+    assert detail_of([{"node": "a"}], 1) == {"nodes": [{"node": "a"}]}
+    assert detail_of([{"node": "a"}], 3) == {"nodes": [{"node": "a"}], "omittedNodes": 2}
