@@ -29,7 +29,7 @@ from scenarios.models import Scenario
 
 __all__ = ["Refused", "Invalid", "Conflict", "can_view", "can_edit", "create",
            "add_change", "evaluation", "undo", "redo", "rebase", "set_shared", "promote",
-           "export", "conflicts", "refresh", "delete"]
+           "export", "conflicts", "refresh", "record_refresh_failure", "delete"]
 
 class Refused(ValueError):
     """A change the engine refuses; the message says why (for a person)."""
@@ -206,6 +206,15 @@ def refresh(scenario: Scenario) -> Scenario:
                                          "updated_at"])
             _announce(scenario)
         return scenario
+
+
+def record_refresh_failure(scenario: Scenario, revision: int) -> None:
+    """Mark ``scenario`` evaluated at ``revision`` with an internal error (the background
+    refresh failed on it; the worker logs why), so it is not retried until the baseline
+    moves again."""
+    Scenario.objects.filter(pk=scenario.pk).update(
+        evaluated_revision=revision,
+        evaluation_error="internal error while evaluating; see the worker log")
 
 
 def conflicts(scenario: Scenario, identities: Collection[Identity] = ()) -> list[dict]:
