@@ -28,10 +28,21 @@ def _scenario(django_user_model, name: str, docs: list[dict] | None = None):
                      name)
 
 
+def _box(locator) -> dict:
+    """The element's box, read in the page in one step.
+
+    The scenario body is swapped twice after a change (the htmx answer, then the socket's
+    push), so an element found a moment ago may be detached by now, where Playwright's
+    ``bounding_box()`` answers None; ``evaluate`` waits for the locator to match again.
+    """
+    return locator.evaluate("e => { const r = e.getBoundingClientRect();"
+                            " return {x: r.x, y: r.y, width: r.width, height: r.height}; }")
+
+
 def _drag(page, source, target) -> None:
     """A real pointer drag: press, move in steps, release."""
-    start = source.bounding_box()
-    end = target.bounding_box()
+    start = _box(source)
+    end = _box(target)
     page.mouse.move(start["x"] + 10, start["y"] + 8)
     page.mouse.down()
     page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
