@@ -109,13 +109,19 @@ def test_dragging_two_nodes_of_a_group_provisions_a_pending_atomic_request(
     docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=0, devices=1),
             pod_template("worker"), provreq("req", pod_sets=[("worker", 2)])]
     scenario = _scenario(django_user_model, "scale", docs)
-    page.goto(f"/scenarios/{scenario.pk}/")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
     request = page.locator('[data-request="default/req"]')
     assert "Provisioned=False (CapacityIsNotFound)" in request.inner_text()
 
     group = page.locator('[data-drag="group"][data-group="gpu-pool"]')
     for added in ("gpu-pool-1", "gpu-pool-2"):
-        _drag(page, group, page.locator("section.canvas"))
+        # A change swaps the body twice: the POST's answer and the socket's push. The next
+        # drag starts once both arrived, or it may press on a body about to be replaced.
+        with socket.expect_event("framereceived"), page.expect_response(
+                lambda r: r.url.endswith("/changes/") and r.request.method == "POST"):
+            _drag(page, group, page.locator("section.canvas"))
         page.locator(f'article[data-node="{added}"]').wait_for()
     assert "Provisioned=True" in page.locator('[data-request="default/req"]').inner_text()
 
