@@ -16,7 +16,7 @@ PORT ?= 8000
 
 help:
 	@echo "make run     create $(VENV), install, migrate, load the demo cluster, serve http://$(HOST):$(PORT)"
-	@echo "make test    ruff, Django checks, migrations check, pytest (incl. headless Chromium tests)"
+	@echo "make test    ruff, import contracts, Django checks, migrations check, pytest (incl. headless Chromium tests)"
 	@echo "make bench   run every bench/bench_*.py"
 	@echo "make lint    ruff check"
 	@echo "make clean   remove $(VENV), db.sqlite3 and caches"
@@ -50,6 +50,7 @@ run: $(STAMP)
 
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest

@@ -35,6 +35,12 @@ class AllocationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Services announce committed writes; the worker of this process (if any) wakes on
+        # them. The services never import the worker (docs/architecture.md, "Layers").
+        from allocation.services import broadcast
+        from allocation.worker import runtime
+
+        broadcast.subscribe(runtime.wake_on_commit)
         # The worker thread waits one poll interval before its first query, by which time
         # the app registry is complete.
         if getattr(settings, "DRA_WORKER_IN_PROCESS", False) and serving():

@@ -15,10 +15,10 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from allocation.presenters import live
+from console.events import CLUSTER_GROUP
 
-__all__ = ["PageConsumer", "GROUP", "CLOSE_UNAUTHENTICATED", "CLOSE_UNKNOWN_PAGE"]
+__all__ = ["PageConsumer", "CLOSE_UNAUTHENTICATED", "CLOSE_UNKNOWN_PAGE"]
 
-GROUP = "cluster"
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_PAGE = 4404
 
@@ -49,7 +49,7 @@ class PageConsumer(AsyncWebsocketConsumer):
             return
         self.kwargs = kwargs
         self.revision = _seen_revision(self.scope)
-        await self.channel_layer.group_add(GROUP, self.channel_name)
+        await self.channel_layer.group_add(CLUSTER_GROUP, self.channel_name)
         await self.accept()
         # The cluster may have changed between rendering the page and opening the socket.
         current = await sync_to_async(live.current_revision)()
@@ -58,7 +58,7 @@ class PageConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "kwargs", None) is not None:
-            await self.channel_layer.group_discard(GROUP, self.channel_name)
+            await self.channel_layer.group_discard(CLUSTER_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None
                       ) -> None:

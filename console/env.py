@@ -145,12 +145,13 @@ def _sqlite(name: Any) -> dict[str, Any]:
 def parse_redis_url(url: str | None, *, name: str = "REDIS_URL") -> dict[str, Any]:
     """Turn ``REDIS_URL`` into Django Channels' ``CHANNEL_LAYERS["default"]``.
 
-    * unset or empty -> ``InMemoryChannelLayer`` (single process; development/tests)
+    * unset or empty -> ``console.channel_layer.LoopSafeChannelLayer`` (in memory, one
+      process; safe for sends from the worker thread and other event loops)
     * ``redis://[:password@]host[:port][/db]``, ``rediss://...`` or
       ``unix:///path/to/redis.sock`` -> ``channels_redis.core.RedisChannelLayer``
     """
     if url is None or not url.strip():
-        return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+        return {"BACKEND": "console.channel_layer.LoopSafeChannelLayer"}
     url = url.strip()
     parts = _split(url, name)
     scheme = parts.scheme.lower()

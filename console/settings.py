@@ -171,6 +171,8 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAuthenticated",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # The services' exceptions become answers in one place (400 problems, 403, 409).
+    "EXCEPTION_HANDLER": "console.api.exception_handler",
     # JSON bodies within the manifest bounds (depth, numbers, duplicate keys): docs/manifests.md
     "DEFAULT_PARSER_CLASSES": [
         "allocation.api.serializers.BoundedJSONParser",

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from console.events import scenario_group
 from scenarios import services
 from scenarios.models import Scenario
 
@@ -38,7 +39,7 @@ class ScenarioConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
         self.scenario_id = scenario_id
-        self.group = services.group_name(scenario_id)
+        self.group = scenario_group(scenario_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -25,15 +23,13 @@ from allocation.services import cluster
 from allocation.services.permissions import check_write
 from allocation.services.store import Identity, identity_of, row_identity, stored_rows
 from allocation.services.writes import write
+from console.events import publish, scenario_updated
 from scenarios.evaluation import evaluate_changes, outcome_json
 from scenarios.models import Scenario
 
-__all__ = ["Refused", "Invalid", "Conflict", "group_name", "can_view", "can_edit", "create",
+__all__ = ["Refused", "Invalid", "Conflict", "can_view", "can_edit", "create",
            "add_change", "evaluation", "undo", "redo", "rebase", "set_shared", "promote",
-           "export", "conflicts", "refresh", "delete"]
-
-EVENT_TYPE = "scenario.updated"
-
+           "export", "conflicts", "refresh", "record_refresh_failure", "delete"]
 
 class Refused(ValueError):
     """A change the engine refuses; the message says why (for a person)."""
@@ -52,10 +48,6 @@ class Conflict(Exception):
         super().__init__(f"the baseline moved from revision {scenario.base_revision} to "
                          f"{current} since this scenario was forked; {len(changed)} "
                          "object(s) changed")
-
-
-def group_name(scenario_id: int) -> str:
-    return f"scenario-{scenario_id}"
 
 
 def can_view(user, scenario: Scenario, token: str | None = None) -> bool:
@@ -77,14 +69,9 @@ def _check_edit(user, scenario: Scenario) -> None:
 
 
 def _announce(scenario: Scenario) -> None:
-    message = {"type": EVENT_TYPE, "id": scenario.pk, "position": scenario.position}
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(group_name(scenario.pk), message)
-
-    transaction.on_commit(send)
+    """``scenario.updated`` to the scenario's open pages once the change commits."""
+    publication = scenario_updated(scenario.pk, scenario.position)
+    transaction.on_commit(lambda: publish(publication))
 
 
 def _evaluate(changes: list[dict]):
@@ -219,6 +206,15 @@ def refresh(scenario: Scenario) -> Scenario:
                                          "updated_at"])
             _announce(scenario)
         return scenario
+
+
+def record_refresh_failure(scenario: Scenario, revision: int) -> None:
+    """Mark ``scenario`` evaluated at ``revision`` with an internal error (the background
+    refresh failed on it; the worker logs why), so it is not retried until the baseline
+    moves again."""
+    Scenario.objects.filter(pk=scenario.pk).update(
+        evaluated_revision=revision,
+        evaluation_error="internal error while evaluating; see the worker log")
 
 
 def conflicts(scenario: Scenario, identities: Collection[Identity] = ()) -> list[dict]:

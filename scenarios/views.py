@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from allocation.engine import kinds
 from allocation.views.common import HtmxHttpRequest
@@ -110,14 +111,16 @@ def change_from_form(data, scenario: Scenario) -> dict:
     return change
 
 
+def _into_message_area(response: HttpResponse) -> HttpResponse:
+    """Swap ``response`` into the page's message area instead of the htmx target."""
+    return reswap(retarget(response, "#scenario-message"), "innerHTML")
+
+
 def _answer(request, scenario: Scenario, message: str = "", refused: bool = False
             ) -> HttpResponse:
     if refused:
-        response = render(request, "scenarios/htmx/message.html",
-                          {"message": message, "refused": True})
-        response["HX-Retarget"] = "#scenario-message"
-        response["HX-Reswap"] = "innerHTML"
-        return response
+        return _into_message_area(render(request, "scenarios/htmx/message.html",
+                                         {"message": message, "refused": True}))
     if not request.htmx:
         return redirect("scenarios:detail", pk=scenario.pk)
     return HttpResponse(render_body(scenario, True, message=message, request=request))
@@ -158,18 +161,16 @@ def scenario_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpRespo
             return _answer(request, scenario, "Promoted to the baseline.")
         elif action == "delete":
             services.delete(request.user, scenario)
-            response = redirect("scenarios:list")
-            response["HX-Redirect"] = reverse("scenarios:list")
-            return response
+            if request.htmx:  # the whole page goes, not a swap of its body
+                return HttpResponseClientRedirect(reverse("scenarios:list"))
+            return redirect("scenarios:list")
         else:
             raise Http404(f"no action {action!r}")
     except services.Refused as exc:
         return _answer(request, scenario, str(exc), refused=True)
     except services.Conflict as exc:
-        response = render(request, "scenarios/htmx/conflict.html", {"conflict": exc})
-        response["HX-Retarget"] = "#scenario-message"
-        response["HX-Reswap"] = "innerHTML"
-        return response
+        return _into_message_area(render(request, "scenarios/htmx/conflict.html",
+                                         {"conflict": exc}))
     return _answer(request, scenario)
 
 

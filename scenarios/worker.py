@@ -4,7 +4,9 @@ A scenario is evaluated on the current baseline; when the baseline moves on (an 
 worker's own reconcile), :func:`refresh_stale` re-evaluates every scenario whose stored
 outcome belongs to an older revision and pushes the result to its page. Worker processes
 share the work: each claims scenarios with ``SELECT ... FOR UPDATE SKIP LOCKED`` where the
-database supports it (PostgreSQL), so two processes never evaluate the same scenario.
+database supports it (PostgreSQL), so two processes never evaluate the same scenario. It
+only reads and locks; every write is a service's (``scenarios.services.refresh``,
+``record_refresh_failure``).
 """
 
 from __future__ import annotations
@@ -55,8 +57,6 @@ def refresh_stale(limit: int | None = None) -> int:
                     services.refresh(scenario)
             except Exception:  # one broken scenario must not stop the others
                 log.exception("could not re-evaluate scenario %s", scenario.pk)
-                Scenario.objects.filter(pk=scenario.pk).update(
-                    evaluated_revision=revision,
-                    evaluation_error="internal error while evaluating; see the worker log")
+                services.record_refresh_failure(scenario, revision)
         done += 1
     return done

@@ -18,30 +18,19 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
-_exit_status = {"code": 0}
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix,
+                                 tmp_path_factory):
+    """Test on a SQLite file, not Django's default shared in-memory database.
 
-
-def pytest_sessionfinish(session, exitstatus):
-    _exit_status["code"] = int(exitstatus)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
-    """End the process once pytest is done, without the interpreter's own teardown.
-
-    The browser tests leave daemon threads behind (the in-process daphne server and its
-    Twisted reactor, Playwright's driver) next to native libraries (CEL, SQLite's shared
-    in-memory database). Tearing the interpreter down under them crashed the process once
-    in CI (a segmentation fault after "N passed"), turning a green run red. Everything
-    worth doing has been done by now: reports are written, the test databases are gone.
+    Threads of the test process (the in-process daphne of the browser tests, the worker, the
+    services a test calls in another thread) each have their own connection. On a file in WAL
+    mode with a busy timeout (``console.env.SQLITE_OPTIONS``) readers never wait for the
+    writer and see only what was committed, and writers wait their turn, as in production.
     """
-    import os
-    import sys
+    from django.conf import settings
 
-    writer = getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None)
-    if writer is not None:
-        writer.flush()  # the "N passed" summary must reach the log
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        if stream is not None:
-            stream.flush()
-    os._exit(_exit_status["code"])
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("database") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)

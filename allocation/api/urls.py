@@ -1,24 +1,20 @@
-"""Routes of the REST API (mounted at ``/api/`` by ``console.urls``)."""
+"""Routes of the allocation app's REST API: a viewset per kind, vendor objects, Events.
+
+``console.urls`` mounts them at ``/api/`` together with the other apps' API routes, the
+router root (listing every app's endpoints) and the OpenAPI schema.
+"""
 
 from __future__ import annotations
 
-from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from allocation.api.views import VIEWSETS
-from scenarios.api.views import ScenarioViewSet
 
 __all__ = ["urlpatterns", "router"]
 
-app_name = "api"
-
 router = DefaultRouter()
+router.include_root_view = False  # one root for every app: console.urls
 for prefix, viewset in VIEWSETS.items():
     router.register(prefix, viewset, basename=prefix)
-router.register("scenarios", ScenarioViewSet, basename="scenarios")
 
-urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    *router.urls,
-]
+urlpatterns = router.urls

@@ -5,7 +5,8 @@ Addresses are kubectl-like: ``/api/<plural>/<name>/`` for cluster-scoped kinds,
 ``default`` namespace) and ``/api/vendorobjects/<kind>.<group>/<namespace>/<name>/``.
 Lists filter by ``node``, ``driver``, ``class``, ``namespace`` and ``status`` where the
 kind has them; a filter a kind does not have is a 400, not silently ignored.
-Every write goes through :mod:`allocation.services.objects`.
+Every write goes through :mod:`allocation.services.objects`; its refusals (invalid
+manifests, permissions, an object that exists) become answers in ``console.api``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, renderers, status, viewsets
-from rest_framework.exceptions import ParseError, PermissionDenied, ValidationError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.response import Response
 
 from allocation.api.serializers import (
@@ -25,11 +26,10 @@ from allocation.api.serializers import (
     ProblemsSerializer,
     YAMLRenderer,
 )
-from allocation.engine.manifests import InvalidManifests
 from allocation.engine.writer import as_list
 from allocation.models import KIND_MODELS, Event, StoredObject, VendorObject
 from allocation.services import objects as object_services
-from allocation.services.permissions import NotPermitted, can_write
+from allocation.services.permissions import can_write
 
 __all__ = ["KindPermission", "ManifestViewSet", "VIEWSETS", "FILTER_NAMES"]
 
@@ -45,11 +45,6 @@ class KindPermission(permissions.BasePermission):
         if request.method in permissions.SAFE_METHODS:
             return True
         return can_write(request.user, view.model.KIND or "vendor object")
-
-
-def _problems(exc: InvalidManifests) -> Response:
-    return Response({"problems": [str(p) for p in exc.problems]},
-                    status=status.HTTP_400_BAD_REQUEST)
 
 
 class ManifestViewSet(viewsets.GenericViewSet):
@@ -114,40 +109,25 @@ class ManifestViewSet(viewsets.GenericViewSet):
             raise ParseError("send the manifest as application/yaml or application/json")
         return body
 
-    def _write(self, action, *args) -> Response | StoredObject:
-        try:
-            return action(*args)
-        except InvalidManifests as exc:
-            return _problems(exc)
-        except NotPermitted as exc:
-            raise PermissionDenied(str(exc)) from None
-
     @extend_schema(request=ManifestSerializer, responses={201: ManifestSerializer,
                                                           400: ProblemsSerializer})
     def create(self, request, *args, **kwargs) -> Response:
         body = self._body(request)
-        try:
-            row = self._write(object_services.create_object, body.text, self.model,
-                              request.user, body.file)
-        except object_services.ObjectExists as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        if isinstance(row, Response):
-            return row
+        row = object_services.create_object(body.text, self.model, request.user, body.file)
         return Response(row.manifest, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=ManifestSerializer, responses={200: ManifestSerializer,
                                                           400: ProblemsSerializer})
     def update(self, request, *args, **kwargs) -> Response:
         body = self._body(request)
-        row = self._write(object_services.replace_object, self.get_object(), body.text,
-                          request.user, body.file)
-        return row if isinstance(row, Response) else Response(row.manifest)
+        row = object_services.replace_object(self.get_object(), body.text, request.user,
+                                             body.file)
+        return Response(row.manifest)
 
     @extend_schema(responses={204: None, 400: ProblemsSerializer})
     def destroy(self, request, *args, **kwargs) -> Response:
-        done = self._write(object_services.delete_object, self.get_object(), request.user)
-        return done if isinstance(done, Response) else Response(
-            status=status.HTTP_204_NO_CONTENT)
+        object_services.delete_object(self.get_object(), request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class VendorObjectViewSet(ManifestViewSet):

@@ -4,7 +4,9 @@ A page is a full template that includes its fragments (``templates/allocation/ht
 After a change the page's consumer renders the same fragments again with ``oob`` set, so
 each fragment's root element carries ``hx-swap-oob="true"`` and the htmx ws extension
 swaps it into the open page by its ``id``. Views and consumers share :data:`PAGES`, so a
-page and its live updates can never disagree about what the fragments are.
+page and its live updates can never disagree about what the fragments are, and both routes
+come from it: the page at ``<route>`` (``allocation/urls.py``, URL name = the page's name)
+and its socket at ``/ws/pages/<route>`` (``console/routing.py``).
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ STATUS_FRAGMENT = "allocation/htmx/live_status.html"
 
 @dataclass(frozen=True, slots=True)
 class LivePage:
-    """A page: its template, its fragments, and how to build its context from a state.
+    """A page: its route, template, fragments, and how to build its context from a state.
 
-    ``build`` returns the page's context, or None when the object it shows does not exist.
+    ``route`` is a Django path pattern relative to the site root; its parameters are the
+    keyword arguments of ``build``, which returns the page's context, or None when the object
+    it shows does not exist.
     """
 
+    route: str
     template: str
     fragments: tuple[str, ...]
     build: Callable[[ClusterState, dict[str, str]], dict[str, Any] | None]
@@ -53,24 +58,28 @@ def _fragments(*names: str) -> tuple[str, ...]:
 
 PAGES: dict[str, LivePage] = {
     "dashboard": LivePage(
-        "allocation/dashboard.html",
+        "dashboard/", "allocation/dashboard.html",
         _fragments("dashboard_nodes", "dashboard_usage", "dashboard_pending",
                    "dashboard_provisioning", "dashboard_events"),
         _one("dashboard", lambda state: dashboard(state))),
-    "node": LivePage("allocation/node.html", _fragments("node_summary", "node_devices"),
+    "node": LivePage("nodes/<str:name>/", "allocation/node.html",
+                     _fragments("node_summary", "node_devices"),
                      _one("node", lambda state, name: node_view(state, name))),
-    "claim": LivePage("allocation/claim.html", _fragments("claim_detail"),
+    "claim": LivePage("claims/<str:namespace>/<str:name>/", "allocation/claim.html",
+                      _fragments("claim_detail"),
                       _one("claim", claim_view)),
-    "pod": LivePage("allocation/pod.html", _fragments("pod_detail", "negotiation_timeline"),
+    "pod": LivePage("pods/<str:namespace>/<str:name>/", "allocation/pod.html",
+                    _fragments("pod_detail", "negotiation_timeline"),
                     _one("pod", pod_view)),
-    "provisioning_request": LivePage("allocation/provisioning_request.html",
+    "provisioning_request": LivePage("provisioningrequests/<str:namespace>/<str:name>/",
+                                     "allocation/provisioning_request.html",
                                      _fragments("provisioning_detail"),
                                      _one("pr", provisioning_view)),
-    "negotiations": LivePage("allocation/negotiations.html",
+    "negotiations": LivePage("negotiations/", "allocation/negotiations.html",
                              _fragments("negotiation_timelines"),
                              _one("timelines", lambda state: timelines(state))),
 }
-"""Every live page by name; the consumer's URL route names one of them."""
+"""Every live page by name (also its URL name); the consumer's route names one of them."""
 
 
 def snapshot() -> tuple[ClusterState, int]:

@@ -1,43 +1,52 @@
 """Telling everyone the stored cluster changed, once the change is committed.
 
-The one event is ``{"type": "cluster.changed", "kinds": [...], "revision": n}`` sent to the
-channel-layer group ``cluster``; consumers re-render what they show. It is sent from
-``transaction.on_commit``, so a rolled-back write never announces anything. The in-process
-worker (if any) is woken at the same time.
+After every committed write, ``cluster.changed`` (``console.events``) goes to the
+channel-layer group ``cluster``, where consumers re-render what they show, and every hook
+subscribed with :func:`subscribe` is called with the same event: the in-process worker
+subscribes (``allocation.apps``) to wake at once. Services never import the worker. It all
+happens in ``transaction.on_commit``, so a rolled-back write announces nothing.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 
-__all__ = ["GROUP", "EVENT_TYPE", "announce_after_commit", "send_now"]
+from console.events import ClusterChanged, cluster_changed, publish
 
-GROUP = "cluster"
-EVENT_TYPE = "cluster.changed"
+__all__ = ["announce_after_commit", "send_now", "subscribe", "unsubscribe"]
 
 log = logging.getLogger(__name__)
 
+CommitHook = Callable[[ClusterChanged], None]
+_hooks: list[CommitHook] = []
+
+
+def subscribe(hook: CommitHook) -> None:
+    """Call ``hook(event)`` after every committed write of the cluster (once per hook)."""
+    if hook not in _hooks:
+        _hooks.append(hook)
+
+
+def unsubscribe(hook: CommitHook) -> None:
+    if hook in _hooks:
+        _hooks.remove(hook)
+
 
 def send_now(kinds: Iterable[str], revision: int) -> None:
-    """Send the event at once (callers normally want :func:`announce_after_commit`)."""
-    layer = get_channel_layer()
-    message = {"type": EVENT_TYPE, "kinds": sorted(set(kinds)), "revision": revision}
-    if layer is not None:
+    """Announce at once (callers normally want :func:`announce_after_commit`)."""
+    publication = cluster_changed(kinds, revision)
+    publish(publication)
+    for hook in list(_hooks):
         try:
-            async_to_sync(layer.group_send)(GROUP, message)
-        except Exception:  # a broken channel layer must not fail a committed write
-            log.exception("could not announce revision %s", revision)
-    from allocation.worker import runtime
-
-    runtime.notify()
+            hook(publication.event)
+        except Exception:  # a failing subscriber must not fail a committed write
+            log.exception("commit hook %r failed for revision %s", hook, revision)
 
 
 def announce_after_commit(kinds: Iterable[str], revision: int) -> None:
-    """Send the event when the current transaction commits (at once outside one)."""
+    """Announce when the current transaction commits (at once outside one)."""
     kinds = sorted(set(kinds))
     transaction.on_commit(lambda: send_now(kinds, revision))

@@ -7,15 +7,7 @@ Every view requires a signed-in user and only reads; writes go through
 from __future__ import annotations
 
 from allocation.views.home import home
-from allocation.views.pages import (
-    claim_detail,
-    dashboard,
-    negotiations,
-    node_detail,
-    pod_detail,
-    provisioning_request_detail,
-)
+from allocation.views.pages import live_page
 from allocation.views.upload import upload
 
-__all__ = ["home", "dashboard", "node_detail", "claim_detail", "pod_detail",
-           "provisioning_request_detail", "negotiations", "upload"]
+__all__ = ["home", "live_page", "upload"]

@@ -13,8 +13,7 @@ from django.shortcuts import render
 from allocation.presenters import live
 from allocation.views.common import HtmxHttpRequest
 
-__all__ = ["dashboard", "node_detail", "claim_detail", "pod_detail",
-           "provisioning_request_detail", "negotiations", "render_live_page"]
+__all__ = ["live_page", "render_live_page"]
 
 
 def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
@@ -31,31 +30,6 @@ def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> Http
 
 
 @login_required
-def dashboard(request: HtmxHttpRequest) -> HttpResponse:
-    return render_live_page(request, "dashboard")
-
-
-@login_required
-def node_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
-    return render_live_page(request, "node", name=name)
-
-
-@login_required
-def claim_detail(request: HtmxHttpRequest, namespace: str, name: str) -> HttpResponse:
-    return render_live_page(request, "claim", namespace=namespace, name=name)
-
-
-@login_required
-def pod_detail(request: HtmxHttpRequest, namespace: str, name: str) -> HttpResponse:
-    return render_live_page(request, "pod", namespace=namespace, name=name)
-
-
-@login_required
-def provisioning_request_detail(request: HtmxHttpRequest, namespace: str,
-                                name: str) -> HttpResponse:
-    return render_live_page(request, "provisioning_request", namespace=namespace, name=name)
-
-
-@login_required
-def negotiations(request: HtmxHttpRequest) -> HttpResponse:
-    return render_live_page(request, "negotiations")
+def live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
+    """The view of every live page; ``allocation/urls.py`` routes each entry of ``PAGES``."""
+    return render_live_page(request, page, **kwargs)

@@ -1,10 +1,15 @@
-"""The worker running inside this process, if any, and how to wake it."""
+"""The worker running inside this process, if any, and how to wake it.
+
+Services do not import the worker: ``allocation.apps`` subscribes :func:`wake_on_commit`
+to the services' commit hook (``allocation.services.broadcast.subscribe``).
+"""
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["notify", "register", "unregister", "current", "after_pass", "run_after_pass"]
+__all__ = ["notify", "wake_on_commit", "register", "unregister", "current", "after_pass",
+           "run_after_pass"]
 
 _lock = threading.Lock()
 _current = None
@@ -49,3 +54,8 @@ def notify() -> None:
     worker = _current
     if worker is not None:
         worker.wake()
+
+
+def wake_on_commit(event) -> None:
+    """Commit hook: a write of the cluster was committed (``cluster.changed``); wake up."""
+    notify()

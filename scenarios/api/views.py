@@ -2,7 +2,8 @@
 
 A change that is not valid input (ill-formed, or it makes a document invalid) answers 400
 naming the field; a change the engine refuses answers 409 with its reason; promotion against
-a baseline that moved answers 409 with the objects that changed.
+a baseline that moved answers 409 with the objects that changed (the services' exceptions,
+answered by ``console.api.exception_handler``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -46,9 +48,7 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
         try:
             serializer.instance = services.create(self.request.user,
                                                   serializer.validated_data.get("name", ""))
-        except services.Refused as exc:
-            from rest_framework.exceptions import ValidationError
-
+        except services.Refused as exc:  # a bad name is a 400 at its field, not a refusal
             raise ValidationError({"name": str(exc)}) from None
 
     def perform_destroy(self, instance: Scenario) -> None:
@@ -57,38 +57,23 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
     def _done(self, scenario: Scenario) -> Response:
         return Response(ScenarioSerializer(scenario).data)
 
-    @staticmethod
-    def _refused(exc: Exception) -> Response:
-        return Response({"refused": str(exc)}, status=status.HTTP_409_CONFLICT)
-
     @extend_schema(request=ChangeSerializer, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])
     def changes(self, request, pk=None) -> Response:
         """Apply one change; 400 if it is not valid, 409 with the reason if the engine
         refuses it."""
         scenario = self.get_object()
-        try:
-            return self._done(services.add_change(request.user, scenario, dict(request.data)))
-        except services.Invalid as exc:
-            return Response({"refused": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        except services.Refused as exc:
-            return self._refused(exc)
+        return self._done(services.add_change(request.user, scenario, dict(request.data)))
 
     @extend_schema(request=None, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])
     def undo(self, request, pk=None) -> Response:
-        try:
-            return self._done(services.undo(request.user, self.get_object()))
-        except services.Refused as exc:
-            return self._refused(exc)
+        return self._done(services.undo(request.user, self.get_object()))
 
     @extend_schema(request=None, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])
     def redo(self, request, pk=None) -> Response:
-        try:
-            return self._done(services.redo(request.user, self.get_object()))
-        except services.Refused as exc:
-            return self._refused(exc)
+        return self._done(services.redo(request.user, self.get_object()))
 
     @extend_schema(request=None, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])
@@ -99,13 +84,7 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
     @action(detail=True, methods=["post"])
     def promote(self, request, pk=None) -> Response:
         """Make the scenario the baseline (staff); 409 if the baseline moved since the fork."""
-        try:
-            return self._done(services.promote(request.user, self.get_object()))
-        except services.Conflict as exc:
-            return Response({"refused": str(exc), "changed": exc.changed},
-                            status=status.HTTP_409_CONFLICT)
-        except services.Refused as exc:
-            return self._refused(exc)
+        return self._done(services.promote(request.user, self.get_object()))
 
     @extend_schema(request=None, responses={(200, "application/yaml"): str})
     @action(detail=True, methods=["get"])
@@ -116,9 +95,6 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
         if what not in ("cluster", "changes") or fmt not in ("yaml", "json"):
             return Response({"detail": "what must be cluster or changes, output yaml or json"},
                             status=status.HTTP_400_BAD_REQUEST)
-        try:
-            text = services.export(self.get_object(), what, fmt)
-        except services.Refused as exc:
-            return self._refused(exc)
+        text = services.export(self.get_object(), what, fmt)
         return HttpResponse(text, content_type="application/yaml" if fmt == "yaml"
                             else "application/json")

@@ -10,9 +10,12 @@ Fixtures for browser tests:
 
 For live pages (WebSockets) use ``asgi_page`` instead: the same kind of page on an
 in-process daphne server (``asgi_server``, see ``tests/browser/live_server.py``), with a
-staff user ``ada`` already logged in through the login form, the database transactional and
-the channel layer safe for sends from other threads (services called by the test through
-``live_server.in_thread``, the worker).
+staff user ``ada`` already logged in through the login form and the database transactional.
+The channel layer is the console's default (``console.channel_layer.LoopSafeChannelLayer``
+unless ``REDIS_URL`` is set), which takes sends from other threads (services called by the
+test through ``live_server.in_thread``, the worker). ``asgi_page.open_another()`` opens a
+second page in a context of its own (its own session: log it in when it needs one); every
+context a fixture opens is closed when the test ends, so no page keeps a socket open.
 
 Mark browser tests with ``@pytest.mark.browser`` (``pytest -m browser`` runs only
 them, ``-m "not browser"`` leaves them out); they run after all other tests.
@@ -72,15 +75,19 @@ def browser(playwright_instance):
     browser = playwright_instance.chromium.launch(
         executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
     )
-    yield browser
-    browser.close()
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.fixture
 def page(browser, live_server):
     context, page = _open_page(browser, live_server.url)
-    yield page
-    context.close()
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 USER, PASSWORD = "ada", "analytical-engine-1843"
@@ -91,8 +98,10 @@ def asgi_server(playwright_instance):
     from tests.browser import live_server
 
     server = live_server.start()
-    yield server
-    server.stop()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _open_page(browser, base_url: str):
@@ -120,21 +129,27 @@ def log_in(page, username: str = USER, password: str = PASSWORD) -> None:
 
 
 @pytest.fixture
-def asgi_page(browser, asgi_server, transactional_db, settings, django_user_model):
+def asgi_page(browser, asgi_server, transactional_db, django_user_model):
     from allocation.services import cluster
-    from tests.browser import live_server
 
-    live_server.share_database()  # this thread's connection may be new since the last test
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "tests.browser.live_server.CrossThreadLayer"}}
     cluster.clear_cache()  # the database was flushed since the last test
     django_user_model.objects.create_user(USER, password=PASSWORD, is_staff=True)
-    context, page = _open_page(browser, asgi_server.url)
+    contexts = []
+
+    def open_page():
+        context, opened = _open_page(browser, asgi_server.url)
+        contexts.append(context)
+        return opened
+
+    page = open_page()
     log_in(page)
-    page.open_another = lambda: _open_page(browser, asgi_server.url)[1]
-    yield page
-    context.close()
-    cluster.clear_cache()
+    page.open_another = open_page
+    try:
+        yield page
+    finally:
+        for context in contexts:
+            context.close()
+        cluster.clear_cache()
 
 
 @pytest.fixture

@@ -28,10 +28,21 @@ def _scenario(django_user_model, name: str, docs: list[dict] | None = None):
                      name)
 
 
+def _box(locator) -> dict:
+    """The element's box, read in the page in one step.
+
+    The scenario body is swapped twice after a change (the htmx answer, then the socket's
+    push), so an element found a moment ago may be detached by now, where Playwright's
+    ``bounding_box()`` answers None; ``evaluate`` waits for the locator to match again.
+    """
+    return locator.evaluate("e => { const r = e.getBoundingClientRect();"
+                            " return {x: r.x, y: r.y, width: r.width, height: r.height}; }")
+
+
 def _drag(page, source, target) -> None:
     """A real pointer drag: press, move in steps, release."""
-    start = source.bounding_box()
-    end = target.bounding_box()
+    start = _box(source)
+    end = _box(target)
     page.mouse.move(start["x"] + 10, start["y"] + 8)
     page.mouse.down()
     page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
@@ -98,13 +109,19 @@ def test_dragging_two_nodes_of_a_group_provisions_a_pending_atomic_request(
     docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=0, devices=1),
             pod_template("worker"), provreq("req", pod_sets=[("worker", 2)])]
     scenario = _scenario(django_user_model, "scale", docs)
-    page.goto(f"/scenarios/{scenario.pk}/")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
     request = page.locator('[data-request="default/req"]')
     assert "Provisioned=False (CapacityIsNotFound)" in request.inner_text()
 
     group = page.locator('[data-drag="group"][data-group="gpu-pool"]')
     for added in ("gpu-pool-1", "gpu-pool-2"):
-        _drag(page, group, page.locator("section.canvas"))
+        # A change swaps the body twice: the POST's answer and the socket's push. The next
+        # drag starts once both arrived, or it may press on a body about to be replaced.
+        with socket.expect_event("framereceived"), page.expect_response(
+                lambda r: r.url.endswith("/changes/") and r.request.method == "POST"):
+            _drag(page, group, page.locator("section.canvas"))
         page.locator(f'article[data-node="{added}"]').wait_for()
     assert "Provisioned=True" in page.locator('[data-request="default/req"]').inner_text()
 

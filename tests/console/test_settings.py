@@ -100,7 +100,8 @@ class TestDatabaseUrl:
 class TestRedisUrl:
     def test_unset_means_in_memory_layer(self):
         for value in (None, ""):
-            assert parse_redis_url(value) == {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+            assert parse_redis_url(value) == {
+                "BACKEND": "console.channel_layer.LoopSafeChannelLayer"}
 
     @pytest.mark.parametrize(
         "url",
@@ -160,7 +161,7 @@ def test_active_settings_use_the_parsers(settings):
         "django.db.backends.postgresql",
     }
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"] in {
-        "channels.layers.InMemoryChannelLayer",
+        "console.channel_layer.LoopSafeChannelLayer",
         "channels_redis.core.RedisChannelLayer",
     }
     assert settings.INSTALLED_APPS[0] == "daphne"

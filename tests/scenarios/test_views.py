@@ -79,3 +79,21 @@ def test_export_downloads(client, alice):
     assert answer["Content-Disposition"].endswith('-cluster.yaml"')
     assert b"kind: List" in answer.content
     assert client.get(f"/scenarios/{scenario.pk}/export/?what=bogus").status_code == 400
+
+
+def test_a_refusal_is_swapped_into_the_message_area(client, alice):
+    store()
+    scenario = services.create(alice, "plan")
+    refused = client.post(f"/scenarios/{scenario.pk}/changes/",
+                          {"op": "pin-pod", "pod": "default/p2", "node": "worker-1"},
+                          HTTP_HX_REQUEST="true")
+    assert (refused["HX-Retarget"], refused["HX-Reswap"]) == ("#scenario-message", "innerHTML")
+
+
+def test_deleting_sends_htmx_to_the_list_and_others_by_a_redirect(client, alice):
+    store()
+    first, second = services.create(alice, "one"), services.create(alice, "two")
+    by_htmx = client.post(f"/scenarios/{first.pk}/delete/", HTTP_HX_REQUEST="true")
+    assert by_htmx.status_code == 200 and by_htmx["HX-Redirect"] == "/scenarios/"
+    plain = client.post(f"/scenarios/{second.pk}/delete/")
+    assert plain.status_code == 302 and plain["Location"] == "/scenarios/"

@@ -7,8 +7,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_layer
 from django.db import transaction
 
-from allocation.services.broadcast import GROUP
+from allocation.services import broadcast
 from allocation.services.manifests import import_texts
+from console.events import CLUSTER_GROUP as GROUP
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +75,27 @@ def test_an_unchanged_import_is_not_announced(listener, django_capture_on_commit
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         import_texts([("a.yaml", text)])
     assert callbacks == []
+
+
+def test_subscribers_hear_every_committed_write(django_capture_on_commit_callbacks):
+    heard = []
+    broadcast.subscribe(heard.append)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            import_texts([("a.yaml", f.to_yaml([f.node("n1")]))])
+        with django_capture_on_commit_callbacks(execute=True):
+            try:
+                with transaction.atomic():
+                    import_texts([("b.yaml", f.to_yaml([f.node("n2")]))])
+                    raise RuntimeError("abort")
+            except RuntimeError:
+                pass
+    finally:
+        broadcast.unsubscribe(heard.append)
+    assert heard == [{"type": "cluster.changed", "kinds": ["Node"], "revision": 1}]
+
+
+def test_the_in_process_worker_is_woken_through_its_subscription():
+    from allocation.worker import runtime
+
+    assert runtime.wake_on_commit in broadcast._hooks  # subscribed by allocation.apps

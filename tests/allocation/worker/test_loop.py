@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from allocation import models
 from allocation.apps import serving
+from allocation.services import lease as lease_rows
 from allocation.services import reconcile as passes
 from allocation.services.manifests import import_texts
 from allocation.worker import lease, runtime
@@ -101,7 +102,7 @@ class _Spy:
 @pytest.fixture
 def fake_time(monkeypatch):
     clock = _Time()
-    monkeypatch.setattr(lease.timezone, "now", clock.now)
+    monkeypatch.setattr(lease_rows.timezone, "now", clock.now)
     return clock
 
 
