@@ -1,10 +1,22 @@
-"""Semantic versions parsed tolerantly, as the seeds' ``SemVersion`` type is."""
+"""Semantic versions: parsed tolerantly, as the seeds' ``SemVersion`` type is, or strictly
+(semver 2.0.0, as resource.k8s.io/v1 and Kubernetes' CEL ``semver()`` read them)."""
 
 from __future__ import annotations
 
+import re
+
 import semver
 
-__all__ = ["parse_version"]
+__all__ = ["parse_version", "parse_strict_version"]
+
+_UINT64_MAX = 2**64 - 1
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_PRERELEASE_PART = r"(?:[0-9]+|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+_STRICT = re.compile(
+    rf"(?P<major>{_NUMBER})\.(?P<minor>{_NUMBER})\.(?P<patch>{_NUMBER})"
+    rf"(?:-(?P<prerelease>{_PRERELEASE_PART}(?:\.{_PRERELEASE_PART})*))?"
+    r"(?:\+(?P<build>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
+)
 
 
 def parse_version(text: str) -> semver.Version:
@@ -19,8 +31,32 @@ def parse_version(text: str) -> semver.Version:
         raise ValueError(f"{text!r} is not a valid semantic version") from None
 
 
-def _normalise(text: str) -> str:
-    text = text.strip()
+def parse_strict_version(text: str, normalize: bool = False) -> semver.Version:
+    """Parse semver 2.0.0 exactly (ASCII, no spaces, numbers within uint64, no leading zeros
+    in numeric identifiers), as Kubernetes' ``semver.Parse`` does; with ``normalize``, first
+    drop a leading ``v`` and leading zeros and pad ``1``/``1.2`` (Kubernetes'
+    ``semver(s, true)``, which unlike :func:`parse_version` trims no spaces). Raise ValueError
+    when ``text`` is not a version."""
+    if not isinstance(text, str):
+        raise ValueError(f"a version must be a string, not {type(text).__name__}")
+    candidate = _normalise(text, trim=False) if normalize else text
+    match = _STRICT.fullmatch(candidate)
+    if match is None:
+        raise ValueError(f"{text!r} is not a valid semantic version")
+    numbers = [match["major"], match["minor"], match["patch"]]
+    numbers += [part for part in (match["prerelease"] or "").split(".") if part.isdigit()]
+    if any(part[:1] == "0" and len(part) > 1 for part in numbers[3:]):
+        raise ValueError(f"{text!r} is not a valid semantic version: a numeric pre-release "
+                         "identifier has a leading zero")
+    if any(int(part) > _UINT64_MAX for part in numbers):
+        raise ValueError(f"{text!r} is not a valid semantic version: a number is out of range")
+    return semver.Version(int(match["major"]), int(match["minor"]), int(match["patch"]),
+                          match["prerelease"], match["build"])
+
+
+def _normalise(text: str, trim: bool = True) -> str:
+    if trim:
+        text = text.strip()
     if text.startswith("v"):
         text = text[1:]
     parts = text.split(".", 2)

@@ -12,6 +12,7 @@ from allocation.engine.cel._errors import (
     compile_problem,
 )
 from allocation.engine.cel.cost import MAX_COST, MAX_VALUE_SIZE
+from allocation.engine.cel.device import DeviceSelector, compile_device_selector
 from allocation.engine.cel.expressions import Expression, compile_expression
 from allocation.engine.cel.selectors import (
     MAX_EXPRESSION_LENGTH,
@@ -31,10 +32,12 @@ __all__ = [
     "CelCompileError",
     "CelCostError",
     "CelEvaluationError",
+    "DeviceSelector",
     "Expression",
     "Selector",
     "SelectorOutcome",
     "SelectorStats",
+    "compile_device_selector",
     "compile_expression",
     "compile_problem",
     "compile_selector",

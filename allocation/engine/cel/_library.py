@@ -17,11 +17,16 @@ from functools import lru_cache
 from itertools import product
 
 from cel_expr_python import cel
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from allocation.engine.cel import _k8s
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError
 
-__all__ = ["Program", "compile_program", "SELECTOR_VARIABLES"]
+__all__ = [
+    "Program", "compile_program", "SELECTOR_VARIABLES", "compile_device_program",
+    "DEVICE_VARIABLES", "opaque_value", "opaque_text", "OPAQUE_FIELD",
+]
 
 _T = cel.Type
 _TAGGED = _T.Map(_T.STRING, _T.STRING)
@@ -64,6 +69,16 @@ class Program:
             return False, _clean(str(value.value()))
         return True, value.plain_value()
 
+    def run_bool(self, data: Mapping[str, object]) -> tuple[bool, object]:
+        """As :meth:`run`, with the run-time error messages of cel-go ("no such key: x") and a
+        non-bool result an error too."""
+        ok, value = self.run(data)
+        if not ok:
+            return False, _go_message(str(value))
+        if type(value) is not bool:
+            return False, f"selector gave {_result_name(value)}, not bool"
+        return True, value
+
 
 def compile_program(source: str, variables: Mapping[str, str] | None = None) -> Program:
     """Check ``source`` in the selector environment, or with ``variables`` (name -> kind such
@@ -71,6 +86,18 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
     env = _selector_env() if variables is None else _env(tuple(sorted(variables.items())))
     try:
         expression = env.compile(source)
+    except RuntimeError as error:
+        raise _compile_error(str(error)) from None
+    return Program(_type_name(expression.return_type()), expression)
+
+
+def compile_device_program(source: str, consumable_capacity: bool) -> Program:
+    """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
+    :data:`DEVICE_VARIABLES`, the quantity and semver libraries, the standard extensions;
+    ``device.allowMultipleAllocations`` only with ``consumable_capacity``); raise
+    CelCompileError with the first error's position."""
+    try:
+        expression = _device_env(consumable_capacity).compile(source)
     except RuntimeError as error:
         raise _compile_error(str(error)) from None
     return Program(_type_name(expression.return_type()), expression)
@@ -178,3 +205,151 @@ def _functions() -> list[cel.FunctionDecl]:
 
 def _extension() -> cel.CelExtension:
     return cel.CelExtension("draplanner", [*_equality(), *_ordering(), *_functions()])
+
+
+# resource.k8s.io/v1 device selectors ------------------------------------------------------
+#
+# ``device`` is declared as qualified variables (``device.driver`` ...): CEL resolves the
+# dotted name to them, so an unknown field is "undeclared reference" at compile time, as
+# upstream's object type makes it. Quantity and Semver are protobuf messages with one string
+# field holding the canonical text (``_k8s``): messages have no ordering operators, so
+# ``q < q2`` and ``q >= "8Gi"`` fail to type-check with cel-go's message, and message equality
+# is equality of that text, i.e. of the values.
+
+#: The message field holding the canonical text; selectors must not name it (``device``). It is
+#: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
+OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
+_OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver"}
+#: The standard extensions (Kubernetes' base environment, as far as the library has them).
+_DEVICE_EXTENSIONS = """
+extensions:
+  - name: bindings
+  - name: optional
+  - name: strings
+    version: 2
+  - name: sets
+  - name: lists
+  - name: two-var-comprehensions
+  - name: regex
+"""
+
+
+_OPAQUE_KINDS: dict[type, str] = {}  # message class -> kind, filled by _protobuf()
+
+
+@lru_cache(maxsize=1)
+def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
+    file = descriptor_pb2.FileDescriptorProto(name="draplanner/kubernetes_cel.proto",
+                                              package="kubernetes", syntax="proto3")
+    for full_name in _OPAQUE_NAMES.values():
+        message = file.message_type.add(name=full_name.split(".")[1])
+        message.field.add(name=OPAQUE_FIELD, number=1,
+                          type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                          label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    classes = {kind: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+               for kind, name in _OPAQUE_NAMES.items()}
+    _OPAQUE_KINDS.update({cls: kind for kind, cls in classes.items()})
+    return pool, classes
+
+
+def opaque_value(kind: str, text: str) -> object:
+    """The CEL value of a quantity or semver (``_k8s.QUANTITY``/``SEMVER``) with this
+    canonical text."""
+    return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
+
+
+def opaque_text(value: object) -> tuple[str, str] | None:
+    """(kind, canonical text) of an opaque value, None for anything else."""
+    kind = _OPAQUE_KINDS.get(type(value))
+    return None if kind is None else (kind, getattr(value, OPAQUE_FIELD))
+
+
+def _cel_type(kind: str) -> cel.Type:
+    if kind in _OPAQUE_NAMES:
+        return _T(_OPAQUE_NAMES[kind])
+    return _KINDS[kind]
+
+
+def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
+    variables = {
+        "device.driver": _T.STRING,
+        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, _T.DYN)),
+        "device.capacity": _T.Map(_T.STRING, _T.Map(_T.STRING, _cel_type(_k8s.QUANTITY))),
+    }
+    if consumable_capacity:
+        variables["device.allowMultipleAllocations"] = _T.BOOL
+    return variables
+
+
+#: The variables of the device environment (with consumable capacity), by name.
+DEVICE_VARIABLES = tuple(_device_variables(True))
+
+
+@lru_cache(maxsize=2)
+def _device_env(consumable_capacity: bool) -> cel.Env:
+    pool, _classes = _protobuf()
+    declarations: dict[str, list[cel.Overload]] = {}
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
+    for overload in _k8s.FUNCTIONS:
+        declarations.setdefault(overload.function, []).append(cel.Overload(
+            overload.overload_id, _cel_type(overload.result),
+            [_cel_type(kind) for kind in overload.params], is_member=overload.member))
+        # The run time tells overloads apart by kind only (both opaque types are messages),
+        # so one implementation per kind signature dispatches on the values' types.
+        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind for kind in overload.params)
+        groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
+    impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
+    return cel.NewEnv(
+        config=cel.NewEnvConfigFromYaml(_DEVICE_EXTENSIONS),
+        descriptor_pool=pool,
+        variables=_device_variables(consumable_capacity),
+        functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],
+        function_impls=impls,
+    )
+
+
+def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
+    classes = _protobuf()[1]
+
+    def call(*args: object) -> object:
+        kinds = tuple(_OPAQUE_KINDS.get(type(arg)) for arg in args)
+        for overload in group:
+            if all(have == want or (have is None and want not in _OPAQUE_NAMES)
+                   for have, want in zip(kinds, overload.params, strict=True)):
+                plain = [getattr(a, OPAQUE_FIELD) if k else a
+                         for a, k in zip(args, kinds, strict=True)]
+                result = overload.impl(*plain)
+                if overload.result in _OPAQUE_NAMES:
+                    return classes[overload.result](**{OPAQUE_FIELD: result})
+                return result
+        names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
+                          for a, k in zip(args, kinds, strict=True))
+        raise ValueError(f"no such overload: {group[0].function}({names})")
+
+    return call
+
+
+_NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
+_NO_OVERLOAD = re.compile(r"^No matching overloads found ?: ?(.*)$")
+
+
+def _go_message(text: str) -> str:
+    """cel-go's wording for the library's common run-time errors."""
+    match = _NOT_FOUND.match(text)
+    if match:
+        return f"no such key: {match.group(1)}"
+    match = _NO_OVERLOAD.match(text)
+    if match:
+        return f"no such overload: {match.group(1)}"
+    return text
+
+
+def _result_name(value: object) -> str:
+    opaque = opaque_text(value)
+    if opaque is not None:
+        return _OPAQUE_NAMES[opaque[0]]
+    names = {int: "int", float: "double", str: "string", bytes: "bytes", list: "list",
+             dict: "map", type(None): "null"}
+    return names.get(type(value), type(value).__name__)

@@ -141,10 +141,12 @@ class _Parser:
                     break
                 node = self._struct(node)
             elif self._next().text == "[":
+                self._optional()  # m[?key]: costs as m[key]
                 index = self.expression()
                 self._expect("]")
                 node = Node("call", "_[_]", (node, index))
             else:
+                self._optional()  # m.?field: costs as m.field
                 name = self._next()
                 if name.kind != "ident":
                     raise ParseError(f"expected a field name, found {name.text!r}")
@@ -153,6 +155,11 @@ class _Parser:
                 else:
                     node = Node("select", name.text, (node,))
         return node
+
+    def _optional(self) -> None:
+        """Skip the ``?`` of optional syntax (``.?f``, ``[?k]``, ``[?x]``, ``{?k: v}``)."""
+        if self.peek() == "?":
+            self._next()
 
     def _member_call(self, target: Node, name: str, args: list[Node]) -> Node:
         if name in MACROS and len(args) in (2, 3) and args[0].kind == "ident":
@@ -163,6 +170,7 @@ class _Parser:
         self._next()  # the opening bracket
         items: list[Node] = []
         while self.peek() != close:
+            self._optional()
             items.append(self.expression())
             if self.peek() == ",":
                 self._next()
@@ -175,6 +183,7 @@ class _Parser:
         self._next()
         values: list[Node] = []
         while self.peek() != "}":
+            self._optional()
             self._next()  # the field name
             self._expect(":")
             values.append(self.expression())
@@ -215,6 +224,7 @@ class _Parser:
         self._next()
         entries: list[Node] = []
         while self.peek() != "}":
+            self._optional()
             entries.append(self.expression())
             self._expect(":")
             entries.append(self.expression())

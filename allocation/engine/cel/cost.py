@@ -28,6 +28,7 @@ __all__ = [
     "MAX_VALUE_SIZE",
     "InputBounds",
     "DECLARED_BOUNDS",
+    "DEVICE_BOUNDS",
     "Estimate",
     "Budget",
     "estimate",
@@ -73,6 +74,9 @@ class InputBounds:
 #: attributes, strings of at most 256 characters, slices of at most 128 items. Larger inputs
 #: are not refused: each evaluation over one is checked against the runtime budget instead.
 DECLARED_BOUNDS = InputBounds(string=256, list=128, map=128)
+#: The bounds resource.k8s.io/v1 declares for a device (``device`` variable, kind "device"):
+#: attribute values and names at most 64 characters, at most 32 attributes and capacities.
+DEVICE_BOUNDS = InputBounds(string=64, list=32, map=32)
 _UNBOUNDED = InputBounds(string=2**40, list=2**40, map=2**40)
 
 
@@ -97,12 +101,14 @@ class Estimate:
 class _Shape:
     """What the estimate knows of a value: its kind ("string", "bytes", "list", "map",
     "scalar", "dyn"), its largest size, and the shapes of its items (values) and keys; a
-    missing item or key shape means "no larger than the container" (inputs)."""
+    missing item or key shape means "no larger than the container" (inputs); ``fields`` are
+    the shapes of an object's fields (``device``)."""
 
     kind: str
     size: int
     item: _Shape | None = None
     key: _Shape | None = None
+    fields: tuple[tuple[str, _Shape], ...] = ()
 
 
 _SCALAR = _Shape("scalar", 1)
@@ -150,10 +156,23 @@ def _selector_shapes(bounds: InputBounds) -> dict[str, _Shape]:
     return shapes
 
 
+def _device_shape(bounds: InputBounds) -> _Shape:
+    name = _Shape("string", bounds.string)
+
+    def domains(value: _Shape) -> _Shape:
+        return _Shape("map", bounds.map, _Shape("map", bounds.map, value, name), name)
+
+    return _Shape("dyn", bounds.map, fields=(
+        ("driver", name), ("allowMultipleAllocations", _SCALAR),
+        ("attributes", domains(_Shape("dyn", bounds.string))),
+        ("capacity", domains(_tagged(bounds.string)))))
+
+
 def _expression_shapes(variables: Mapping[str, str], bounds: InputBounds) -> dict[str, _Shape]:
     largest = max(bounds.string, bounds.list, bounds.map)
     any_value = _Shape("dyn", largest)
-    kinds = {"dyn": any_value, "string": _Shape("string", bounds.string),
+    kinds = {"device": _device_shape(bounds), "dyn": any_value,
+             "string": _Shape("string", bounds.string),
              "bytes": _Shape("bytes", bounds.string), "tagged": _tagged(bounds.string),
              "list": _Shape("list", bounds.list, any_value),
              "map": _Shape("map", bounds.map, any_value, _Shape("dyn", bounds.string))}
@@ -218,13 +237,19 @@ class Budget:
     """The cost check of one expression: at construction with the declared bounds, then
     :meth:`check` before each evaluation."""
 
-    __slots__ = ("_tree", "_variables", "fixed", "_seen")
+    __slots__ = ("_tree", "_variables", "_declared", "fixed", "estimated", "_seen")
 
-    def __init__(self, source: str, variables: Mapping[str, str] | None = None) -> None:
-        """Raises CelCostError when the expression is over the limits for declared inputs."""
+    def __init__(self, source: str, variables: Mapping[str, str] | None = None,
+                 declared: InputBounds = DECLARED_BOUNDS) -> None:
+        """Raises CelCostError when the expression is over the limits for inputs within
+        ``declared``."""
         self._tree = _tree(source)
         self._variables = None if variables is None else dict(variables)
-        problem = _estimate_tree(self._tree, self._variables, DECLARED_BOUNDS).problem()
+        self._declared = declared
+        estimated = _estimate_tree(self._tree, self._variables, declared)
+        #: The estimated cost for inputs within the declared bounds.
+        self.estimated = estimated.cost
+        problem = estimated.problem()
         if problem is not None:
             raise CelCostError(f"CEL expression too expensive: {problem}")
         #: Within the limits whatever the input size: no evaluation needs a check.
@@ -240,7 +265,7 @@ class Budget:
         if self.fixed:
             return None
         bounds = measure(values)
-        if bounds.within(DECLARED_BOUNDS):
+        if bounds.within(self._declared):
             return None
         rounded = InputBounds(*map(_round_up, (bounds.string, bounds.list, bounds.map)))
         if rounded in self._seen:
@@ -248,7 +273,7 @@ class Budget:
         problem = _estimate_tree(self._tree, self._variables, rounded).problem("budget")
         message = None if problem is None else (
             f"CEL evaluation over budget, not evaluated: for this input "
-            f"({rounded.beyond(DECLARED_BOUNDS)}) {problem}")
+            f"({rounded.beyond(self._declared)}) {problem}")
         if len(self._seen) >= 64:
             self._seen.clear()
         self._seen[rounded] = message
@@ -282,7 +307,9 @@ class _Coster:
             return 1, scope[-1] if scope else self.variables.get(node.name, _SCALAR)
         if kind in ("select", "has"):
             cost, shape = self.cost(node.args[0])
-            return cost + 1, _SCALAR if kind == "has" else _item(shape)
+            if kind == "has":
+                return cost + 1, _SCALAR
+            return cost + 1, dict(shape.fields).get(node.name) or _item(shape)
         if kind == "unary":
             cost, _shape = self.cost(node.args[0])
             return cost + node.size, _SCALAR

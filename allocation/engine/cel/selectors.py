@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from threading import Lock
 
 from allocation.engine.attributes import AttributeSet
 from allocation.engine.cel._analysis import attribute_reads
+from allocation.engine.cel._cache import (
+    CACHE_SIZE,
+    STATS,
+    CompiledCache,
+    ResultCache,
+    SelectorStats,
+)
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._library import Program, compile_program
 from allocation.engine.cel.cost import Budget
@@ -25,8 +31,6 @@ __all__ = [
 ]
 
 MAX_EXPRESSION_LENGTH = 10 * 1024
-CACHE_SIZE = 4096
-_COMPILED_LIMIT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,17 +41,7 @@ class SelectorOutcome:
     error: str | None = None
 
 
-@dataclass(slots=True)
-class SelectorStats:
-    """Counters over all selectors: ``lookups`` (calls) and ``evaluations`` (cache misses)."""
-
-    evaluations: int = 0
-    lookups: int = 0
-
-
-_STATS = SelectorStats()
-_COMPILED: dict[str, Selector] = {}
-_LOCK = Lock()
+_COMPILED: CompiledCache[Selector] = CompiledCache()
 
 
 class Selector:
@@ -62,22 +56,14 @@ class Selector:
         self._program = program
         self._budget = budget
         self._sorted_reads = None if reads is None else tuple(sorted(reads))
-        self._cache: dict[object, SelectorOutcome] = {}
+        self._cache: ResultCache[SelectorOutcome] = ResultCache()
 
     def evaluate(self, attributes: AttributeSet) -> SelectorOutcome:
         """Whether ``attributes`` match; a run-time error is a non-match carrying its message."""
-        _STATS.lookups += 1
         key: object = attributes if self._sorted_reads is None else tuple(
             attributes.get(name) for name in self._sorted_reads
         )
-        outcome = self._cache.get(key)
-        if outcome is None:
-            _STATS.evaluations += 1
-            outcome = self._run(attributes)
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
-            self._cache[key] = outcome
-        return outcome
+        return self._cache.get(key, lambda: self._run(attributes))
 
     def _run(self, attributes: AttributeSet) -> SelectorOutcome:
         activation = attributes.cel_activation()
@@ -114,19 +100,15 @@ def compile_selector(source: str) -> Selector:
         CelCompileError: it is too long, does not parse or type-check, or cannot give a bool;
             CelCostError (a CelCompileError) when its estimated cost is over the limits.
     """
-    selector = _COMPILED.get(source)
-    if selector is not None:
-        return selector
+    return _COMPILED.get(source, lambda: _build(source))
+
+
+def _build(source: str) -> Selector:
     check_source(source)
     program = compile_program(source)
     if program.result_type not in ("bool", "dyn"):
         raise CelCompileError(f"a selector must evaluate to bool, not {program.result_type}")
-    selector = Selector(source, program, attribute_reads(source), Budget(source))
-    with _LOCK:
-        if len(_COMPILED) >= _COMPILED_LIMIT:
-            _COMPILED.clear()
-        _COMPILED[source] = selector
-    return selector
+    return Selector(source, program, attribute_reads(source), Budget(source))
 
 
 def validate_selector(source: str) -> list[str]:
@@ -140,10 +122,10 @@ def validate_selector(source: str) -> list[str]:
 
 def stats() -> SelectorStats:
     """A snapshot of the selector counters."""
-    return SelectorStats(_STATS.evaluations, _STATS.lookups)
+    return SelectorStats(STATS.evaluations, STATS.lookups)
 
 
 def reset_stats() -> None:
     """Set the selector counters to zero."""
-    _STATS.evaluations = 0
-    _STATS.lookups = 0
+    STATS.evaluations = 0
+    STATS.lookups = 0

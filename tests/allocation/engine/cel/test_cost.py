@@ -21,7 +21,14 @@ from allocation.engine.cel import (
     compile_expression,
     compile_selector,
 )
-from allocation.engine.cel.cost import DECLARED_BOUNDS, Budget, InputBounds, estimate, measure
+from allocation.engine.cel.cost import (
+    DECLARED_BOUNDS,
+    DEVICE_BOUNDS,
+    Budget,
+    InputBounds,
+    estimate,
+    measure,
+)
 from allocation.engine.templates import HANDLE_VARIABLES, placeholders
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -206,3 +213,17 @@ def test_the_runtime_budget_keeps_memory_bounded() -> None:
     assert runs["guarded"].returncode == 0, runs["guarded"].stderr
     assert runs["guarded"].stdout.startswith("CEL evaluation over budget, not evaluated")
     assert runs["raw"].stdout.strip() == "(False, 'evaluation ran out of memory')"
+
+
+def test_the_device_variable_has_the_v1_field_shapes() -> None:
+    variables = {"device": "device"}
+    driver = estimate('device.driver == "x"', variables, DEVICE_BOUNDS)
+    assert driver.cost == 3  # two selections, a string comparison of at most 1 character
+    # Each domain map holds at most 32 entries: a nested loop costs 32 x 32 iterations.
+    domain = 'device.attributes["d"]'
+    nested = estimate(f"{domain}.all(x, {domain}.all(y, x != y))", variables, DEVICE_BOUNDS)
+    wider = estimate(f"{domain}.all(x, {domain}.all(y, x != y))", variables,
+                     InputBounds(string=64, list=32, map=64))
+    assert 32 * 32 < nested.cost < wider.cost / 3  # twice the range: four times the loops
+    # Capacity values are quantities, not strings of the map's size.
+    assert estimate('device.capacity["d"].m.isInteger()', variables, DEVICE_BOUNDS).cost == 5

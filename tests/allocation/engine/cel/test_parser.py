@@ -49,3 +49,11 @@ def test_text_it_cannot_read_is_an_error(source: str) -> None:
         parse(source)
     with pytest.raises(CelCostError, match="cannot be analysed for its cost"):
         estimate(source)
+
+
+def test_optional_syntax_costs_as_the_plain_form() -> None:
+    assert parse('m.?a') == parse("m.a")
+    assert parse('m[?"a"]') == parse('m["a"]')
+    assert parse('[?optional.of(1), 2]') == parse("[optional.of(1), 2]")
+    assert parse('{?"k": optional.none()}') == parse('{"k": optional.none()}')
+    assert parse('T{?f: optional.none()}') == parse("T{f: optional.none()}")

@@ -1,0 +1,52 @@
+"""The resource.k8s.io/v1 allocator: upstream's outcomes on plain v1 dicts (docs/v1.md).
+
+Pure Python; no Django, no seed-dialect models. The boundary is ``Allocator`` (slices,
+classes, the book of allocations) and ``Allocator.allocate(node, claims)``.
+"""
+
+from __future__ import annotations
+
+from allocation.engine.v1.allocator import (
+    NOT_AVAILABLE,
+    Allocator,
+    allocated_claim_fits,
+    dra_score,
+)
+from allocation.engine.v1.book import AllocationBook
+from allocation.engine.v1.errors import AllocationError, UnschedulableError
+from allocation.engine.v1.features import (
+    DEFAULT_RELEASE,
+    RELEASES,
+    FeatureGateError,
+    Profile,
+    make_profile,
+    parse_feature_gates,
+)
+from allocation.engine.v1.search import (
+    CANNOT_ALLOCATE,
+    INVALID_POOLS,
+    MAX_RESULTS,
+    Outcome,
+    claim_key,
+)
+
+__all__ = [
+    "CANNOT_ALLOCATE",
+    "DEFAULT_RELEASE",
+    "INVALID_POOLS",
+    "NOT_AVAILABLE",
+    "MAX_RESULTS",
+    "RELEASES",
+    "AllocationBook",
+    "AllocationError",
+    "Allocator",
+    "FeatureGateError",
+    "Outcome",
+    "Profile",
+    "UnschedulableError",
+    "allocated_claim_fits",
+    "dra_score",
+    "claim_key",
+    "make_profile",
+    "parse_feature_gates",
+]

@@ -1,0 +1,202 @@
+"""The v1 allocator's long-lived side (docs/v1.md): slices, classes, compiled selectors,
+per-device selector results and the book of allocations, across Allocate calls.
+
+``Allocator.allocate`` runs one ``Search`` (one pod's claims on one node);
+``Allocator.first_fit`` tries nodes in order, skipping nodes known to have nothing free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from itertools import filterfalse, islice
+
+from allocation.engine.cel import CelEvaluationError
+from allocation.engine.cel.device import compile_device_selector
+from allocation.engine.labels import node_selector_matches
+from allocation.engine.v1.book import AllocationBook
+from allocation.engine.v1.errors import AllocationError
+from allocation.engine.v1.features import Profile
+from allocation.engine.v1.pools import Pool, SliceIndex, node_view
+from allocation.engine.v1.search import Outcome, Search, claim_key
+
+__all__ = ["NOT_AVAILABLE", "Allocator", "allocated_claim_fits", "dra_score"]
+
+NOT_AVAILABLE = "resourceclaim not available on the node"
+
+
+def allocated_claim_fits(claim: dict, node: dict) -> bool:
+    """Whether an allocated claim's ``allocation.nodeSelector`` admits ``node`` (no
+    selector: every node). A pod with a claim that does not is refused with NOT_AVAILABLE."""
+    selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+    return selector is None or node_selector_matches(selector, node_view(node))
+
+
+def dra_score(claims: list[dict], allocations: list[dict]) -> int:
+    """The DRA plugin's node score for these allocations (spec section 3.11): 8 - i for
+    every chosen subrequest at position i of its request's ``firstAvailable``."""
+    score = 0
+    for claim, allocation in zip(claims, allocations, strict=True):
+        positions = {}
+        for req in claim["spec"]["devices"].get("requests") or ():
+            for i, sub in enumerate(req.get("firstAvailable") or ()):
+                positions[f"{req['name']}/{sub['name']}"] = i
+        chosen = {r["request"] for r in allocation["devices"]["results"]}
+        score += sum(8 - positions[name] for name in chosen if name in positions)
+    return score
+
+
+class Allocator:
+    """Allocates v1 claims on nodes; lives as long as the cluster's slices and classes.
+
+    ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
+    ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
+    profile's DRAConsumableCapacity gate.
+    """
+
+    def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
+                 slices: list[dict] = (), classes: list[dict] = (),
+                 book: AllocationBook | None = None) -> None:
+        self.profile = profile
+        if compile_selector is None:
+            compile_selector = partial(compile_device_selector,
+                                       consumable_capacity=profile.consumable_capacity)
+        self._compile = compile_selector
+        self._compiled: dict[str, object] = {}
+        self.book = book if book is not None else AllocationBook()
+        self.book.release_listeners.append(self._freed)
+        # nodes known to have no free device in any usable pool, and which nodes see a pool
+        self._full: set[str] = set()
+        self._pool_nodes: dict[tuple[str, str], set[str]] = {}
+        self._names_key: tuple = ()
+        # every node of the current list at an index in [1, _hint) is in _full
+        self._hint = 1
+        self._names: list[str] = []
+        self._indexes: dict[str, int] = {}
+        self.set_slices(slices)
+        self.set_classes(classes)
+
+    def set_slices(self, slices: list[dict]) -> None:
+        """Replace every ResourceSlice; drops the per-node pools and selector results."""
+        self.index = SliceIndex(list(slices), self.profile)
+        self._full.clear()
+        self._pool_nodes.clear()
+        self._hint = 1
+
+    def set_classes(self, classes: list[dict]) -> None:
+        """Replace every DeviceClass."""
+        self.classes = {c["metadata"]["name"]: c for c in classes}
+
+    def compiled(self, expression: str):
+        """The compiled selector for ``expression`` (cached). Raises CelCompileError."""
+        sel = self._compiled.get(expression)
+        if sel is None:
+            sel = self._compile(expression)
+            self._compiled[expression] = sel
+        return sel
+
+    def pools_for(self, node: dict) -> list[Pool]:
+        """The pools visible on ``node`` (docs/v1.md, visible pools)."""
+        return self.index.pools_for(node)
+
+    def allocate(self, node: dict, claims: list[dict]) -> Outcome:
+        """Allocate every claim of ``claims`` (unallocated, in the pod's order) on ``node``.
+
+        Returns an Outcome with one allocation dict per claim, or the reason they do not fit
+        here. Raises AllocationError (fatal for the scheduling attempt) and
+        UnschedulableError (a missing DeviceClass).
+        """
+        return Search(self, node, claims).run()
+
+    def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
+        """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
+        None. Exactly ``allocate`` on each node in turn, except that nodes known to have no
+        free device are skipped when that cannot change the outcome (only normal ExactCount
+        requests). Raises as ``allocate`` does.
+        """
+        if not nodes:
+            return None
+        # the first node always runs: node-independent preflight errors still raise
+        outcome = self.allocate(nodes[0], claims)
+        if outcome.allocations is not None:
+            return nodes[0], outcome
+        if not _plain(claims):
+            candidates = range(1, len(nodes))
+        else:
+            indexes = self._node_indexes(nodes)
+            candidates = (indexes[name] for name in
+                          filterfalse(self._full.__contains__,
+                                      islice(self._names, self._hint, None)))
+        found = None
+        for i in candidates:
+            outcome = self.allocate(nodes[i], claims)
+            if outcome.allocations is not None:
+                found = (nodes[i], outcome)
+                break
+        self._advance_hint()
+        return found
+
+    def _advance_hint(self) -> None:
+        names, full, hint = self._names, self._full, self._hint
+        while hint < len(names) and names[hint] in full:
+            hint += 1
+        self._hint = hint
+
+    def _node_indexes(self, nodes: list[dict]) -> dict[str, int]:
+        # Names of the last node list seen: the scheduler passes the same list for every
+        # pod, so this is computed once, not per call. A changed list (other object,
+        # length, first or last node) is read again.
+        key = (id(nodes), len(nodes), id(nodes[0]), id(nodes[-1]))
+        if key != self._names_key:
+            self._names = [(n.get("metadata") or {}).get("name", "") for n in nodes]
+            self._indexes = {name: i for i, name in reversed(list(enumerate(self._names)))}
+            self._names_key = key
+            self._hint = 1
+        return self._indexes
+
+    def _freed(self, pool_keys: set) -> None:
+        for key in pool_keys:
+            names = self._pool_nodes.get(key, ())
+            self._full.difference_update(names)
+            for name in names:
+                index = self._indexes.get(name)
+                if index is not None and index < self._hint:
+                    self._hint = max(1, index)
+
+    def note_full(self, node_name: str, pools: list[Pool]) -> None:
+        """Remember that ``node_name`` has no free device until a release in its pools."""
+        self._full.add(node_name)
+        for pool in pools:
+            self._pool_nodes.setdefault(pool.key, set()).add(node_name)
+
+    def commit(self, claim: dict, allocation: dict) -> None:
+        """Record an allocation in the book (see ``AllocationBook.commit``)."""
+        self.book.commit(claim_key(claim), allocation)
+
+    def release(self, claim: dict) -> None:
+        """Forget a claim's allocation."""
+        self.book.release(claim_key(claim))
+
+    def selector_result(self, dev, sel, owner: str, index: int) -> bool:
+        """Whether ``sel`` accepts ``dev``; cached per device. Raises AllocationError with
+        upstream's message prefix ``owner: selector #index: CEL runtime error: ...``."""
+        cache = dev.selector_cache
+        src = sel.source
+        found = cache.get(src)
+        if found is None:
+            try:
+                found = bool(sel.matches(dev.driver, dev.raw))
+            except CelEvaluationError as exc:
+                raise AllocationError(
+                    f"{owner}: selector #{index}: CEL runtime error: {exc}") from exc
+            cache[src] = found
+        return found
+
+
+def _plain(claims: list[dict]) -> bool:
+    for c in claims:
+        for req in c["spec"]["devices"].get("requests") or ():
+            for body in req.get("firstAvailable") or (req.get("exactly") or {},):
+                if body.get("allocationMode") == "All" or body.get("adminAccess"):
+                    return False
+    return True

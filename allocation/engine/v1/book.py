@@ -1,0 +1,95 @@
+"""The book of what is allocated, kept incrementally (docs/v1.md, allocated state).
+
+``commit`` adds one claim's allocation, ``release`` takes it away again; nothing is ever
+recomputed from every claim. Admin-access results are not recorded (they block nobody),
+results with a ``shareID`` add their consumed capacity to the device's sum, every other
+result makes its device dedicated.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+
+from allocation.engine.v1.pools import quantity_value
+
+__all__ = ["AllocationBook", "DeviceKey"]
+
+DeviceKey = tuple[str, str, str]  # (driver, pool, device)
+
+
+class AllocationBook:
+    """Dedicated devices, shared consumed capacity and per-pool versions."""
+
+    def __init__(self) -> None:
+        self.dedicated: dict[DeviceKey, str] = {}
+        self.shared: dict[DeviceKey, dict[str, Fraction]] = {}
+        self.shared_owners: dict[DeviceKey, set[str]] = defaultdict(set)
+        self.pool_dedicated: dict[tuple[str, str], int] = defaultdict(int)
+        self.pool_version: dict[tuple[str, str], int] = defaultdict(int)
+        self._claims: dict[str, list[dict]] = {}
+        # called with the (driver, pool) keys a release freed devices in
+        self.release_listeners: list = []
+
+    def __contains__(self, claim_key: str) -> bool:
+        return claim_key in self._claims
+
+    def commit(self, claim_key: str, allocation: dict) -> None:
+        """Record ``allocation`` (a v1 AllocationResult dict) of claim ``claim_key``.
+
+        Raises ValueError when the claim is already recorded or a dedicated device is
+        already taken by another claim (inconsistent input).
+        """
+        if claim_key in self._claims:
+            raise ValueError(f"claim {claim_key} is already allocated")
+        results = list((allocation.get("devices") or {}).get("results") or ())
+        for r in results:
+            key = (r["driver"], r["pool"], r["device"])
+            if r.get("adminAccess") or r.get("shareID"):
+                continue
+            owner = self.dedicated.get(key)
+            if owner is not None:
+                raise ValueError(f"device {'/'.join(key)} is already allocated to claim {owner}")
+        for r in results:
+            key = (r["driver"], r["pool"], r["device"])
+            if r.get("adminAccess"):
+                continue
+            self.pool_version[key[:2]] += 1
+            if r.get("shareID"):
+                sums = self.shared.setdefault(key, {})
+                for name, value in (r.get("consumedCapacity") or {}).items():
+                    sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
+                self.shared_owners[key].add(claim_key)
+            else:
+                self.dedicated[key] = claim_key
+                self.pool_dedicated[key[:2]] += 1
+        self._claims[claim_key] = results
+
+    def release(self, claim_key: str) -> None:
+        """Forget claim ``claim_key``'s allocation (no-op when it has none)."""
+        results = self._claims.pop(claim_key, None)
+        if results is None:
+            return
+        for listener in self.release_listeners:
+            listener({(r["driver"], r["pool"]) for r in results})
+        for r in results:
+            key = (r["driver"], r["pool"], r["device"])
+            if r.get("adminAccess"):
+                continue
+            self.pool_version[key[:2]] += 1
+            if r.get("shareID"):
+                sums = self.shared.get(key, {})
+                for name, value in (r.get("consumedCapacity") or {}).items():
+                    sums[name] = sums.get(name, Fraction(0)) - quantity_value(value)
+                owners = self.shared_owners[key]
+                owners.discard(claim_key)
+                if not owners:
+                    self.shared.pop(key, None)
+                    del self.shared_owners[key]
+            elif self.dedicated.get(key) == claim_key:
+                del self.dedicated[key]
+                self.pool_dedicated[key[:2]] -= 1
+
+    def owner(self, key: DeviceKey) -> str | None:
+        """The claim a device is dedicated to, if any."""
+        return self.dedicated.get(key)

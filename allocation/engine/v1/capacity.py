@@ -1,0 +1,87 @@
+"""Consumable capacity (KEP-5075): rounding requests up to a device's request policy and
+checking what is left (docs/v1.md, consumable capacity)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+__all__ = ["capacity_fits", "consumed_capacity"]
+
+
+def _go_mod(a: int, b: int) -> int:
+    # Go's % truncates towards zero
+    return int(math.fmod(a, b)) if abs(a) < 2**52 and abs(b) < 2**52 else a - b * int(a / b)
+
+
+def _consumed(requested: Fraction | None, cap) -> Fraction:
+    if requested is None:
+        return cap.default if cap.default is not None else cap.value
+    if not cap.has_policy:
+        return requested
+    if cap.has_range and cap.min is not None:
+        if requested < cap.min:
+            return cap.min
+        if cap.step is None:
+            return requested
+        # upstream uses Quantity.Value(): integers, rounded up
+        req, step, low = math.ceil(requested), math.ceil(cap.step), math.ceil(cap.min)
+        added = req - low
+        n = int(added / step)
+        if _go_mod(added, step) != 0:
+            n += 1
+        return Fraction(low + step * n)
+    if cap.valid_values is not None:
+        for value in cap.valid_values:
+            if requested <= value:
+                return value
+    return requested
+
+
+def _violates(value: Fraction, cap) -> bool:
+    if not cap.has_policy:
+        return False
+    if cap.default is not None and value == cap.default:
+        return False
+    if cap.has_range:
+        if cap.max is not None and value > cap.max:
+            return True
+        if cap.step is not None:
+            low = math.ceil(cap.min) if cap.min is not None else 0
+            return _go_mod(math.ceil(value) - low, math.ceil(cap.step)) != 0
+        return False
+    if cap.valid_values:
+        return value not in cap.valid_values
+    return False
+
+
+def consumed_capacity(requests: dict[str, Fraction] | None, device) -> dict[str, Fraction]:
+    """What one allocation of ``device`` consumes, per capacity (zeros included)."""
+    return {name: _consumed((requests or {}).get(name), cap)
+            for name, cap in device.capacity.items()}
+
+
+def capacity_fits(requests: dict[str, Fraction] | None, device,
+                  recorded: dict[str, Fraction] | None,
+                  allocating: dict[str, Fraction] | None) -> str:
+    """Why ``device`` cannot serve ``requests`` now, or "" when it can.
+
+    ``recorded`` is the capacity already consumed by shared allocations, ``allocating`` what
+    this call took so far. The reason names the capacity and the numbers.
+    """
+    if requests:
+        for name in requests:
+            if name not in device.capacity:
+                return f"capacity {name} is not defined"
+    for name, cap in device.capacity.items():
+        want = _consumed((requests or {}).get(name), cap)
+        if _violates(want, cap):
+            return f"capacity {name}: {want} violates the request policy"
+        total = want
+        if recorded and name in recorded:
+            total += recorded[name]
+        if allocating and name in allocating:
+            total += allocating[name]
+        if total > cap.value:
+            return f"capacity {name}: needs {want}, {cap.value - total + want} left of {cap.value}"
+    return ""

@@ -1,0 +1,105 @@
+"""Claim constraints: matchAttribute and distinctAttribute, with upstream's bookkeeping
+(docs/v1.md, constraints)."""
+
+from __future__ import annotations
+
+__all__ = ["DistinctAttribute", "MatchAttribute", "lookup_attribute"]
+
+_TYPES = ("string", "int", "bool", "version")
+
+
+def lookup_attribute(device, name: str) -> tuple[str, object] | None:
+    """``(type, value)`` of attribute ``name`` (full name, then the bare id when the domain
+    is the device's driver), or None."""
+    attrs = device.attributes
+    attr = attrs.get(name)
+    if attr is None:
+        domain, sep, ident = name.partition("/")
+        if not sep or domain != device.driver:
+            return None
+        attr = attrs.get(ident)
+        if attr is None:
+            return None
+    for t in _TYPES:
+        if t in attr:
+            return (t, attr[t])
+    return ("", None)
+
+
+class _Constraint:
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        self.requests = set(requests)
+        self.attribute = attribute
+
+    def applies(self, request: str, sub: str) -> bool:
+        if not self.requests:
+            return True
+        if not sub:
+            return request in self.requests
+        return request in self.requests or f"{request}/{sub}" in self.requests
+
+
+class MatchAttribute(_Constraint):
+    """All devices of the covered requests share one attribute value."""
+
+    kind = "matchAttribute"
+
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.value = None
+        self.count = 0
+        self.first_device = None
+
+    def add(self, request: str, sub: str, device) -> bool:
+        if not self.applies(request, sub):
+            return True
+        attr = lookup_attribute(device, self.attribute)
+        if attr is None:
+            return False
+        if self.count == 0:
+            self.value, self.first_device = attr, device
+            self.count = 1
+            return True
+        if not attr[0] or attr != self.value:
+            return False
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str, device) -> None:
+        if self.applies(request, sub):
+            self.count -= 1
+
+
+class DistinctAttribute(_Constraint):
+    """Devices of the covered requests differ in one attribute; one value is remembered per
+    request name (upstream's quirk, docs/v1.md)."""
+
+    kind = "distinctAttribute"
+
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.values: dict[str, tuple] = {}
+        self.count = 0
+
+    def add(self, request: str, sub: str, device) -> bool:
+        if not self.applies(request, sub):
+            return True
+        attr = lookup_attribute(device, self.attribute)
+        if attr is None:
+            return False
+        if self.count == 0:
+            self.values[request] = attr
+            self.count = 1
+            return True
+        if not attr[0]:
+            return False
+        if any(v == attr for v in self.values.values()):
+            return False
+        self.values[request] = attr
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str, device) -> None:
+        if self.applies(request, sub):
+            self.values.pop(request, None)
+            self.count -= 1

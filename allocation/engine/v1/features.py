@@ -1,0 +1,249 @@
+"""Kubernetes profiles for the v1 allocator: feature gates, the allocator variant, quirks.
+
+A profile is one Kubernetes release (1.34, 1.35 or 1.36, see docs/v1.md) with the gate
+defaults of its ``pkg/features/kube_features.go`` and the behaviours in which that
+release's allocator differs from the others (the [1.34]/[1.35]/[1.36+] marks of the v1
+contract). ``--feature-gates`` is parsed as kube-scheduler's flag parses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "DEFAULT_RELEASE",
+    "GATES",
+    "RELEASES",
+    "FeatureGateError",
+    "Profile",
+    "make_profile",
+    "parse_feature_gates",
+]
+
+RELEASES = ("1.34", "1.35", "1.36")
+DEFAULT_RELEASE = "1.36"
+
+# Gate -> per release (stage, default, locked); None: the release does not know the gate.
+_ALPHA, _BETA, _GA = "ALPHA", "BETA", "GA"
+GATES: dict[str, tuple] = {
+    "DynamicResourceAllocation": ((_GA, True, False), (_GA, True, True), (_GA, True, True)),
+    "DRAAdminAccess": ((_BETA, True, False), (_BETA, True, False), (_GA, True, True)),
+    "DRAPrioritizedList": ((_BETA, True, False), (_BETA, True, False), (_GA, True, False)),
+    "DRAResourceClaimDeviceStatus": ((_BETA, True, False),) * 3,
+    "DRASchedulerFilterTimeout": ((_BETA, True, False),) * 3,
+    "DRAPartitionableDevices": ((_ALPHA, False, False), (_ALPHA, False, False),
+                                (_BETA, True, False)),
+    "DRADeviceTaints": ((_ALPHA, False, False), (_ALPHA, False, False), (_BETA, True, False)),
+    "DRADeviceTaintRules": (None, (_ALPHA, False, False), (_BETA, False, False)),
+    "DRADeviceBindingConditions": ((_ALPHA, False, False), (_ALPHA, False, False),
+                                   (_BETA, True, False)),
+    "DRAConsumableCapacity": ((_ALPHA, False, False), (_ALPHA, False, False),
+                              (_BETA, True, False)),
+    "DRAExtendedResource": ((_ALPHA, False, False), (_ALPHA, False, False),
+                            (_BETA, True, False)),
+    "DRAListTypeAttributes": (None, None, (_ALPHA, False, False)),
+}
+
+# The allocator variants in upstream's order of preference, with the optional features
+# each supports (structured/internal/*: SupportedFeatures).
+_VARIANTS = (
+    ("stable", frozenset()),
+    ("incubating", frozenset({"admin_access", "prioritized_list", "partitionable_devices",
+                              "device_taints"})),
+    ("experimental", frozenset({"admin_access", "prioritized_list", "partitionable_devices",
+                                "device_taints", "binding_and_status", "consumable_capacity",
+                                "list_type_attributes"})),
+)
+
+
+class FeatureGateError(ValueError):
+    """A ``--feature-gates`` value kube-scheduler would refuse; the message is its own."""
+
+
+def _gate_table(release: str) -> dict[str, tuple]:
+    index = RELEASES.index(release)
+    return {name: spec[index] for name, spec in GATES.items() if spec[index] is not None}
+
+
+def parse_feature_gates(text: str, release: str = DEFAULT_RELEASE) -> dict[str, bool]:
+    """Parse ``Name=true,Other=false`` (plus ``AllAlpha``/``AllBeta``) for ``release``.
+
+    Returns the explicit settings, AllAlpha/AllBeta expanded onto the gates not set by name.
+    Raises FeatureGateError as kube-scheduler does: an unknown gate, a value that is not a
+    bool, a missing value, or a locked gate set against its locked value.
+    """
+    table = _gate_table(release)
+    explicit: dict[str, bool] = {}
+    alls: dict[str, bool] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, raw = part.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not sep:
+            raise FeatureGateError(f"missing bool value for {name}")
+        value = _parse_bool(name, raw)
+        if name in ("AllAlpha", "AllBeta"):
+            alls[name] = value
+            continue
+        if name not in table:
+            raise FeatureGateError(f"unrecognized feature gate: {name}")
+        _stage, default, locked = table[name]
+        if locked and value != default:
+            raise FeatureGateError(
+                f"cannot set feature gate {name} to {str(value).lower()}, "
+                f"feature is locked to {str(default).lower()}")
+        explicit[name] = value
+    result = dict(explicit)
+    for all_name, stage in (("AllAlpha", _ALPHA), ("AllBeta", _BETA)):
+        if all_name in alls:
+            for name, (gate_stage, _default, locked) in table.items():
+                if gate_stage == stage and name not in explicit and not locked:
+                    result[name] = alls[all_name]
+    return result
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    # Go's strconv.ParseBool
+    if raw in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if raw in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise FeatureGateError(
+        f'invalid value of {name}={raw}, err: strconv.ParseBool: parsing "{raw}": '
+        "invalid syntax")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One Kubernetes release with its effective gates; every quirk is a property here."""
+
+    release: str = DEFAULT_RELEASE
+    gates: dict[str, bool] = field(default_factory=dict)
+
+    def enabled(self, gate: str) -> bool:
+        """Whether ``gate`` is on (unknown to the release: off)."""
+        return self.gates.get(gate, False)
+
+    # -- allocator features (upstream's Features struct) --
+    @property
+    def admin_access(self) -> bool:
+        return self.enabled("DRAAdminAccess")
+
+    @property
+    def prioritized_list(self) -> bool:
+        return self.enabled("DRAPrioritizedList")
+
+    @property
+    def partitionable_devices(self) -> bool:
+        return self.enabled("DRAPartitionableDevices")
+
+    @property
+    def device_taints(self) -> bool:
+        return self.enabled("DRADeviceTaints")
+
+    @property
+    def binding_and_status(self) -> bool:
+        return (self.enabled("DRADeviceBindingConditions")
+                and self.enabled("DRAResourceClaimDeviceStatus"))
+
+    @property
+    def consumable_capacity(self) -> bool:
+        return self.enabled("DRAConsumableCapacity")
+
+    @property
+    def extended_resource(self) -> bool:
+        return self.enabled("DRAExtendedResource")
+
+    @property
+    def list_type_attributes(self) -> bool:
+        return self.enabled("DRAListTypeAttributes")
+
+    @property
+    def variant(self) -> str:
+        """The first allocator variant supporting every enabled feature (docs/v1.md)."""
+        wanted = {f for f in ("admin_access", "prioritized_list", "partitionable_devices",
+                              "device_taints", "binding_and_status", "consumable_capacity",
+                              "list_type_attributes") if getattr(self, f)}
+        for name, supported in _VARIANTS:
+            if wanted <= supported:
+                return name
+        return "experimental"
+
+    # -- release quirks --
+    @property
+    def _minor(self) -> int:
+        return int(self.release.split(".")[1])
+
+    @property
+    def combinations(self) -> bool:
+        """[1.36+] later slots of a request scan on after the previous pick (PR #133678);
+        the stable variant of 1.36 still scans from the start."""
+        return self._minor >= 36 and self.variant != "stable"
+
+    @property
+    def incomplete_pools_for_exact_count(self) -> bool:
+        """[1.34] ExactCount requests still used incomplete pools."""
+        return self._minor == 34
+
+    @property
+    def legacy_pools(self) -> bool:
+        """[1.34] pools from node-matching slices only, complete when the kept slices number
+        resourceSliceCount, invalid only for duplicate device names; shared counters are
+        local to their slice."""
+        return self._minor == 34
+
+    @property
+    def invalid_pools_fatal(self) -> bool:
+        """[1.34] a search reaching an invalid pool fails with a fatal error."""
+        return self._minor == 34
+
+    @property
+    def copy_tolerations(self) -> bool:
+        """[1.35+] results copy the request's tolerations."""
+        return self._minor >= 35
+
+    @property
+    def all_subrequest_bug(self) -> bool:
+        """[1.35 and before] an All subrequest at position >= 2 continues after its first
+        device with the first subrequest's data."""
+        return self._minor <= 35
+
+    @property
+    def counters_count_shared(self) -> bool:
+        """[1.36+] a device allocated only through shared results still consumes its
+        counters when availability is computed (IsDeviceAllocated)."""
+        return self._minor >= 36
+
+    @property
+    def distinct_attribute(self) -> bool:
+        """distinctAttribute constraints exist only in the experimental variant."""
+        return self.variant == "experimental"
+
+    @property
+    def binding_slices_last(self) -> bool:
+        """The experimental variant puts pools with binding-condition devices last."""
+        return self.variant == "experimental"
+
+    @property
+    def binding_slices_last_in_pool(self) -> bool:
+        """[1.34/1.35 experimental] slices with binding-condition devices were added to
+        their pool after the others."""
+        return self.variant == "experimental" and self._minor <= 35
+
+    @property
+    def max_taints(self) -> int:
+        return 4 if self._minor == 34 else 16
+
+
+def make_profile(release: str = DEFAULT_RELEASE, feature_gates: str = "") -> Profile:
+    """The profile of ``release`` with ``--feature-gates`` applied.
+
+    Raises FeatureGateError for an unknown release or a bad gate setting.
+    """
+    if release not in RELEASES:
+        raise FeatureGateError(
+            f"unsupported Kubernetes version {release!r}; use one of {', '.join(RELEASES)}")
+    gates = {name: spec[1] for name, spec in _gate_table(release).items()}
+    gates.update(parse_feature_gates(feature_gates, release))
+    return Profile(release=release, gates=gates)

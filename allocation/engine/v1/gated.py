@@ -1,0 +1,80 @@
+"""Fields of the v1 kinds that belong to a feature gate (docs/v1.md, gated fields).
+
+The API server drops a field whose gate is off when an object is created, so the planner
+does the same and warns: ``drop_disabled_fields`` returns a copy without those fields and
+the paths it dropped, each with its gate.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from allocation.engine.v1.features import Profile
+
+__all__ = ["drop_disabled_fields"]
+
+_DEVICE = {
+    "DRADeviceTaints": ("taints",),
+    "DRAPartitionableDevices": ("consumesCounters", "nodeName", "nodeSelector", "allNodes"),
+    "DRADeviceBindingConditions": ("bindsToNode", "bindingConditions",
+                                   "bindingFailureConditions"),
+    "DRAConsumableCapacity": ("allowMultipleAllocations",),
+}
+_REQUEST = {  # exactly{} and firstAvailable[] entries
+    "DRADeviceTaints": ("tolerations",),
+    "DRAConsumableCapacity": ("capacity",),
+}
+
+
+def _drop(obj: dict, names: tuple[str, ...], gate: str, path: str, profile: Profile,
+          dropped: list[tuple[str, str]]) -> None:
+    if profile.enabled(gate):
+        return
+    for name in names:
+        if name in obj:
+            del obj[name]
+            dropped.append((f"{path}.{name}", gate))
+
+
+def drop_disabled_fields(doc: dict, profile: Profile) -> tuple[dict, list[tuple[str, str]]]:
+    """A copy of the v1 ``doc`` without the fields of disabled gates, and the dropped
+    ``(field path, gate)`` pairs in document order. Kinds other than DeviceClass,
+    ResourceSlice, ResourceClaim and ResourceClaimTemplate come back unchanged."""
+    doc = copy.deepcopy(doc)
+    dropped: list[tuple[str, str]] = []
+    kind = doc.get("kind")
+    spec = doc.get("spec")
+    if not isinstance(spec, dict):
+        return doc, dropped
+    if kind == "DeviceClass":
+        _drop(spec, ("extendedResourceName",), "DRAExtendedResource", "spec", profile, dropped)
+    elif kind == "ResourceSlice":
+        _drop(spec, ("sharedCounters", "perDeviceNodeSelection"), "DRAPartitionableDevices",
+              "spec", profile, dropped)
+        for i, dev in enumerate(spec.get("devices") or ()):
+            for gate, names in _DEVICE.items():
+                _drop(dev, names, gate, f"spec.devices[{i}]", profile, dropped)
+            if not profile.consumable_capacity:
+                for name, cap in (dev.get("capacity") or {}).items():
+                    _drop(cap, ("requestPolicy",), "DRAConsumableCapacity",
+                          f"spec.devices[{i}].capacity[{name}]", profile, dropped)
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        prefix = "spec.spec" if kind == "ResourceClaimTemplate" else "spec"
+        claim_spec = spec.get("spec") if kind == "ResourceClaimTemplate" else spec
+        devices = (claim_spec or {}).get("devices") or {}
+        for i, req in enumerate(devices.get("requests") or ()):
+            path = f"{prefix}.devices.requests[{i}]"
+            _drop(req, ("firstAvailable",), "DRAPrioritizedList", path, profile, dropped)
+            exactly = req.get("exactly")
+            if isinstance(exactly, dict):
+                _drop(exactly, ("adminAccess",), "DRAAdminAccess", f"{path}.exactly", profile,
+                      dropped)
+                for gate, names in _REQUEST.items():
+                    _drop(exactly, names, gate, f"{path}.exactly", profile, dropped)
+            for j, sub in enumerate(req.get("firstAvailable") or ()):
+                for gate, names in _REQUEST.items():
+                    _drop(sub, names, gate, f"{path}.firstAvailable[{j}]", profile, dropped)
+        for i, con in enumerate(devices.get("constraints") or ()):
+            _drop(con, ("distinctAttribute",), "DRAConsumableCapacity",
+                  f"{prefix}.devices.constraints[{i}]", profile, dropped)
+    return doc, dropped

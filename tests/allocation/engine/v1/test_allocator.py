@@ -1,0 +1,110 @@
+"""The long-lived Allocator: first_fit over ordered nodes, caches, allocated claims."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.engine.v1 import UnschedulableError, allocated_claim_fits, dra_score
+from tests.allocation.engine.v1.builders import (
+    allocator,
+    claim,
+    device,
+    first_available,
+    node,
+    request,
+    slice_,
+)
+
+NODES = [node(f"node-{i}") for i in range(4)]
+
+
+def _cluster():
+    return allocator([slice_(f"s{i}", [device("d0"), device("d1")], node=f"node-{i}")
+                      for i in range(4)])
+
+
+def test_first_fit_equals_allocate_in_node_order():
+    fast, slow = _cluster(), _cluster()
+    for i in range(9):
+        c = claim(f"c{i}", request(count=1 + i % 2))
+        got = fast.first_fit(NODES, [c])
+        want = next(((n, o) for n in NODES if (o := slow.allocate(n, [c])).fits), None)
+        assert (got is None) == (want is None)
+        if got is None:
+            continue
+        assert got[0] is want[0] and got[1].allocations == want[1].allocations
+        fast.commit(c, got[1].allocations[0])
+        slow.commit(c, want[1].allocations[0])
+        if i == 5:
+            fast.release(claim("c0"))
+            slow.release(claim("c0"))
+
+
+def test_first_fit_still_raises_node_independent_errors():
+    a = _cluster()
+    for i in range(4):
+        found = a.first_fit(NODES, [claim(f"x{i}", request(count=2))])
+        a.commit(claim(f"x{i}"), found[1].allocations[0])
+    assert a.first_fit(NODES, [claim("c")]) is None
+    with pytest.raises(UnschedulableError):
+        a.first_fit(NODES, [claim("c", request(cls="missing"))])
+
+
+def test_set_slices_drops_cached_pools():
+    a = allocator([slice_("s", [device("d0")])])
+    assert a.allocate(node(), [claim("c")]).fits
+    a.set_slices([])
+    assert not a.allocate(node(), [claim("c")]).fits
+
+
+def test_allocated_claim_node_selector():
+    c = claim("c")
+    assert allocated_claim_fits(c, node())
+    c["status"] = {"allocation": {"nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}}}
+    assert allocated_claim_fits(c, node("node-1"))
+    assert not allocated_claim_fits(c, node("node-2"))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.booleans(), st.integers(0, 20)),
+                max_size=25))
+def test_first_fit_equals_the_plain_node_loop(steps):
+    fast, slow = _cluster(), _cluster()
+    placed: list[str] = []
+    for i, (count, release, victim) in enumerate(steps):
+        if release and placed:
+            name = placed.pop(victim % len(placed))
+            fast.release(claim(name))
+            slow.release(claim(name))
+            continue
+        c = claim(f"c{i}", request(count=min(count, 2), adminAccess=count == 3))
+        got = fast.first_fit(NODES, [c])
+        want = next(((n, o) for n in NODES if (o := slow.allocate(n, [c])).fits), None)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got[0] is want[0] and got[1].allocations == want[1].allocations
+            fast.commit(c, got[1].allocations[0])
+            slow.commit(c, want[1].allocations[0])
+            placed.append(f"c{i}")
+
+
+def test_dra_score_counts_chosen_subrequest_positions():
+    a = allocator([slice_("s", [device("d0"), device("d1")])])
+    c = claim("c", first_available("r", request("big", count=3), request("one")),
+              first_available("q", request("one")), request("plain"))
+    out = a.allocate(node(), [c])
+    assert not out.fits
+    c = claim("c", first_available("r", request("big", count=3), request("one")),
+              first_available("q", request("one")))
+    out = a.allocate(node(), [c])
+    assert dra_score([c], out.allocations) == (8 - 1) + (8 - 0)
+
+
+def test_allocations_of_vanished_devices_do_not_make_a_node_look_full():
+    a = allocator([slice_("s", [device("d0")])])
+    a.book.commit("default/old", {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gone"}]}})
+    assert a.first_fit([node()], [claim("c")]) is not None

@@ -1,0 +1,90 @@
+"""The incremental book of allocations."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.engine.v1.book import AllocationBook
+
+DRV = "gpu.example.com"
+
+
+def _alloc(*results):
+    return {"devices": {"results": [dict(r, request="r", driver=DRV, pool="p")
+                                    for r in results]}}
+
+
+def test_commit_and_release_dedicated():
+    book = AllocationBook()
+    book.commit("ns/a", _alloc({"device": "d0"}))
+    assert book.owner((DRV, "p", "d0")) == "ns/a"
+    assert book.pool_dedicated[(DRV, "p")] == 1
+    with pytest.raises(ValueError, match="already allocated to claim ns/a"):
+        book.commit("ns/b", _alloc({"device": "d0"}))
+    assert "ns/b" not in book
+    book.release("ns/a")
+    assert book.owner((DRV, "p", "d0")) is None
+    assert book.pool_dedicated[(DRV, "p")] == 0
+    book.release("ns/a")  # no-op
+
+
+def test_admin_results_are_not_recorded_and_shared_sum_up():
+    book = AllocationBook()
+    book.commit("ns/a", _alloc({"device": "d0", "adminAccess": True}))
+    assert book.owner((DRV, "p", "d0")) is None
+    book.commit("ns/b", _alloc({"device": "nic", "shareID": "1",
+                                "consumedCapacity": {"bw": "2"}}))
+    book.commit("ns/c", _alloc({"device": "nic", "shareID": "2",
+                                "consumedCapacity": {"bw": "3"}}))
+    assert book.shared[(DRV, "p", "nic")] == {"bw": 5}
+    book.release("ns/b")
+    assert book.shared[(DRV, "p", "nic")] == {"bw": 3}
+    book.release("ns/c")
+    assert (DRV, "p", "nic") not in book.shared
+
+
+def test_release_notifies_listeners_and_bumps_versions():
+    book = AllocationBook()
+    seen = []
+    book.release_listeners.append(seen.append)
+    book.commit("ns/a", _alloc({"device": "d0"}))
+    v = book.pool_version[(DRV, "p")]
+    book.release("ns/a")
+    assert seen == [{(DRV, "p")}]
+    assert book.pool_version[(DRV, "p")] == v + 1
+
+
+_ops = st.lists(st.tuples(st.booleans(), st.integers(0, 5), st.integers(0, 3),
+                          st.booleans(), st.integers(0, 3)), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ops)
+def test_incremental_book_equals_a_book_rebuilt_from_the_live_claims(ops):
+    book = AllocationBook()
+    live: dict[str, dict] = {}
+    for commit, claim, dev, shared, amount in ops:
+        key = f"ns/c{claim}"
+        if commit:
+            result = {"device": f"d{dev}"}
+            if shared:
+                result.update(device=f"nic{dev}", shareID=f"s{claim}",
+                              consumedCapacity={"bw": str(amount)})
+            alloc = _alloc(result)
+            try:
+                book.commit(key, alloc)
+            except ValueError:
+                continue
+            live[key] = alloc
+        else:
+            book.release(key)
+            live.pop(key, None)
+    fresh = AllocationBook()
+    for key, alloc in live.items():
+        fresh.commit(key, alloc)
+    assert book.dedicated == fresh.dedicated
+    assert {k: v for k, v in book.shared.items()} == fresh.shared
+    assert {k: v for k, v in book.pool_dedicated.items() if v} == {
+        k: v for k, v in fresh.pool_dedicated.items() if v}

@@ -1,0 +1,44 @@
+"""Fields of disabled feature gates are dropped, as the API server does, and reported."""
+
+from __future__ import annotations
+
+from allocation.engine.v1 import make_profile
+from allocation.engine.v1.gated import drop_disabled_fields
+
+
+def test_135_drops_alpha_fields_of_a_slice():
+    doc = {"kind": "ResourceSlice", "spec": {
+        "driver": "d", "sharedCounters": [{"name": "s"}],
+        "devices": [{"name": "a", "taints": [{"key": "k", "effect": "NoSchedule"}],
+                     "allowMultipleAllocations": True,
+                     "capacity": {"bw": {"value": "1", "requestPolicy": {"default": "1"}}}}]}}
+    out, dropped = drop_disabled_fields(doc, make_profile("1.35"))
+    assert dropped == [
+        ("spec.sharedCounters", "DRAPartitionableDevices"),
+        ("spec.devices[0].taints", "DRADeviceTaints"),
+        ("spec.devices[0].allowMultipleAllocations", "DRAConsumableCapacity"),
+        ("spec.devices[0].capacity[bw].requestPolicy", "DRAConsumableCapacity")]
+    assert out["spec"]["devices"][0] == {"name": "a", "capacity": {"bw": {"value": "1"}}}
+    assert "sharedCounters" in doc["spec"]  # the input is untouched
+
+
+def test_136_keeps_everything_and_templates_use_their_path():
+    claim = {"kind": "ResourceClaimTemplate", "spec": {"spec": {"devices": {
+        "requests": [{"name": "r", "exactly": {"deviceClassName": "c",
+                                               "tolerations": [{"operator": "Exists"}]}}],
+        "constraints": [{"distinctAttribute": "d/x"}]}}}}
+    assert drop_disabled_fields(claim, make_profile())[1] == []
+    _out, dropped = drop_disabled_fields(claim, make_profile("1.35"))
+    assert dropped == [
+        ("spec.spec.devices.requests[0].exactly.tolerations", "DRADeviceTaints"),
+        ("spec.spec.devices.constraints[0].distinctAttribute", "DRAConsumableCapacity")]
+
+
+def test_gate_flags_decide():
+    doc = {"kind": "ResourceClaim", "spec": {"devices": {"requests": [
+        {"name": "r", "firstAvailable": [{"name": "s", "deviceClassName": "c"}]}]}}}
+    _out, dropped = drop_disabled_fields(doc, make_profile("1.36", "DRAPrioritizedList=false"))
+    assert dropped == [("spec.devices.requests[0].firstAvailable", "DRAPrioritizedList")]
+    cls = {"kind": "DeviceClass", "spec": {"extendedResourceName": "example.com/gpu"}}
+    assert drop_disabled_fields(cls, make_profile("1.35"))[1] == [
+        ("spec.extendedResourceName", "DRAExtendedResource")]

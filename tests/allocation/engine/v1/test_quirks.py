@@ -1,0 +1,138 @@
+"""Per-release quirks of upstream's allocator that the planner reproduces (docs/v1.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from allocation.engine.v1 import AllocationError
+from tests.allocation.engine.v1.builders import (
+    DRIVER,
+    allocator,
+    claim,
+    device,
+    first_available,
+    node,
+    picked,
+    request,
+    slice_,
+)
+
+
+def _shared(name: str, value: str = "10") -> dict:
+    return {"name": name, "allowMultipleAllocations": True, "capacity": {"bw": {"value": value}}}
+
+
+def test_135_lets_one_shared_device_fill_two_slots_of_a_request():
+    c = claim("c0", request(count=2, capacity={"requests": {"bw": "1"}}))
+    assert not allocator([slice_("s", [_shared("nic")])]).allocate(node(), [c]).fits
+    a = allocator([slice_("s", [_shared("nic")])], release="1.35",
+                  gates="DRAConsumableCapacity=true")
+    out = a.allocate(node(), [c])
+    results = out.allocations[0]["devices"]["results"]
+    assert [r["device"] for r in results] == ["nic", "nic"]
+    assert results[0]["shareID"] != results[1]["shareID"]
+
+
+def test_135_all_subrequest_continues_with_the_first_subrequests_data():
+    # r/all is the second subrequest: after its first device the 1.35 search goes on with
+    # subrequest 0 (ExactCount 1, already done), so only one device is allocated
+    a135 = allocator([slice_("s", [device("d0"), device("d1")])], release="1.35")
+    a136 = allocator([slice_("s", [device("d0"), device("d1")])])
+    c = claim("c0", first_available(
+        "r", request("none", "gpu", 1, "false"), request("all", mode="All")))
+    assert picked(a135.allocate(node(), [c])) == [[("r/all", "d0")]]
+    assert picked(a136.allocate(node(), [c])) == [[("r/all", "d0"), ("r/all", "d1")]]
+
+
+def test_counters_stay_consumed_after_a_taint_refusal_within_one_call():
+    counters = slice_("counters", [], count=2, pool="node-1", sharedCounters=[
+        {"name": "set", "counters": {"mem": {"value": "4"}}}])
+    tainted = {"name": "a", "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+               "consumesCounters": [{"counterSet": "set", "counters": {"mem": {"value": "4"}}}]}
+    clean = {"name": "b", "consumesCounters": [
+        {"counterSet": "set", "counters": {"mem": {"value": "4"}}}]}
+    a = allocator([counters, slice_("devices", [tainted, clean], count=2)])
+    # b alone would fit; upstream leaks a's counters when the taint refuses it
+    assert not a.allocate(node(), [claim("c0")]).fits
+    a = allocator([counters, slice_("devices", [clean, tainted], count=2)])
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b")]]
+
+
+def test_distinct_value_forgotten_on_backtrack():
+    # r0 takes d0 (numa 0) and d1 (numa 1); r1's only device d3 repeats numa 1, so r0's
+    # second slot backtracks, which forgets r0's stored value altogether: d2 (numa 0, like
+    # d0) is then accepted
+    model = f'device.attributes["{DRIVER}"].model == "%s"'
+    devs = [device("d0", numa=0, model="a"), device("d1", numa=1, model="a"),
+            device("d2", numa=0, model="a"), device("d3", numa=1, model="x")]
+    a = allocator([slice_("s", devs)])
+    c = claim("c0", request("r0", "gpu", 2, model % "a"), request("r1", "gpu", 1, model % "x"),
+              constraints=[{"distinctAttribute": f"{DRIVER}/numa"}])
+    assert picked(a.allocate(node(), [c])) == [[("r0", "d0"), ("r0", "d2"), ("r1", "d3")]]
+
+
+def test_binding_condition_pools_come_last_in_the_experimental_variant():
+    bound = slice_("a", [{"name": "x", "bindingConditions": ["ready"],
+                          "bindingFailureConditions": ["failed"]}], pool="a-pool")
+    plain = slice_("b", [device("y")], pool="b-pool")
+    a = allocator([bound, plain])
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "y")]]
+
+
+def test_shared_allocations_consume_counters_from_136():
+    counters = slice_("counters", [], count=2, pool="node-1", sharedCounters=[
+        {"name": "set", "counters": {"mem": {"value": "4"}}}])
+    multi = {"name": "m", "allowMultipleAllocations": True,
+             "consumesCounters": [{"counterSet": "set", "counters": {"mem": {"value": "4"}}}]}
+    other = {"name": "o", "consumesCounters": [
+        {"counterSet": "set", "counters": {"mem": {"value": "4"}}}]}
+    slices = [counters, slice_("devices", [multi, other], count=2)]
+    shared = {"devices": {"results": [{"request": "r", "driver": DRIVER, "pool": "node-1",
+                                       "device": "m", "shareID": "x"}]}}
+    dedicated = claim("c0", request("req", "gpu", 1, "!device.allowMultipleAllocations"))
+    a = allocator(slices)
+    a.book.commit("default/s", shared)
+    assert not a.allocate(node(), [dedicated]).fits
+    a = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true,"
+                                                "DRAPartitionableDevices=true")
+    a.book.commit("default/s", shared)
+    assert picked(a.allocate(node(), [dedicated])) == [[("req", "o")]]
+
+
+def _both(name: str, memory: str, *devs) -> dict:
+    return slice_(name, list(devs), count=2, nodeName="node-1", sharedCounters=[
+        {"name": "set", "counters": {"mem": {"value": memory}}}])
+
+
+def _eats(name: str, memory: str) -> dict:
+    return {"name": name, "consumesCounters": [
+        {"counterSet": "set", "counters": {"mem": {"value": memory}}}]}
+
+
+def test_134_counters_are_local_to_their_slice():
+    slices = [_both("a", "4", _eats("a0", "4"), _eats("a1", "4")),
+              _both("b", "4", _eats("b0", "4"))]
+    a = allocator(slices, release="1.34", gates="DRAPartitionableDevices=true")
+    out = a.allocate(node(), [claim("c0", request(count=2))])
+    assert picked(out) == [[("req", "a0"), ("req", "b0")]]
+
+
+def test_134_invalid_pool_is_fatal_only_when_the_search_reaches_it():
+    good = slice_("g", [device("ok")], pool="a-pool")
+    dup = [slice_("x", [device("d")], pool="b-pool", count=2),
+           slice_("y", [device("d")], pool="b-pool", count=2)]
+    a = allocator([good, *dup], release="1.34")
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "ok")]]
+    with pytest.raises(AllocationError, match="pool b-pool is invalid: duplicate device"):
+        a.allocate(node(), [claim("c0", request(count=2))])
+
+
+def test_135_binding_slices_come_last_within_their_pool():
+    bound = slice_("a", [{"name": "x", "bindingConditions": ["ready"],
+                          "bindingFailureConditions": ["failed"]}], count=2)
+    plain = slice_("b", [device("y")], count=2)
+    gates = "DRADeviceBindingConditions=true"
+    assert picked(allocator([bound, plain], release="1.35", gates=gates).allocate(
+        node(), [claim("c0")])) == [[("req", "y")]]
+    assert picked(allocator([bound, plain]).allocate(node(), [claim("c0")])) == [
+        [("req", "x")]]
