@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.allocation.engine.manifests.v1_docs import (
-    class_doc,
     claim_doc,
+    class_doc,
     device,
     problems,
     request,
