@@ -8,8 +8,8 @@ import pytest
 from allocation.engine.manifests import InvalidManifests, load_texts
 from allocation.engine.objects import DeviceClass, Namespace, Pod, ResourceClaimV1
 from tests.allocation.engine.manifests.v1_docs import (
-    class_doc,
     claim_doc,
+    class_doc,
     device,
     load,
     problems,
