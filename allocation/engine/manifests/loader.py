@@ -239,7 +239,8 @@ def _admin_access(objects: list[KObject]) -> list[Problem]:
     """adminAccess needs the claim's Namespace labelled ``resource.kubernetes.io/
     admin-access: "true"``; the API server refuses the claim otherwise (KEP-5018). A
     namespace not given in the input has no labels."""
-    allowed = {obj.name for obj in objects if obj.kind_spec is kinds.NAMESPACE
+    allowed = {obj.name for obj in objects if obj.api_version == "v1"
+               and obj.kind_name == kinds.NAMESPACE.name
                and obj.meta.labels.get(ADMIN_ACCESS_LABEL) == "true"}
     found = []
     for obj in objects:

@@ -21,7 +21,6 @@ from allocation.engine.objects.resource import (
 from allocation.engine.objects.v1 import (
     DeviceClass,
     DeviceRequest,
-    Namespace,
     ResourceClaimTemplateV1,
     ResourceClaimV1,
     ResourceSlice,
@@ -32,13 +31,14 @@ __all__ = [
     "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
     "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",
-    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode", "Namespace", "DeviceClass",
+    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode", "DeviceClass",
     "ResourceSlice", "ResourceClaimV1", "ResourceClaimTemplateV1", "DeviceRequest",
 ]
 
 KIND_CLASSES: dict[KindSpec, type[KObject]] = {cls.kind_spec: cls for cls in (
     Node, Pod, PodTemplate, NodeResourceSlice, NodeResourceCapacity, ResourceClass,
     ResourceClassParameters, ResourceClaimParameters, ResourceClaim, ResourceClaimTemplate,
-    PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation, Namespace,
+    PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation,
     DeviceClass, ResourceSlice, ResourceClaimV1, ResourceClaimTemplateV1)}
-"""The engine class of each kind spec; kinds without one (Event) load as OpaqueObject."""
+"""The engine class of each kind spec; kinds without one (Event, Namespace) load as
+OpaqueObject."""

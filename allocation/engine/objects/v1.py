@@ -1,4 +1,7 @@
-"""The resource.k8s.io/v1 kinds (and Namespace), typed for the engine (docs/v1.md).
+"""The resource.k8s.io/v1 kinds, typed for the engine (docs/v1.md).
+
+Namespace is a registered kind (its labels are checked, and the loader reads the
+admin-access label) but stays an ``OpaqueObject``, stored and written as before.
 
 Each object holds the validated, defaulted v1 document the loader made
 (``manifests/v1_convert``), whatever version was read, and writes v1 back. Accessors give
@@ -12,10 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from allocation.engine import kinds
-from allocation.engine.constants import ADMIN_ACCESS_LABEL
 from allocation.engine.objects.meta import KObject, json_copy
 
-__all__ = ["Namespace", "DeviceClass", "ResourceSlice", "ResourceClaimV1",
+__all__ = ["DeviceClass", "ResourceSlice", "ResourceClaimV1",
            "ResourceClaimTemplateV1", "DeviceRequest", "implicit_extended_resource_name"]
 
 _EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -24,17 +26,6 @@ _EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
 def implicit_extended_resource_name(class_name: str) -> str:
     """The extended resource name every DeviceClass has besides an explicit one (KEP-5004)."""
     return f"{_EXTENDED_PREFIX}{class_name}"
-
-
-class Namespace(KObject):
-    """A namespace; the planner reads its labels (adminAccess needs one)."""
-
-    kind_spec = kinds.NAMESPACE
-
-    @property
-    def admin_access(self) -> bool:
-        """Whether v1 claims in this namespace may ask for admin access."""
-        return self.meta.labels.get(ADMIN_ACCESS_LABEL) == "true"
 
 
 class DeviceClass(KObject):

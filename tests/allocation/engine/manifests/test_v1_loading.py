@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from allocation.engine.manifests import InvalidManifests, load_texts
-from allocation.engine.objects import DeviceClass, Namespace, Pod, ResourceClaimV1
+from allocation.engine.objects import DeviceClass, OpaqueObject, Pod, ResourceClaimV1
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
@@ -43,7 +43,8 @@ def test_admin_access_needs_the_namespace_label():
     assert problems([admin, _namespace("ops")]) == [message]
     assert problems([admin, _namespace("ops", {_ADMIN: "false"})]) == [message]
     result = load([admin, _namespace("ops", {_ADMIN: "true"})])
-    assert isinstance(result.objects[1], Namespace) and result.objects[1].admin_access
+    namespace = result.objects[1]
+    assert isinstance(namespace, OpaqueObject) and namespace.namespace is None
     assert result.objects[0].requests[0].admin_access
 
 
