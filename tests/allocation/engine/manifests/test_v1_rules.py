@@ -276,3 +276,14 @@ def test_allow_multiple_allocations_is_gated_in_cel():
     lines = problems([class_doc(selectors=[{"cel": {"expression": expression}}])], "1.35")
     assert len(lines) == 1
     assert lines[0].startswith("spec.selectors[0].cel.expression: invalid CEL selector")
+
+
+def test_cel_estimated_cost_at_most_one_million():
+    domain = 'device.attributes["d"]'
+    below = f"{domain}.all(x, {domain}.all(y, {domain}.all(z, x != y || y != z)))"
+    above = f"{domain}.all(w, {domain}.all(x, {domain}.all(y, {domain}.all(z, w != z))))"
+    assert problems([claim_doc([request(selectors=[{"cel": {"expression": below}}])])]) == []
+    lines = problems([claim_doc([request(selectors=[{"cel": {"expression": above}}])])])
+    assert len(lines) == 1
+    assert lines[0].startswith("spec.devices.requests[0].exactly.selectors[0].cel.expression: ")
+    assert "exceeds the limit of 1,000,000" in lines[0]
