@@ -119,3 +119,20 @@ def test_pod_v1_fields_are_checked():
     lines = problems([pod])
     assert lines[0].startswith("spec.containers[0].resources.claims[0].request: invalid name")
     assert lines[1] == "status.resourceClaimStatuses[0].name: required field is missing"
+
+
+def test_a_mistyped_v1_kind_has_a_did_you_mean():
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClas", "metadata": {"name": "x"}}
+    assert problems([doc]) == [
+        "kind: unknown kind 'DeviceClas' in resource.k8s.io/v1 (did you mean DeviceClass?)"]
+
+
+def test_v1_documents_in_a_list():
+    listed = {"apiVersion": "v1", "kind": "List", "items": [
+        slice_doc([device(taints=[{"key": "k", "effect": "NoSchedule"}])]),
+        claim_doc([request(count=0)])]}
+    lines = problems([listed], "1.34")
+    assert lines == ["items[1].spec.devices.requests[0].exactly.count: must be greater than "
+                     "zero for allocationMode ExactCount, not 0"]
+    result = load([{**listed, "items": listed["items"][:1]}], "1.34")
+    assert [w.path for w in result.warnings] == ["items[0].spec.devices[0].taints"]
