@@ -13,7 +13,7 @@ __all__ = [
     "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT", "SCHEDULER_COMPONENT",
     "AUTOSCALER_COMPONENT",
     "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX", "COUNTER_GROUP",
-    "COUNTER_API_VERSIONS",
+    "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL",
 ]
 
 RESOURCE_GROUP = "resource.k8s.io"
@@ -31,6 +31,9 @@ EXPLAIN_ANNOTATION = f"{PLANNER_GROUP}/explain"
 """The JSON explanation the scheduler writes on a pod it cannot place."""
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 """On a claim made from a template: the pod's claim entry it was made for."""
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+"""The Namespace label (value ``"true"``) that lets v1 claims there ask for adminAccess
+(KEP-5018; docs/v1.md, reading v1 manifests)."""
 CLAIMS_COMPONENT = "draplanner-claims"
 """The Event source component of the claim controller."""
 SCHEDULER_COMPONENT = "draplanner-scheduler"

@@ -22,7 +22,9 @@ __all__ = [
     "NODE_RESOURCE_SLICE", "NODE_RESOURCE_CAPACITY", "RESOURCE_CLASS",
     "RESOURCE_CLASS_PARAMETERS", "RESOURCE_CLAIM_PARAMETERS", "RESOURCE_CLAIM",
     "RESOURCE_CLAIM_TEMPLATE", "POD_SCHEDULING_CONTEXT", "NODE_GROUP", "DRIVER_SIMULATION",
-    "PROVISIONING_REQUEST", "NODE", "POD", "POD_TEMPLATE", "NAMESPACE", "EVENT",
+    "PROVISIONING_REQUEST", "NODE", "POD", "POD_TEMPLATE", "EVENT", "NAMESPACE",
+    "DEVICE_CLASS", "RESOURCE_SLICE", "RESOURCE_CLAIM_V1", "RESOURCE_CLAIM_TEMPLATE_V1",
+    "V1_VERSIONS", "V1_KINDS",
 ]
 
 
@@ -66,14 +68,25 @@ PROVISIONING_REQUEST = KindSpec(PROVISIONING_GROUP, "ProvisioningRequest", ("v1b
 NODE = KindSpec("", "Node", ("v1",), False)
 POD = KindSpec("", "Pod", ("v1",), True)
 POD_TEMPLATE = KindSpec("", "PodTemplate", ("v1",), True)
-NAMESPACE = KindSpec("", "Namespace", ("v1",), False)
 EVENT = KindSpec("", "Event", ("v1",), True)
+NAMESPACE = KindSpec("", "Namespace", ("v1",), False)
+
+V1_VERSIONS = ("v1beta1", "v1beta2", "v1")
+"""The served versions of today's DRA kinds; v1beta1 and v1beta2 documents are converted to
+v1 when read, so one (v1) schema checks them all (docs/v1.md, reading v1 manifests)."""
+DEVICE_CLASS = KindSpec(RESOURCE_GROUP, "DeviceClass", V1_VERSIONS, False)
+RESOURCE_SLICE = KindSpec(RESOURCE_GROUP, "ResourceSlice", V1_VERSIONS, False)
+RESOURCE_CLAIM_V1 = KindSpec(RESOURCE_GROUP, "ResourceClaim", V1_VERSIONS, True)
+RESOURCE_CLAIM_TEMPLATE_V1 = KindSpec(RESOURCE_GROUP, "ResourceClaimTemplate", V1_VERSIONS,
+                                      True)
+V1_KINDS = (DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM_V1, RESOURCE_CLAIM_TEMPLATE_V1)
+"""The resource.k8s.io/v1 kinds, beside the seed v1alpha2 kinds of the same names."""
 
 KINDS: tuple[KindSpec, ...] = (
     NODE_RESOURCE_SLICE, NODE_RESOURCE_CAPACITY, RESOURCE_CLASS, RESOURCE_CLASS_PARAMETERS,
     RESOURCE_CLAIM_PARAMETERS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, POD_SCHEDULING_CONTEXT,
-    NODE_GROUP, DRIVER_SIMULATION, PROVISIONING_REQUEST, NODE, POD, POD_TEMPLATE, NAMESPACE,
-    EVENT,
+    NODE_GROUP, DRIVER_SIMULATION, PROVISIONING_REQUEST, NODE, POD, POD_TEMPLATE, EVENT,
+    NAMESPACE, *V1_KINDS,
 )
 """Every kind the planner reads, in the order problems and suggestions list them."""
 

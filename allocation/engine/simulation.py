@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from allocation.engine import kinds
 from allocation.engine.autoscaler.provisioning import ProvisioningController
 from allocation.engine.claims import ClaimController
 from allocation.engine.controller import Controller
@@ -24,12 +25,13 @@ from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.faults import Failure, clear_recovered, describe
-from allocation.engine.manifests import LoadResult, load_files
+from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, load_files
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
 from allocation.engine.writer import as_list, dump
 
-__all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS"]
+__all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS",
+           "refuse_v1"]
 
 MAX_ROUNDS = 10_000
 
@@ -135,9 +137,31 @@ def _name(controller) -> str:
     return getattr(controller, "name", type(controller).__name__)
 
 
+def refuse_v1(loaded: LoadResult) -> None:
+    """Refuse resource.k8s.io/v1 objects: they are read and checked (docs/v1.md), but the
+    scheduler and the claim controller do not allocate them yet, and a bad-input answer
+    (exit 2, one problem per object) is better than an internal error.
+
+    Raises:
+        InvalidManifests: one problem per v1 object.
+    """
+    found = [Problem(obj.source.file if obj.source else "", obj.source.doc if obj.source
+                     else 0, obj.kind_name, obj.namespace, obj.name, "apiVersion",
+                     f"{obj.api_version} {obj.kind_name} objects are read and checked but not"
+                     " simulated yet (docs/v1.md)")
+             for obj in loaded.objects if obj.kind_spec in kinds.V1_KINDS]
+    if found:
+        raise InvalidManifests(found)
+
+
 def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DEFAULT_START,
              advance: timedelta | None = None) -> Simulation:
-    """Simulate loaded manifests to a fixed point (and ``advance`` further)."""
+    """Simulate loaded manifests to a fixed point (and ``advance`` further).
+
+    Raises:
+        InvalidManifests: for resource.k8s.io/v1 objects (:func:`refuse_v1`).
+    """
+    refuse_v1(loaded)
     simulation = Simulation.from_loaded(loaded, strategy, now)
     simulation.settle()
     if advance:

@@ -29,7 +29,7 @@ __all__ = [
     "metadata_schema", "label_selector", "node_selector", "attribute", "attributes",
     "attribute_group", "version_str", "parameters_ref", "generated_from", "quantity_map",
     "cel_str", "TYPED_ATTRIBUTE_FIELDS", "label_map", "annotation_map", "timestamp_str",
-    "request_quantity_map", "object_metadata",
+    "request_quantity_map", "object_metadata", "label_key_problem", "label_value_problem",
 ]
 
 TYPED_ATTRIBUTE_FIELDS = ("quantity", "bool", "int", "intSlice", "string", "stringSlice",
@@ -43,7 +43,7 @@ _QUALIFIED = ("must be a qualified name: an optional DNS-subdomain prefix and '/
 _ANNOTATIONS_MAX_BYTES = 256 * 1024  # kube-apiserver's TotalAnnotationSizeLimitB
 
 
-def _qualified_name_problem(key: str) -> str | None:
+def label_key_problem(key: str) -> str | None:
     """Why ``key`` is not a Kubernetes qualified name (label or annotation key), or None."""
     prefix, slash, name = key.rpartition("/")
     if slash and (not prefix or len(prefix) > 253 or not DNS_SUBDOMAIN[0].match(prefix)):
@@ -55,19 +55,26 @@ def _qualified_name_problem(key: str) -> str | None:
 
 def _check_labels(value: dict, path: str, problems: ProblemList) -> None:
     for key, item in value.items():
-        message = _qualified_name_problem(key)
+        message = label_key_problem(key)
         if message:
             problems.add(join(path, key), message)
-        if item and (len(item) > 63 or not _NAME_PART.match(item)):
-            problems.add(join(path, key), f"invalid label value {item!r}: at most 63 "
-                         "letters, digits, '-', '_' or '.', starting and ending with a letter "
-                         "or digit")
+        message = label_value_problem(item)
+        if message:
+            problems.add(join(path, key), message)
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why ``value`` is not a Kubernetes label value (empty is valid), or None."""
+    if value and (len(value) > 63 or not _NAME_PART.match(value)):
+        return (f"invalid label value {value!r}: at most 63 letters, digits, '-', '_' or '.', "
+                "starting and ending with a letter or digit")
+    return None
 
 
 def _check_annotations(value: dict, path: str, problems: ProblemList) -> None:
     total = 0
     for key, item in value.items():
-        message = _qualified_name_problem(key)
+        message = label_key_problem(key)
         if message:
             problems.add(join(path, key), message)
         total += len(key.encode()) + len(item.encode())

@@ -35,6 +35,7 @@ from allocation.engine.manifests.schema import (
     Schema,
     Str,
 )
+from allocation.engine.manifests.v1_schema import v1_schemas
 from allocation.engine.models import registry
 
 __all__ = ["schema_of"]
@@ -193,7 +194,8 @@ def _provisioning_request() -> tuple[KindSpec, Obj]:
 
 def _core_kinds() -> list[tuple[KindSpec, Obj]]:
     resources = Obj({"requests": request_quantity_map, "limits": request_quantity_map,
-                     "claims": ListOf(Obj({"name": Str(allow_empty=False)},
+                     "claims": ListOf(Obj({"name": Str(allow_empty=False),
+                                           "request": Str(DNS_LABEL)},
                                           required=("name",), open=True))}, open=True)
     container = Obj({"name": Str(), "resources": resources}, open=True)
     pod_claim = Obj({
@@ -215,7 +217,19 @@ def _core_kinds() -> list[tuple[KindSpec, Obj]]:
             "requiredDuringSchedulingIgnoredDuringExecution": node_selector}, open=True)},
             open=True),
     }, open=True)
-    pod_status = Obj({"phase": Str(), "conditions": ListOf(_condition)}, open=True)
+    # resource.k8s.io/v1 (docs/v1.md): the claims made for the pod's template entries, and
+    # the claim made for its extended resources backed by DRA (KEP-5004).
+    claim_statuses = ListOf(Obj({"name": Str(DNS_LABEL),
+                                 "resourceClaimName": Str(DNS_SUBDOMAIN)},
+                                required=("name",)), unique_key="name")
+    extended_status = Obj({"resourceClaimName": Str(DNS_SUBDOMAIN), "requestMappings": ListOf(
+        Obj({"containerName": Str(allow_empty=False), "resourceName": Str(allow_empty=False),
+             "requestName": Str(DNS_LABEL)},
+            required=("containerName", "resourceName", "requestName")))},
+        required=("resourceClaimName", "requestMappings"))
+    pod_status = Obj({"phase": Str(), "conditions": ListOf(_condition),
+                      "resourceClaimStatuses": claim_statuses,
+                      "extendedResourceClaimStatus": extended_status}, open=True)
     return [
         _doc(kinds.NODE, {"spec": Obj({"unschedulable": Bool()}, open=True),
                           "status": Obj({"allocatable": request_quantity_map,
@@ -235,7 +249,8 @@ def _all_schemas(generation: int) -> dict[KindSpec, Schema]:
     # Core kinds are checked against the Kubernetes schema, with the rules above merged in
     # (manifests/k8s_schema.py; Events stay open).
     core = [(spec, core_kind_schema(spec.name, schema)) for spec, schema in _core_kinds()]
-    built = dict([*_resource_kinds(), *_planner_kinds(), _provisioning_request(), *core])
+    built = dict([*_resource_kinds(), *_planner_kinds(), _provisioning_request(), *core,
+                  *v1_schemas()])
     return {spec: built[spec] for spec in kinds.KINDS}
 
 

@@ -2,6 +2,10 @@
 
 Either every document is valid and :func:`load_files` returns the objects, or it raises
 :class:`InvalidManifests` carrying every problem in every document, in input order.
+
+Documents of the resource.k8s.io/v1 kinds (any served version) are first converted to v1,
+stripped of the fields of disabled feature gates (each a warning on the result) and
+defaulted, as the API server does, under a Kubernetes profile (docs/v1.md).
 """
 
 from __future__ import annotations
@@ -13,24 +17,29 @@ from pathlib import Path
 from typing import Any
 
 from allocation.engine import kinds
-from allocation.engine.constants import OWN_GROUPS
+from allocation.engine.constants import ADMIN_ACCESS_LABEL, OWN_GROUPS
 from allocation.engine.manifests.common import metadata_schema
 from allocation.engine.manifests.kinds import schema_of
 from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
 from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
+from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
+from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
 from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
+from allocation.engine.v1.features import Profile, make_profile
 
 __all__ = ["LoadResult", "load_documents", "load_files", "load_texts", "build_object"]
 
 
 @dataclass
 class LoadResult:
-    """Valid objects in input order, and the Events given in the input."""
+    """Valid objects in input order, the Events given in the input, and warnings: one per
+    field dropped because its feature gate is off, in the problem format (for stderr)."""
 
     objects: list[KObject] = field(default_factory=list)
     events: list[OpaqueObject] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
 
 def _ident(data: Any) -> tuple[str, str | None, str | None]:
@@ -51,7 +60,7 @@ def _ident(data: Any) -> tuple[str, str | None, str | None]:
 _VENDOR_METADATA = metadata_schema(namespaced=True)
 
 
-def _validate(data: Any, problems: ProblemList) -> None:
+def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
     if not isinstance(data, dict):
         problems.add("", "a document must be an object with apiVersion, kind and metadata")
         return
@@ -81,7 +90,13 @@ def _validate(data: Any, problems: ProblemList) -> None:
         problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "
                      f"{' or '.join(supported)}")
         return
+    before = len(problems)
     schema_of(spec).check(data, "", problems)
+    if spec in kinds.V1_KINDS:
+        # v1 rules assume the schema's shapes (they compile CEL, parse quantities).
+        if len(problems) == before:
+            check_v1_document(kind, data, profile, problems)
+        return
     # Cross-field rules too, so every problem is reported at once; if the structure is
     # broken the schema has already reported why.
     with contextlib.suppress(KeyError, TypeError, AttributeError, ValueError):
@@ -110,19 +125,26 @@ def _expand(raw: RawDocument) -> Iterable[tuple[str, Any]]:
         yield "", data
 
 
-def load_texts(texts: Sequence[tuple[str, str]]) -> LoadResult:
-    """Load ``(file name, text)`` pairs; raise :class:`InvalidManifests` on any problem."""
-    return _load((file_name, raw) for file_name, text in texts
-                 for raw in read_text(text, json_hint=file_name.endswith(".json")))
+def load_texts(texts: Sequence[tuple[str, str]], profile: Profile | None = None
+               ) -> LoadResult:
+    """Load ``(file name, text)`` pairs; raise :class:`InvalidManifests` on any problem.
+
+    ``profile`` (default: the newest release, ``make_profile()``) decides which v1 fields
+    are dropped for their feature gates and the limits that differ between releases."""
+    return _load(((file_name, raw) for file_name, text in texts
+                  for raw in read_text(text, json_hint=file_name.endswith(".json"))),
+                 profile=profile)
 
 
 def load_documents(documents: Iterable[tuple[str, Any]],
-                   trusted: Callable[[Any], bool] | None = None) -> LoadResult:
+                   trusted: Callable[[Any], bool] | None = None,
+                   profile: Profile | None = None) -> LoadResult:
     """Load already-parsed ``(source name, document)`` pairs (from a database, a scenario).
 
     Validation and problems are those of :func:`load_texts`; a document's number is its
     position among those with the same source name, from 1. Documents for which
-    ``trusted`` is true were validated before (a stored baseline) and are not checked again.
+    ``trusted`` is true were validated before (a stored baseline) and are not checked again
+    (v1 documents are still converted and defaulted). ``profile`` as for :func:`load_texts`.
     """
     counters: dict[str, int] = {}
 
@@ -131,7 +153,7 @@ def load_documents(documents: Iterable[tuple[str, Any]],
             counters[name] = counters.get(name, 0) + 1
             yield name, RawDocument(counters[name], data)
 
-    return _load(numbered(), trusted)
+    return _load(numbered(), trusted, profile)
 
 
 def _take_problems(pending: list[tuple[str, str]], prefix: str,
@@ -150,7 +172,9 @@ def _take_problems(pending: list[tuple[str, str]], prefix: str,
 
 
 def _load(raws: Iterable[tuple[str, RawDocument]],
-          trusted: Callable[[Any], bool] | None = None) -> LoadResult:
+          trusted: Callable[[Any], bool] | None = None,
+          profile: Profile | None = None) -> LoadResult:
+    profile = profile if profile is not None else make_profile()
     found: list[Problem] = []
     result = LoadResult()
     seen: dict[tuple, str] = {}
@@ -166,10 +190,23 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
         for prefix, data in _expand(raw):
             problems = ProblemList()
             pending = _take_problems(pending, prefix, problems)
+            version = None
+            if is_v1_kind(data):
+                prepared = prepare(data, profile)
+                data, version = prepared.data, prepared.original_version
+                kind, namespace, name = _ident(data)
+                result.warnings.extend(
+                    Problem(file_name, raw.doc, kind, namespace, name,
+                            join(prefix, source_path(path, version)) if prefix else
+                            source_path(path, version),
+                            f"field dropped: feature gate {gate} is off in Kubernetes "
+                            f"{profile.release}") for path, gate in prepared.dropped)
             if trusted is None or not trusted(data):
-                _validate(data, problems)
+                _validate(data, problems, profile)
             kind, namespace, name = _ident(data)
             for path, message in problems.items:
+                if version is not None:
+                    path = source_path(path, version)
                 path = join(prefix, path) if prefix and path else (prefix or path)
                 found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
                                      message))
@@ -192,13 +229,35 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
                      for path, message in pending)
+    found.extend(_admin_access(result.objects))
     if found:
         raise InvalidManifests(found)
     return result
 
 
-def load_files(paths: Iterable[str | Path]) -> LoadResult:
-    """Load manifest files; a file that cannot be read is a problem like any other."""
+def _admin_access(objects: list[KObject]) -> list[Problem]:
+    """adminAccess needs the claim's Namespace labelled ``resource.kubernetes.io/
+    admin-access: "true"``; the API server refuses the claim otherwise (KEP-5018). A
+    namespace not given in the input has no labels."""
+    allowed = {obj.name for obj in objects if obj.api_version == "v1"
+               and obj.kind_name == kinds.NAMESPACE.name
+               and obj.meta.labels.get(ADMIN_ACCESS_LABEL) == "true"}
+    found = []
+    for obj in objects:
+        if obj.kind_spec not in kinds.V1_KINDS or obj.namespace in allowed:
+            continue
+        for path in admin_access_paths(obj.kind_name, obj.raw):
+            source = obj.source or Source("", 0)
+            found.append(Problem(source.file, source.doc, obj.kind_name, obj.namespace,
+                                 obj.name, path, "admin access to devices requires the "
+                                 f"`{ADMIN_ACCESS_LABEL}: true` label on the namespace "
+                                 f"{obj.namespace!r}"))
+    return found
+
+
+def load_files(paths: Iterable[str | Path], profile: Profile | None = None) -> LoadResult:
+    """Load manifest files; a file that cannot be read is a problem like any other.
+    ``profile`` as for :func:`load_texts`."""
     texts: list[tuple[str, str]] = []
     unreadable: list[Problem] = []
     for path in paths:
@@ -207,7 +266,7 @@ def load_files(paths: Iterable[str | Path]) -> LoadResult:
         except (OSError, UnicodeDecodeError) as exc:
             unreadable.append(Problem(str(path), 0, "", None, None, "", f"cannot read: {exc}"))
     try:
-        result = load_texts(texts)
+        result = load_texts(texts, profile)
     except InvalidManifests as exc:
         raise InvalidManifests(unreadable + exc.problems) from None
     if unreadable:

@@ -18,17 +18,27 @@ from allocation.engine.objects.resource import (
     ResourceClass,
     ResourceClassParameters,
 )
+from allocation.engine.objects.v1 import (
+    DeviceClass,
+    DeviceRequest,
+    ResourceClaimTemplateV1,
+    ResourceClaimV1,
+    ResourceSlice,
+)
 
 __all__ = [
     "KObject", "ObjectKey", "ObjectMeta", "Source", "stable_uid", "Node", "Pod", "PodClaim",
     "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
     "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",
-    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode",
+    "NodeGroup", "DriverSimulation", "KIND_CLASSES", "ClassMode", "DeviceClass",
+    "ResourceSlice", "ResourceClaimV1", "ResourceClaimTemplateV1", "DeviceRequest",
 ]
 
 KIND_CLASSES: dict[KindSpec, type[KObject]] = {cls.kind_spec: cls for cls in (
     Node, Pod, PodTemplate, NodeResourceSlice, NodeResourceCapacity, ResourceClass,
     ResourceClassParameters, ResourceClaimParameters, ResourceClaim, ResourceClaimTemplate,
-    PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation)}
-"""The engine class of each kind spec; kinds without one (Event) load as OpaqueObject."""
+    PodSchedulingContext, ProvisioningRequest, NodeGroup, DriverSimulation,
+    DeviceClass, ResourceSlice, ResourceClaimV1, ResourceClaimTemplateV1)}
+"""The engine class of each kind spec; kinds without one (Event, Namespace) load as
+OpaqueObject."""

@@ -14,7 +14,10 @@ from tests.factories import problems_of
 
 def test_documents_are_matched_by_api_version_and_kind():
     assert kinds.lookup("resource.k8s.io/v1alpha2", "ResourceClaim") is kinds.RESOURCE_CLAIM
-    assert kinds.lookup("resource.k8s.io/v1", "ResourceClaim") is None
+    assert all(kinds.lookup(f"resource.k8s.io/{v}", "ResourceClaim") is kinds.RESOURCE_CLAIM_V1
+               for v in ("v1beta1", "v1beta2", "v1"))
+    assert kinds.lookup("resource.k8s.io/v1alpha3", "ResourceClaim") is None
+    assert kinds.RESOURCE_CLAIM_V1.preferred_version == "resource.k8s.io/v1"
     assert kinds.lookup("gpu.example.com/v1", "GpuConfig") is None
     both = ("autoscaling.x-k8s.io/v1beta1", "autoscaling.x-k8s.io/v1")
     assert all(kinds.lookup(v, "ProvisioningRequest") is kinds.PROVISIONING_REQUEST
@@ -38,8 +41,7 @@ def test_engine_classes_take_name_scope_and_version_from_their_spec():
 
 
 def test_one_kind_name_may_be_served_by_several_specs(monkeypatch):
-    newer = dataclasses.replace(kinds.RESOURCE_CLAIM, versions=("v1",))
-    monkeypatch.setattr(kinds, "KINDS", (*kinds.KINDS, newer))
+    newer = kinds.RESOURCE_CLAIM_V1
     assert kinds.specs_named("ResourceClaim") == (kinds.RESOURCE_CLAIM, newer)
     assert kinds.namespaced("ResourceClaim") is True
     cluster = dataclasses.replace(newer, namespaced=False)

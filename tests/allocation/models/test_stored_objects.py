@@ -17,13 +17,18 @@ def _obj(doc):
     return load_texts([("t.yaml", f.to_yaml([doc]))]).objects[0]
 
 
+# The resource.k8s.io/v1 kinds have no models yet: the console refuses them (docs/v1.md).
+_STORED_CLASSES = {spec: cls for spec, cls in KIND_CLASSES.items()
+                   if spec not in kinds.V1_KINDS}
+
+
 def test_every_kind_of_the_contract_has_a_model():
-    assert {m.KIND_SPEC for m in models.KIND_MODELS.values()} == set(KIND_CLASSES)
+    assert {m.KIND_SPEC for m in models.KIND_MODELS.values()} == set(_STORED_CLASSES)
     assert all(k == m.KIND for k, m in models.KIND_MODELS.items())
 
 
 def test_kind_and_scope_come_from_the_kind_registry():
-    for spec, cls in KIND_CLASSES.items():
+    for spec, cls in _STORED_CLASSES.items():
         model = models.KIND_MODELS[spec.name]
         assert (model.KIND, model.NAMESPACED) == (cls.kind, cls.namespaced) == (
             spec.name, spec.namespaced)

@@ -178,12 +178,14 @@ def test_limits_from_the_seeds():
 def test_unknown_kind_in_our_groups_and_wrong_api_version():
     docs = [{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimz",
              "metadata": {"name": "x"}},
-            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceClaim",
              "metadata": {"name": "y"}}]
     lines = problems_of(to_yaml(docs))
     assert "kind: unknown kind 'ResourceClaimz' in resource.k8s.io/v1alpha2 (did you mean " \
         "ResourceClaim?)" in lines[0]
-    assert "apiVersion: 'resource.k8s.io/v1' is not supported for ResourceClaim" in lines[1]
+    assert "apiVersion: 'resource.k8s.io/v1alpha3' is not supported for ResourceClaim; use " \
+        "resource.k8s.io/v1alpha2 or resource.k8s.io/v1beta1 or resource.k8s.io/v1beta2 or " \
+        "resource.k8s.io/v1" in lines[1]
 
 
 def test_duplicates_are_problems():

@@ -1,0 +1,85 @@
+"""Names and limits of the resource.k8s.io/v1 kinds (spec section 1, docs/v1.md).
+
+One home for the v1 naming rules (driver, pool, QualifiedName, FullyQualifiedName) and the
+numeric limits of the v1 API types, so the schema, the cross-field rules and their messages
+agree. The seed rule "identifiers of at most 63 characters" does not apply to v1.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.schema import DNS_SUBDOMAIN, join
+
+__all__ = [
+    "DRIVER_NAME", "POOL_NAME", "qualified_name_problem", "check_qualified_keys",
+    "MAX_SELECTORS", "MAX_CONFIGS", "MAX_OPAQUE_BYTES", "MAX_DEVICES", "MAX_DEVICES_TAINTED",
+    "MAX_COUNTER_SETS", "MAX_COUNTERS", "MAX_ATTRIBUTES_AND_CAPACITIES", "MAX_STRING_LENGTH",
+    "MAX_CONSUMES_COUNTERS", "MAX_BINDING_CONDITIONS", "MAX_REQUESTS", "MAX_SUBREQUESTS",
+    "MAX_TOLERATIONS", "MAX_CONSTRAINTS", "MAX_RESERVED_FOR",
+    "MAX_ALLOCATION_CONFIGS", "MAX_DEVICE_CONDITIONS", "MAX_DEVICE_DATA_BYTES",
+    "MAX_VALID_VALUES", "MAX_ID_LENGTH", "MAX_DOMAIN_LENGTH",
+]
+
+MAX_SELECTORS = 32
+MAX_CONFIGS = 32
+MAX_OPAQUE_BYTES = 10 * 1024
+MAX_DEVICES = 128
+MAX_DEVICES_TAINTED = 64
+"""Devices of a slice when any device has taints or consumesCounters."""
+MAX_COUNTER_SETS = 8
+MAX_COUNTERS = 32
+MAX_ATTRIBUTES_AND_CAPACITIES = 32
+MAX_STRING_LENGTH = 64
+"""Characters of a string or version attribute."""
+MAX_CONSUMES_COUNTERS = 2
+MAX_BINDING_CONDITIONS = 4
+MAX_REQUESTS = 32
+MAX_SUBREQUESTS = 8
+MAX_TOLERATIONS = 16
+MAX_CONSTRAINTS = 32
+MAX_RESERVED_FOR = 256
+MAX_ALLOCATION_CONFIGS = 64
+MAX_DEVICE_CONDITIONS = 8
+MAX_DEVICE_DATA_BYTES = 10 * 1024
+MAX_VALID_VALUES = 10
+MAX_ID_LENGTH = 32
+MAX_DOMAIN_LENGTH = 63
+
+DRIVER_NAME = (
+    DNS_SUBDOMAIN[0], 63,
+    "must be a driver name: a lower-case DNS subdomain of at most 63 characters",
+)
+_SUB = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+POOL_NAME = (
+    re.compile(rf"^{_SUB}(/{_SUB})*$"), 253,
+    "must be a pool name: DNS subdomains joined by '/', at most 253 characters",
+)
+_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def qualified_name_problem(name: str, full: bool = False) -> str | None:
+    """Why ``name`` is not a v1 QualifiedName (``id`` or ``domain/id``; with ``full``, a
+    FullyQualifiedName, which must carry the domain), or None. The id is a C identifier of
+    at most 32 characters, the domain a DNS subdomain of at most 63."""
+    domain, slash, ident = name.rpartition("/")
+    if full and not slash:
+        return (f"invalid name {name!r}: a fully qualified name must be <domain>/<id> "
+                "(the domain is required)")
+    if slash and (len(domain) > MAX_DOMAIN_LENGTH or not DNS_SUBDOMAIN[0].match(domain)):
+        return (f"invalid name {name!r}: the domain {domain!r} must be a DNS subdomain of at "
+                f"most {MAX_DOMAIN_LENGTH} characters")
+    if len(ident) > MAX_ID_LENGTH or not _C_IDENTIFIER.match(ident):
+        return (f"invalid name {name!r}: the id {ident!r} must be a C identifier "
+                f"([A-Za-z_][A-Za-z0-9_]*) of at most {MAX_ID_LENGTH} characters")
+    return None
+
+
+def check_qualified_keys(value: Any, path: str, problems: ProblemList) -> None:
+    """Every key of the map ``value`` is a QualifiedName (attributes, capacities)."""
+    for key in value:
+        message = qualified_name_problem(key)
+        if message:
+            problems.add(join(path, key), message)

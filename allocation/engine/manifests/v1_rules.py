@@ -1,0 +1,301 @@
+"""Cross-field rules of the resource.k8s.io/v1 kinds (spec section 1, docs/v1.md).
+
+What the schema cannot say: rules relating several fields, limits that depend on the
+Kubernetes release (a profile), CEL selectors compiled as the API server compiles them, and
+sizes of opaque JSON. Every rule reports into the document's problem list and never stops
+early, so every problem is reported at once. Called only on documents that passed their
+schema (``v1_schema``), already converted to v1 and defaulted (``v1_convert``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from allocation.engine.cel import CelCompileError, compile_problem
+from allocation.engine.cel.device import compile_device_selector
+from allocation.engine.manifests.common import label_key_problem, label_value_problem
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.schema import join
+from allocation.engine.manifests.v1_names import (
+    MAX_ATTRIBUTES_AND_CAPACITIES,
+    MAX_COUNTERS,
+    MAX_DEVICE_DATA_BYTES,
+    MAX_DEVICES_TAINTED,
+    MAX_OPAQUE_BYTES,
+    MAX_STRING_LENGTH,
+    qualified_name_problem,
+)
+from allocation.engine.manifests.v1_policy import check_request_policy
+from allocation.engine.v1.features import Profile
+from allocation.engine.versions import parse_strict_version
+
+__all__ = ["check_v1_document", "admin_access_paths"]
+
+
+def _json_size(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def _opaque(opaque: dict, path: str, problems: ProblemList) -> None:
+    size = _json_size(opaque["parameters"])
+    if size > MAX_OPAQUE_BYTES:
+        problems.add(join(path, "parameters"), f"is {size} bytes of JSON, more than the "
+                     f"limit of {MAX_OPAQUE_BYTES} bytes")
+
+
+def _selectors(entries: list, path: str, profile: Profile, problems: ProblemList) -> None:
+    for index, selector in enumerate(entries or ()):
+        where = f"{join(path, index)}.cel.expression"
+        try:
+            compile_device_selector(selector["cel"]["expression"],
+                                    consumable_capacity=profile.consumable_capacity)
+        except CelCompileError as exc:
+            problems.add(where, compile_problem(exc, "selector"))
+
+
+def _extended_resource_name(name: str, path: str, problems: ProblemList) -> None:
+    # Kubernetes' IsExtendedResourceName: a qualified name outside kubernetes.io whose
+    # "requests." form is also a qualified name.
+    domain, slash, _ = name.partition("/")
+    if not slash or domain == "kubernetes.io" or domain.endswith(".kubernetes.io") or \
+            label_key_problem(name) or label_key_problem(f"requests.{name}"):
+        problems.add(path, f"invalid extended resource name {name!r}: must be <domain>/<name>,"
+                     " a qualified name outside kubernetes.io")
+
+
+def _device_class(data: dict, profile: Profile, problems: ProblemList) -> None:
+    spec = data["spec"]
+    _selectors(spec.get("selectors"), "spec.selectors", profile, problems)
+    for index, config in enumerate(spec.get("config") or ()):
+        _opaque(config["opaque"], f"spec.config[{index}].opaque", problems)
+    if spec.get("extendedResourceName") is not None:
+        _extended_resource_name(spec["extendedResourceName"], "spec.extendedResourceName",
+                                problems)
+
+
+def _set_fields(obj: dict, names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if obj.get(n) not in (None, False)]
+
+
+def _one_term(selector: dict | None, path: str, problems: ProblemList) -> None:
+    if selector is not None and len(selector["nodeSelectorTerms"]) != 1:
+        problems.add(f"{path}.nodeSelectorTerms", "must have exactly 1 term, not "
+                     f"{len(selector['nodeSelectorTerms'])}")
+
+
+def _slice_node_fields(spec: dict, profile: Profile, problems: ProblemList) -> None:
+    present = _set_fields(spec, ("nodeName", "nodeSelector", "allNodes",
+                                 "perDeviceNodeSelection"))
+    counters_only = spec.get("sharedCounters") and not spec.get("devices") and \
+        not profile.legacy_pools
+    if len(present) > 1:
+        problems.add("spec", "exactly one of nodeName, nodeSelector, allNodes, "
+                     f"perDeviceNodeSelection may be set, found {', '.join(present)}")
+    elif not present and not counters_only:
+        problems.add("spec", "exactly one of nodeName, nodeSelector, allNodes: true, "
+                     "perDeviceNodeSelection: true must be set")
+    if spec.get("nodeName") == "":
+        problems.add("spec.nodeName", "must not be empty")
+    _one_term(spec.get("nodeSelector"), "spec.nodeSelector", problems)
+    if spec.get("devices") and spec.get("sharedCounters") and not profile.legacy_pools:
+        problems.add("spec", "at most one of devices and sharedCounters may be set "
+                     "(Kubernetes 1.35 and later)")
+
+
+def _attributes(device: dict, path: str, problems: ProblemList) -> None:
+    attributes, capacity = device.get("attributes") or {}, device.get("capacity") or {}
+    total = len(attributes) + len(capacity)
+    if total > MAX_ATTRIBUTES_AND_CAPACITIES:
+        problems.add(path, f"attributes and capacity have {total} entries together, more "
+                     f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
+    for name, value in attributes.items():
+        where = join(join(path, "attributes"), name)
+        for typed in ("string", "version"):
+            text = value.get(typed)
+            if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
+                problems.add(f"{where}.{typed}", f"is {len(text)} characters, longer than "
+                             f"the limit of {MAX_STRING_LENGTH}")
+        if isinstance(value.get("version"), str):
+            try:
+                parse_strict_version(value["version"])
+            except ValueError as exc:
+                problems.add(f"{where}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
+    for name, entry in capacity.items():
+        if entry.get("requestPolicy") is None:
+            continue
+        where = join(join(path, "capacity"), name)
+        if device.get("allowMultipleAllocations") is not True:
+            problems.add(f"{where}.requestPolicy", "may only be set when "
+                         "allowMultipleAllocations is true")
+        check_request_policy(entry, where, problems)
+
+
+def _conditions(device: dict, path: str, problems: ProblemList) -> None:
+    lists = {name: device.get(name) or [] for name in ("bindingConditions",
+                                                      "bindingFailureConditions")}
+    for name, values in lists.items():
+        for index, value in enumerate(values):
+            message = label_key_problem(value)
+            if message:
+                problems.add(f"{path}.{name}[{index}]", message)
+    if bool(lists["bindingConditions"]) != bool(lists["bindingFailureConditions"]):
+        problems.add(path, "bindingConditions and bindingFailureConditions must be set "
+                     "together (both or neither)")
+    for value in sorted(set(lists["bindingConditions"]) & set(lists["bindingFailureConditions"])):
+        problems.add(f"{path}.bindingFailureConditions", f"{value!r} is also a binding "
+                     "condition; the two lists must not overlap")
+
+
+def _device(device: dict, path: str, per_device: bool, profile: Profile,
+            problems: ProblemList) -> None:
+    _attributes(device, path, problems)
+    for index, use in enumerate(device.get("consumesCounters") or ()):
+        if len(use["counters"]) > MAX_COUNTERS:
+            problems.add(f"{path}.consumesCounters[{index}].counters", f"has "
+                         f"{len(use['counters'])} counters, more than the limit of "
+                         f"{MAX_COUNTERS}")
+    node_fields = _set_fields(device, ("nodeName", "nodeSelector", "allNodes"))
+    if per_device and len(node_fields) != 1:
+        problems.add(path, "exactly one of nodeName, nodeSelector, allNodes: true must be "
+                     "set when the slice uses perDeviceNodeSelection"
+                     + (f", found {', '.join(node_fields)}" if node_fields else ""))
+    elif not per_device and node_fields:
+        problems.add(path, f"{', '.join(node_fields)} may only be set when the slice sets "
+                     "perDeviceNodeSelection: true")
+    _one_term(device.get("nodeSelector"), f"{path}.nodeSelector", problems)
+    taints = device.get("taints") or []
+    if len(taints) > profile.max_taints:
+        problems.add(f"{path}.taints", f"must have at most {profile.max_taints} items, not "
+                     f"{len(taints)} (Kubernetes {profile.release})")
+    for index, taint in enumerate(taints):
+        where = f"{path}.taints[{index}]"
+        message = label_key_problem(taint["key"])
+        if message:
+            problems.add(f"{where}.key", message)
+        message = label_value_problem(taint.get("value") or "")
+        if message:
+            problems.add(f"{where}.value", message)
+    _conditions(device, path, problems)
+
+
+def _resource_slice(data: dict, profile: Profile, problems: ProblemList) -> None:
+    spec = data["spec"]
+    _slice_node_fields(spec, profile, problems)
+    devices = spec.get("devices") or []
+    limited = [d for d in devices if d.get("taints") or d.get("consumesCounters")]
+    if limited and len(devices) > MAX_DEVICES_TAINTED:
+        problems.add("spec.devices", f"must have at most {MAX_DEVICES_TAINTED} items when a "
+                     f"device has taints or consumesCounters, not {len(devices)}")
+    per_device = spec.get("perDeviceNodeSelection") is True
+    for index, device in enumerate(devices):
+        _device(device, f"spec.devices[{index}]", per_device, profile, problems)
+    for index, counter_set in enumerate(spec.get("sharedCounters") or ()):
+        count = len(counter_set["counters"])
+        if not 1 <= count <= MAX_COUNTERS:
+            problems.add(f"spec.sharedCounters[{index}].counters", f"must have 1 to "
+                         f"{MAX_COUNTERS} counters, not {count}")
+
+
+def _toleration(toleration: dict, path: str, problems: ProblemList) -> None:
+    key, operator = toleration.get("key") or "", toleration.get("operator")
+    value = toleration.get("value") or ""
+    if key:
+        message = label_key_problem(key)
+        if message:
+            problems.add(f"{path}.key", message)
+    elif operator != "Exists":
+        problems.add(f"{path}.operator", "must be Exists when the key is empty")
+    if operator == "Exists" and value:
+        problems.add(f"{path}.value", "must be empty when the operator is Exists")
+    message = label_value_problem(value)
+    if message:
+        problems.add(f"{path}.value", message)
+    if toleration.get("tolerationSeconds") is not None and \
+            toleration.get("effect") != "NoExecute":
+        problems.add(f"{path}.tolerationSeconds", "may only be set with effect NoExecute")
+
+
+def _request_body(request: dict, path: str, profile: Profile, problems: ProblemList) -> None:
+    mode, count = request.get("allocationMode"), request.get("count")
+    if mode == "ExactCount" and (count is None or count <= 0):
+        problems.add(f"{path}.count", f"must be greater than zero for allocationMode "
+                     f"ExactCount, not {count}")
+    elif mode == "All" and count not in (None, 0):
+        problems.add(f"{path}.count", f"must not be set for allocationMode All, not {count}")
+    _selectors(request.get("selectors"), f"{path}.selectors", profile, problems)
+    for index, toleration in enumerate(request.get("tolerations") or ()):
+        _toleration(toleration, f"{path}.tolerations[{index}]", problems)
+
+
+def _references(refs: list, names: dict[str, set[str]], path: str,
+                problems: ProblemList) -> None:
+    for index, ref in enumerate(refs or ()):
+        request, slash, sub = ref.partition("/")
+        if request not in names or (slash and sub not in names[request]):
+            known = ", ".join(sorted(names)) or "none"
+            problems.add(f"{path}[{index}]", f"{ref!r} names no request of this claim "
+                         f"(requests: {known}; a subrequest is <request>/<subrequest>)")
+
+
+def _claim_spec(spec: dict, path: str, profile: Profile, problems: ProblemList) -> None:
+    devices = spec.get("devices") or {}
+    names: dict[str, set[str]] = {}
+    for index, request in enumerate(devices.get("requests") or ()):
+        where = f"{path}.devices.requests[{index}]"
+        names[request["name"]] = {s["name"] for s in request.get("firstAvailable") or ()}
+        if request.get("exactly") is not None:
+            _request_body(request["exactly"], f"{where}.exactly", profile, problems)
+        for position, sub in enumerate(request.get("firstAvailable") or ()):
+            _request_body(sub, f"{where}.firstAvailable[{position}]", profile, problems)
+    for index, constraint in enumerate(devices.get("constraints") or ()):
+        where = f"{path}.devices.constraints[{index}]"
+        _references(constraint.get("requests"), names, f"{where}.requests", problems)
+        for name in ("matchAttribute", "distinctAttribute"):
+            if constraint.get(name) is not None:
+                message = qualified_name_problem(constraint[name], full=True)
+                if message:
+                    problems.add(f"{where}.{name}", message)
+    for index, config in enumerate(devices.get("config") or ()):
+        where = f"{path}.devices.config[{index}]"
+        _references(config.get("requests"), names, f"{where}.requests", problems)
+        _opaque(config["opaque"], f"{where}.opaque", problems)
+
+
+def _claim_status(status: dict, problems: ProblemList) -> None:
+    allocation = status.get("allocation") or {}
+    for index, config in enumerate((allocation.get("devices") or {}).get("config") or ()):
+        _opaque(config["opaque"], f"status.allocation.devices.config[{index}].opaque",
+                problems)
+    for index, device in enumerate(status.get("devices") or ()):
+        if device.get("data") is not None:
+            size = _json_size(device["data"])
+            if size > MAX_DEVICE_DATA_BYTES:
+                problems.add(f"status.devices[{index}].data", f"is {size} bytes of JSON, "
+                             f"more than the limit of {MAX_DEVICE_DATA_BYTES} bytes")
+
+
+def check_v1_document(kind: str, data: dict, profile: Profile, problems: ProblemList) -> None:
+    """Report the cross-field problems of a v1 document that passed its schema."""
+    if kind == "DeviceClass":
+        _device_class(data, profile, problems)
+    elif kind == "ResourceSlice":
+        _resource_slice(data, profile, problems)
+    elif kind == "ResourceClaim":
+        _claim_spec(data["spec"], "spec", profile, problems)
+        _claim_status(data.get("status") or {}, problems)
+    elif kind == "ResourceClaimTemplate":
+        _claim_spec(data["spec"]["spec"], "spec.spec", profile, problems)
+
+
+def admin_access_paths(kind: str, data: dict) -> list[str]:
+    """The paths of every ``adminAccess: true`` of a v1 claim or template (the API server
+    then checks the namespace's label)."""
+    if kind not in ("ResourceClaim", "ResourceClaimTemplate"):
+        return []
+    spec, prefix = data["spec"], "spec"
+    if kind == "ResourceClaimTemplate":
+        spec, prefix = spec["spec"], "spec.spec"
+    requests = (spec.get("devices") or {}).get("requests") or ()
+    return [f"{prefix}.devices.requests[{i}].exactly.adminAccess"
+            for i, r in enumerate(requests) if (r.get("exactly") or {}).get("adminAccess")]

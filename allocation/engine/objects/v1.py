@@ -1,0 +1,198 @@
+"""The resource.k8s.io/v1 kinds, typed for the engine (docs/v1.md).
+
+Namespace is a registered kind (its labels are checked, and the loader reads the
+admin-access label) but stays an ``OpaqueObject``, stored and written as before.
+
+Each object holds the validated, defaulted v1 document the loader made
+(``manifests/v1_convert``), whatever version was read, and writes v1 back. Accessors give
+the plain v1 dicts the allocator (``allocation/engine/v1``) works on; a claim's status
+(allocation, reservations, device statuses) is state the claim controller and the
+scheduler change and ``to_manifest`` writes in a fixed field order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from allocation.engine import kinds
+from allocation.engine.objects.meta import KObject, json_copy
+
+__all__ = ["DeviceClass", "ResourceSlice", "ResourceClaimV1",
+           "ResourceClaimTemplateV1", "DeviceRequest", "implicit_extended_resource_name"]
+
+_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def implicit_extended_resource_name(class_name: str) -> str:
+    """The extended resource name every DeviceClass has besides an explicit one (KEP-5004)."""
+    return f"{_EXTENDED_PREFIX}{class_name}"
+
+
+class DeviceClass(KObject):
+    kind_spec = kinds.DEVICE_CLASS
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw.get("spec") or {}
+        self.spec: dict = spec
+        self.selectors: list[str] = [s["cel"]["expression"] for s in spec.get("selectors")
+                                     or ()]
+        """The CEL expressions, in order."""
+        self.config: list[dict] = list(spec.get("config") or ())
+        self.extended_resource_name: str | None = spec.get("extendedResourceName")
+
+    @property
+    def extended_resource_names(self) -> tuple[str, ...]:
+        """The explicit name (if any) and the implicit one."""
+        implicit = implicit_extended_resource_name(self.name)
+        explicit = self.extended_resource_name
+        return (explicit, implicit) if explicit else (implicit,)
+
+    def as_v1(self) -> dict:
+        """The v1 document, as the allocator takes classes."""
+        return self.to_manifest()
+
+
+class ResourceSlice(KObject):
+    kind_spec = kinds.RESOURCE_SLICE
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw["spec"]
+        self.spec: dict = spec
+        self.driver: str = spec["driver"]
+        pool = spec["pool"]
+        self.pool_name: str = pool["name"]
+        self.pool_generation: int = pool.get("generation", 0)
+        self.resource_slice_count: int = pool["resourceSliceCount"]
+        self.node_name: str | None = spec.get("nodeName")
+        self.node_selector: dict | None = spec.get("nodeSelector")
+        self.all_nodes: bool = spec.get("allNodes") is True
+        self.per_device_node_selection: bool = spec.get("perDeviceNodeSelection") is True
+        self.devices: list[dict] = list(spec.get("devices") or ())
+        self.shared_counters: list[dict] = list(spec.get("sharedCounters") or ())
+
+    @property
+    def pool_key(self) -> tuple[str, str]:
+        """``(driver, pool name)``: pools are per driver (spec section 3.2)."""
+        return self.driver, self.pool_name
+
+    @property
+    def device_names(self) -> list[str]:
+        return [d["name"] for d in self.devices]
+
+    def device(self, name: str) -> dict | None:
+        """The device called ``name`` in this slice, or None."""
+        return next((d for d in self.devices if d["name"] == name), None)
+
+    def as_v1(self) -> dict:
+        """The v1 document, as the allocator takes slices."""
+        return self.to_manifest()
+
+
+class DeviceRequest:
+    """One entry of a claim's ``spec.devices.requests``: ``exactly`` or ``firstAvailable``."""
+
+    __slots__ = ("name", "exactly", "first_available")
+
+    def __init__(self, raw: dict) -> None:
+        self.name: str = raw["name"]
+        self.exactly: dict | None = raw.get("exactly")
+        self.first_available: list[dict] = list(raw.get("firstAvailable") or ())
+
+    @property
+    def class_names(self) -> list[str]:
+        """The DeviceClasses this request (or any of its subrequests) names, in order."""
+        if self.exactly is not None:
+            return [self.exactly["deviceClassName"]]
+        return [sub["deviceClassName"] for sub in self.first_available]
+
+    @property
+    def admin_access(self) -> bool:
+        return bool((self.exactly or {}).get("adminAccess"))
+
+    def __repr__(self) -> str:
+        return f"<DeviceRequest {self.name}>"
+
+
+def _claim_devices(spec: dict) -> dict:
+    return spec.get("devices") or {}
+
+
+class ResourceClaimV1(KObject):
+    """A v1 ResourceClaim: its spec (immutable) and its status, which the engine changes."""
+
+    kind_spec = kinds.RESOURCE_CLAIM_V1
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        self.spec: dict = raw["spec"]
+        devices = _claim_devices(self.spec)
+        self.requests: list[DeviceRequest] = [DeviceRequest(r) for r in
+                                              devices.get("requests") or ()]
+        self.constraints: list[dict] = list(devices.get("constraints") or ())
+        self.config: list[dict] = list(devices.get("config") or ())
+        status = raw.get("status") or {}
+        self.allocation: dict | None = json_copy(status.get("allocation"))
+        self.reserved_for: list[dict] = json_copy(list(status.get("reservedFor") or ()))
+        self.device_statuses: list[dict] = json_copy(list(status.get("devices") or ()))
+        self._status_extra = {k: json_copy(v) for k, v in status.items()
+                              if k not in ("allocation", "reservedFor", "devices")}
+
+    @property
+    def request_names(self) -> list[str]:
+        return [r.name for r in self.requests]
+
+    @property
+    def class_names(self) -> list[str]:
+        """Every DeviceClass the claim names, in request order, without repeats."""
+        return list(dict.fromkeys(n for r in self.requests for n in r.class_names))
+
+    @property
+    def allocated(self) -> bool:
+        return self.allocation is not None
+
+    @property
+    def results(self) -> list[dict]:
+        """``status.allocation.devices.results`` (empty when not allocated)."""
+        return list(((self.allocation or {}).get("devices") or {}).get("results") or ())
+
+    @property
+    def reserved_pod_uids(self) -> list[str]:
+        return [r["uid"] for r in self.reserved_for if r.get("resource") == "pods"]
+
+    def as_v1(self) -> dict:
+        """The v1 document with the current status, as the allocator takes claims."""
+        return self.to_manifest()
+
+    def status_manifest(self) -> Any:
+        status: dict[str, Any] = {}
+        if self.allocation is not None:
+            status["allocation"] = json_copy(self.allocation)
+        if self.reserved_for:
+            status["reservedFor"] = json_copy(self.reserved_for)
+        if self.device_statuses:
+            status["devices"] = json_copy(self.device_statuses)
+        status.update(json_copy(self._status_extra))
+        return status
+
+
+class ResourceClaimTemplateV1(KObject):
+    """A v1 ResourceClaimTemplate: the metadata and spec of the claims made from it."""
+
+    kind_spec = kinds.RESOURCE_CLAIM_TEMPLATE_V1
+
+    def __init__(self, raw: dict, source=None) -> None:
+        super().__init__(raw, source)
+        spec = raw["spec"]
+        self.claim_spec: dict = spec["spec"]
+        template_meta = spec.get("metadata") or {}
+        self.claim_labels: dict[str, str] = dict(template_meta.get("labels") or {})
+        self.claim_annotations: dict[str, str] = dict(template_meta.get("annotations") or {})
+        self.requests: list[DeviceRequest] = [DeviceRequest(r) for r in
+                                              _claim_devices(self.claim_spec).get("requests")
+                                              or ()]
+
+    @property
+    def class_names(self) -> list[str]:
+        return list(dict.fromkeys(n for r in self.requests for n in r.class_names))

@@ -1,0 +1,138 @@
+"""v1beta1/v1beta2 documents converted to v1, gated fields dropped with warnings, API-server
+defaults (``manifests/v1_convert.py``)."""
+
+from __future__ import annotations
+
+from allocation.engine.manifests.v1_convert import source_path
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    device,
+    load,
+    problems,
+    request,
+    slice_doc,
+)
+
+BETA1 = "resource.k8s.io/v1beta1"
+
+
+def test_v1beta1_slice_is_converted_and_defaulted():
+    doc = {"apiVersion": BETA1, "kind": "ResourceSlice",
+           "metadata": {"name": "s1", "creationTimestamp": "2025-01-02T03:04:05Z"},
+           "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                    "pool": {"name": "node-1", "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0", "basic": {
+                        "attributes": {"model": {"string": "a100"}},
+                        "capacity": {"memory": {"value": "80Gi"}},
+                        "taints": [{"key": "example.com/t", "effect": "NoSchedule"}]}}]}}
+    [obj] = load([doc]).objects
+    assert obj.to_manifest() == {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+        "metadata": {"name": "s1", "creationTimestamp": "2025-01-02T03:04:05Z"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                 "pool": {"name": "node-1", "resourceSliceCount": 1, "generation": 0},
+                 "devices": [{"name": "gpu-0",
+                              "attributes": {"model": {"string": "a100"}},
+                              "capacity": {"memory": {"value": "80Gi"}},
+                              "taints": [{"key": "example.com/t", "effect": "NoSchedule",
+                                          "timeAdded": "2025-01-02T03:04:05Z"}]}]}}
+
+
+def test_v1beta1_claim_is_converted_and_defaulted():
+    doc = {"apiVersion": BETA1, "kind": "ResourceClaim",
+           "metadata": {"name": "c", "namespace": "ns"},
+           "spec": {"devices": {"requests": [
+               {"name": "a", "deviceClassName": "gpu",
+                "tolerations": [{"key": "k", "value": "v"}]},
+               {"name": "b", "deviceClassName": "gpu", "allocationMode": "All"},
+               {"name": "c", "firstAvailable": [{"name": "s", "deviceClassName": "gpu"}]}]}}}
+    [obj] = load([doc]).objects
+    assert obj.to_manifest() == {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "ns"},
+        "spec": {"devices": {"requests": [
+            {"name": "a", "exactly": {"deviceClassName": "gpu", "tolerations": [
+                {"key": "k", "value": "v", "operator": "Equal"}],
+                "allocationMode": "ExactCount", "count": 1}},
+            {"name": "b", "exactly": {"deviceClassName": "gpu", "allocationMode": "All"}},
+            {"name": "c", "firstAvailable": [
+                {"name": "s", "deviceClassName": "gpu", "allocationMode": "ExactCount",
+                 "count": 1}]}]}}}
+
+
+def test_v1beta1_template_is_converted():
+    doc = {"apiVersion": BETA1, "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t"},
+           "spec": {"spec": {"devices": {"requests": [{"name": "a",
+                                                       "deviceClassName": "gpu"}]}}}}
+    [obj] = load([doc]).objects
+    assert obj.to_manifest()["spec"] == {"spec": {"devices": {"requests": [
+        {"name": "a", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                  "count": 1}}]}}}
+    assert obj.api_version == "resource.k8s.io/v1"
+
+
+def test_v1beta2_has_the_v1_shape():
+    beta2 = slice_doc([device()])
+    beta2["apiVersion"] = "resource.k8s.io/v1beta2"
+    [from_beta2] = load([beta2]).objects
+    [from_v1] = load([slice_doc([device()])]).objects
+    assert from_beta2.to_manifest() == from_v1.to_manifest()
+    assert from_beta2.to_manifest()["apiVersion"] == "resource.k8s.io/v1"
+
+
+def test_v1beta1_problems_name_the_fields_as_written():
+    doc = {"apiVersion": BETA1, "kind": "ResourceSlice", "metadata": {"name": "s1"},
+           "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                    "pool": {"name": "node-1", "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0", "basic": {"atributes": {}}}]}}
+    claim = {"apiVersion": BETA1, "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "a", "deviceClassName": "gpu",
+                                                "count": 0}]}}}
+    assert problems([doc, claim]) == [
+        "spec.devices[0].basic.atributes: unknown field (did you mean attributes?)",
+        "spec.devices.requests[0].count: must be greater than zero for allocationMode "
+        "ExactCount, not 0"]
+
+
+def test_source_path():
+    assert source_path("spec.devices[3].taints[0].key", BETA1) == \
+        "spec.devices[3].basic.taints[0].key"
+    assert source_path("spec.devices[3].name", BETA1) == "spec.devices[3].name"
+    assert source_path("spec.spec.devices.requests[1].exactly.count", BETA1) == \
+        "spec.spec.devices.requests[1].count"
+    assert source_path("spec.devices[3].taints", "resource.k8s.io/v1") == \
+        "spec.devices[3].taints"
+
+
+def test_fields_of_disabled_gates_are_dropped_with_a_warning():
+    docs = [slice_doc([device(taints=[{"key": "k", "effect": "NoSchedule"}],
+                              allowMultipleAllocations=True)]),
+            claim_doc([request(adminAccess=True)]),
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                "name": "default", "labels": {"resource.kubernetes.io/admin-access": "true"}}}]
+    result = load(docs, "1.36", "DRADeviceTaints=false,DRAConsumableCapacity=false,"
+                  "DRAAdminAccess=true")
+    assert [str(w) for w in result.warnings] == [
+        "v1.yaml:1 (ResourceSlice s1): spec.devices[0].taints: field dropped: feature gate "
+        "DRADeviceTaints is off in Kubernetes 1.36",
+        "v1.yaml:1 (ResourceSlice s1): spec.devices[0].allowMultipleAllocations: field "
+        "dropped: feature gate DRAConsumableCapacity is off in Kubernetes 1.36"]
+    assert "taints" not in result.objects[0].devices[0]
+    assert load(docs[:1]).warnings == []
+
+
+def test_gate_off_warning_in_1_34_and_a_constraint_left_empty():
+    claim = claim_doc(constraints=[{"distinctAttribute": "gpu.example.com/x"}])
+    assert problems([claim], "1.34") == [
+        "spec.devices.constraints[0]: exactly one of matchAttribute, distinctAttribute must "
+        "be set"]
+
+
+def test_v1beta1_warning_paths():
+    doc = {"apiVersion": BETA1, "kind": "ResourceSlice", "metadata": {"name": "s1"},
+           "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                    "pool": {"name": "node-1", "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0", "basic": {
+                        "taints": [{"key": "k", "effect": "NoSchedule"}]}}]}}
+    assert [w.path for w in load([doc], "1.34").warnings] == ["spec.devices[0].basic.taints"]

@@ -1,0 +1,29 @@
+"""v1 naming rules (``manifests/v1_names.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from allocation.engine.manifests.v1_names import qualified_name_problem
+
+
+@pytest.mark.parametrize("name", ["model", "_x9", "a" * 32, "gpu.example.com/model",
+                                  "d" * 59 + ".com/" + "a" * 32])
+def test_valid_qualified_names(name):
+    assert qualified_name_problem(name) is None
+
+
+@pytest.mark.parametrize(("name", "fragment"), [
+    ("a" * 33, "at most 32 characters"), ("9lives", "C identifier"),
+    ("has-dash", "C identifier"), ("d" * 60 + ".com/x", "at most 63 characters"),
+    ("/x", "DNS subdomain"), ("Example.com/x", "DNS subdomain"), ("example.com/", "C identifier"),
+])
+def test_invalid_qualified_names(name, fragment):
+    assert fragment in qualified_name_problem(name)
+
+
+def test_fully_qualified_names_need_the_domain():
+    assert qualified_name_problem("model", full=True) == (
+        "invalid name 'model': a fully qualified name must be <domain>/<id> (the domain is "
+        "required)")
+    assert qualified_name_problem("gpu.example.com/model", full=True) is None

@@ -1,0 +1,289 @@
+"""Cross-field rules of the v1 kinds (``manifests/v1_rules.py``), with limits at their bound
+and one past it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    class_doc,
+    device,
+    problems,
+    request,
+    slice_doc,
+)
+
+_TAINT = {"key": "example.com/broken", "effect": "NoSchedule"}
+
+
+def _counters(n: int) -> dict:
+    return {f"c{i}": {"value": "1"} for i in range(n)}
+
+
+def test_devices_with_taints_or_counters_are_limited_to_64():
+    for extra in ({"taints": [_TAINT]}, {"consumesCounters": [
+            {"counterSet": "s", "counters": {"c": {"value": "1"}}}]}):
+        ok = [device("d0", **extra)] + [device(f"d{i}") for i in range(1, 64)]
+        assert problems([slice_doc(ok)]) == []
+        assert problems([slice_doc(ok + [device("d64")])]) == [
+            "spec.devices: must have at most 64 items when a device has taints or "
+            "consumesCounters, not 65"]
+
+
+def test_counter_sets_hold_1_to_32_counters():
+    def doc(n):
+        return [slice_doc(sharedCounters=[{"name": "s", "counters": _counters(n)}],
+                          nodeName=None, allNodes=True)]
+    assert problems(doc(32)) == problems(doc(1)) == []
+    assert problems(doc(33)) == ["spec.sharedCounters[0].counters: must have 1 to 32 "
+                                 "counters, not 33"]
+    assert problems(doc(0)) == ["spec.sharedCounters[0].counters: must have 1 to 32 "
+                                "counters, not 0"]
+
+
+def test_consumed_counters_per_set_are_limited_to_32():
+    def doc(n):
+        return [slice_doc([device(consumesCounters=[{"counterSet": "s",
+                                                      "counters": _counters(n)}])])]
+    assert problems(doc(32)) == []
+    assert problems(doc(33)) == ["spec.devices[0].consumesCounters[0].counters: has 33 "
+                                 "counters, more than the limit of 32"]
+
+
+def test_attributes_and_capacity_together_at_most_32():
+    def doc(attributes, capacities):
+        return [slice_doc([device(
+            attributes={f"a{i}": {"int": i} for i in range(attributes)},
+            capacity={f"c{i}": {"value": "1"} for i in range(capacities)})])]
+    assert problems(doc(20, 12)) == []
+    assert problems(doc(20, 13)) == ["spec.devices[0]: attributes and capacity have 33 "
+                                     "entries together, more than the limit of 32"]
+
+
+def test_string_and_version_attributes_at_most_64_characters():
+    version = "1.0.0-" + "a" * 58
+    ok = {"s": {"string": "x" * 64}, "v": {"version": version}}
+    assert problems([slice_doc([device(attributes=ok)])]) == []
+    bad = {"s": {"string": "x" * 65}, "v": {"version": version + "a"}}
+    assert problems([slice_doc([device(attributes=bad)])]) == [
+        "spec.devices[0].attributes.s.string: is 65 characters, longer than the limit of 64",
+        "spec.devices[0].attributes.v.version: is 65 characters, longer than the limit of 64"]
+
+
+@pytest.mark.parametrize("version", ["v1.2.3", "1.2", "01.2.3", "1.2.3-01"])
+def test_versions_are_strict_semver(version):
+    lines = problems([slice_doc([device(attributes={"v": {"version": version}})])])
+    assert len(lines) == 1
+    assert lines[0].startswith("spec.devices[0].attributes.v.version: ")
+    assert "strict semver 2.0.0" in lines[0]
+
+
+def test_qualified_names():
+    ok = {"gpu.example.com/model": {"string": "a"}, "a" * 32: {"int": 1},
+          "d" * 59 + ".com/x": {"int": 1}}
+    assert problems([slice_doc([device(attributes=ok)])]) == []
+    bad = {"a" * 33: {"int": 1}, "d" * 60 + ".com/x": {"int": 1}, "1abc": {"int": 1},
+           "Bad_Domain/x": {"int": 1}}
+    lines = problems([slice_doc([device(attributes=bad)])])
+    assert len(lines) == 4
+    assert "at most 32 characters" in lines[0]
+    assert "at most 63 characters" in lines[1]
+
+
+@pytest.mark.parametrize(("release", "bound"), [("1.36", 16), ("1.35", 16), ("1.34", 4)])
+def test_taints_per_device(release, bound):
+    gates = "DRADeviceTaints=true"
+    taints = [{"key": f"example.com/t{i}", "effect": "NoSchedule"} for i in range(bound + 1)]
+    assert problems([slice_doc([device(taints=taints[:bound])])], release, gates) == []
+    assert problems([slice_doc([device(taints=taints)])], release, gates) == [
+        f"spec.devices[0].taints: must have at most {bound} items, not {bound + 1} "
+        f"(Kubernetes {release})"]
+
+
+def test_taint_key_value_and_effect():
+    lines = problems([slice_doc([device(taints=[
+        {"key": "bad key", "value": "x" * 64, "effect": "NoSchedule"},
+        {"key": "k", "effect": "Sometimes"}])])])
+    assert lines[0].startswith("spec.devices[0].taints[1].effect: unsupported value "
+                               "'Sometimes'")
+    assert len(lines) == 1  # the schema problem stops the cross-field rules
+    lines = problems([slice_doc([device(taints=[
+        {"key": "bad key", "value": "x" * 64, "effect": "NoSchedule"}])])])
+    assert [line.split(":")[0] for line in lines] == [
+        "spec.devices[0].taints[0].key", "spec.devices[0].taints[0].value"]
+
+
+def test_binding_conditions_both_or_neither_and_no_overlap():
+    assert problems([slice_doc([device(bindingConditions=["a"])])]) == [
+        "spec.devices[0]: bindingConditions and bindingFailureConditions must be set "
+        "together (both or neither)"]
+    assert problems([slice_doc([device(bindingConditions=["a", "b"],
+                                       bindingFailureConditions=["b"])])]) == [
+        "spec.devices[0].bindingFailureConditions: 'b' is also a binding condition; the two "
+        "lists must not overlap"]
+    assert problems([slice_doc([device(bindingConditions=["no spaces"],
+                                       bindingFailureConditions=["f"])])])[0].startswith(
+        "spec.devices[0].bindingConditions[0]: invalid key 'no spaces'")
+
+
+def test_exactly_one_node_selection():
+    assert problems([slice_doc([device()], nodeName=None)]) == [
+        "spec: exactly one of nodeName, nodeSelector, allNodes: true, "
+        "perDeviceNodeSelection: true must be set"]
+    assert problems([slice_doc([device()], nodeName="node-1", allNodes=True)]) == [
+        "spec: exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection may "
+        "be set, found nodeName, allNodes"]
+    two_terms = {"nodeSelectorTerms": [{"matchExpressions": []}, {"matchExpressions": []}]}
+    assert problems([slice_doc([device()], nodeName=None, nodeSelector=two_terms)]) == [
+        "spec.nodeSelector.nodeSelectorTerms: must have exactly 1 term, not 2"]
+
+
+def test_devices_and_shared_counters_in_one_slice():
+    counters = [{"name": "s", "counters": {"c": {"value": "1"}}}]
+    doc = slice_doc([device()], sharedCounters=counters)
+    assert problems([doc]) == [
+        "spec: at most one of devices and sharedCounters may be set (Kubernetes 1.35 and "
+        "later)"]
+    assert problems([doc], "1.34", "DRAPartitionableDevices=true") == []
+
+
+def test_per_device_node_selection():
+    per_device = {"nodeName": None, "perDeviceNodeSelection": True}
+    assert problems([slice_doc([device(nodeName="node-1"), device("b", allNodes=True)],
+                               **per_device)]) == []
+    assert problems([slice_doc([device()], **per_device)]) == [
+        "spec.devices[0]: exactly one of nodeName, nodeSelector, allNodes: true must be set "
+        "when the slice uses perDeviceNodeSelection"]
+    assert problems([slice_doc([device(nodeName="node-1")])]) == [
+        "spec.devices[0]: nodeName may only be set when the slice sets "
+        "perDeviceNodeSelection: true"]
+
+
+def test_opaque_parameters_at_most_10_kib():
+    def config(n):  # '{"a":""}' is 8 bytes
+        return [{"opaque": {"driver": "gpu.example.com", "parameters": {"a": "x" * n}}}]
+    assert problems([class_doc(config=config(10240 - 8)),
+                     claim_doc(config=config(10240 - 8))]) == []
+    assert problems([class_doc(config=config(10240 - 7)),
+                     claim_doc(config=config(10240 - 7))]) == [
+        "spec.config[0].opaque.parameters: is 10241 bytes of JSON, more than the limit of "
+        "10240 bytes",
+        "spec.devices.config[0].opaque.parameters: is 10241 bytes of JSON, more than the "
+        "limit of 10240 bytes"]
+
+
+def test_device_status_data_at_most_10_kib():
+    def status(n):
+        return {"devices": [{"driver": "gpu.example.com", "pool": "p", "device": "d",
+                             "data": {"a": "x" * n}}]}
+    assert problems([claim_doc(status=status(10240 - 8))]) == []
+    assert problems([claim_doc(status=status(10240 - 7))]) == [
+        "status.devices[0].data: is 10241 bytes of JSON, more than the limit of 10240 bytes"]
+
+
+def test_extended_resource_name():
+    assert problems([class_doc(extendedResourceName="example.com/gpu")]) == []
+    for bad in ("gpu", "kubernetes.io/gpu", "example.com/bad name"):
+        assert problems([class_doc(extendedResourceName=bad)]) == [
+            f"spec.extendedResourceName: invalid extended resource name {bad!r}: must be "
+            "<domain>/<name>, a qualified name outside kubernetes.io"]
+
+
+def test_count_rules():
+    assert problems([claim_doc([request(count=0)])]) == [
+        "spec.devices.requests[0].exactly.count: must be greater than zero for "
+        "allocationMode ExactCount, not 0"]
+    assert problems([claim_doc([request(allocationMode="All", count=2)])]) == [
+        "spec.devices.requests[0].exactly.count: must not be set for allocationMode All, "
+        "not 2"]
+    assert problems([claim_doc([request(allocationMode="All"),
+                                request("big", count=10_000)])]) == []
+
+
+def test_toleration_rules():
+    tolerations = [
+        {"operator": "Equal", "value": "x"},                          # empty key needs Exists
+        {"key": "k", "operator": "Exists", "value": "x"},            # Exists has no value
+        {"key": "k", "effect": "NoSchedule", "tolerationSeconds": 5},  # only with NoExecute
+        {"key": "bad key"},
+    ]
+    lines = problems([claim_doc([request(tolerations=tolerations)])])
+    base = "spec.devices.requests[0].exactly.tolerations"
+    assert lines[:3] == [
+        f"{base}[0].operator: must be Exists when the key is empty",
+        f"{base}[1].value: must be empty when the operator is Exists",
+        f"{base}[2].tolerationSeconds: may only be set with effect NoExecute"]
+    assert lines[3].startswith(f"{base}[3].key: invalid key 'bad key'")
+    assert len(lines) == 4
+
+
+def test_constraint_and_config_references():
+    subs = {"name": "p", "firstAvailable": [{"name": "s", "deviceClassName": "gpu"}]}
+    ok = claim_doc([request("r"), subs], constraints=[
+        {"requests": ["r", "p/s", "p"], "matchAttribute": "gpu.example.com/model"}],
+        config=[{"requests": ["p/s"], "opaque": {"driver": "gpu.example.com",
+                                                 "parameters": {}}}])
+    assert problems([ok]) == []
+    bad = claim_doc([request("r"), subs], constraints=[
+        {"requests": ["x", "p/t"], "matchAttribute": "model"},
+        {"distinctAttribute": "Bad.com/x"}],
+        config=[{"requests": ["r/s"], "opaque": {"driver": "gpu.example.com",
+                                                 "parameters": {}}}])
+    assert problems([bad]) == [
+        "spec.devices.constraints[0].requests[0]: 'x' names no request of this claim "
+        "(requests: p, r; a subrequest is <request>/<subrequest>)",
+        "spec.devices.constraints[0].requests[1]: 'p/t' names no request of this claim "
+        "(requests: p, r; a subrequest is <request>/<subrequest>)",
+        "spec.devices.constraints[0].matchAttribute: invalid name 'model': a fully qualified "
+        "name must be <domain>/<id> (the domain is required)",
+        "spec.devices.constraints[1].distinctAttribute: invalid name 'Bad.com/x': the "
+        "domain 'Bad.com' must be a DNS subdomain of at most 63 characters",
+        "spec.devices.config[0].requests[0]: 'r/s' names no request of this claim "
+        "(requests: p, r; a subrequest is <request>/<subrequest>)"]
+
+
+def test_constraint_needs_exactly_one_attribute():
+    assert problems([claim_doc(constraints=[{"requests": ["r"]}])]) == [
+        "spec.devices.constraints[0]: exactly one of matchAttribute, distinctAttribute must "
+        "be set"]
+
+
+def test_cel_selectors_compile_with_the_v1_environment():
+    quantity_operator = 'device.capacity["gpu.example.com"].memory >= "8Gi"'
+    lines = problems([class_doc(selectors=[{"cel": {"expression": quantity_operator}}]),
+                      claim_doc([request(selectors=[{"cel": {"expression": "device.x"}}])])])
+    assert lines[0].startswith("spec.selectors[0].cel.expression: invalid CEL selector: ")
+    assert "_>=_" in lines[0]
+    assert lines[1].startswith(
+        "spec.devices.requests[0].exactly.selectors[0].cel.expression: invalid CEL selector")
+    good = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("8Gi")) >= 0'
+    assert problems([class_doc(selectors=[{"cel": {"expression": good}}])]) == []
+
+
+def test_cel_expression_at_most_10_kib():
+    def doc(n):  # device.driver == "" is 19 characters
+        return [class_doc(selectors=[{"cel": {"expression": f'device.driver == "{"x" * n}"'}}])]
+    assert problems(doc(10240 - 19)) == []
+    assert problems(doc(10240 - 18)) == [
+        "spec.selectors[0].cel.expression: invalid CEL selector: compile error: expression "
+        "is 10241 bytes, longer than the 10240-byte limit"]
+
+
+def test_allow_multiple_allocations_is_gated_in_cel():
+    expression = "device.allowMultipleAllocations"
+    assert problems([class_doc(selectors=[{"cel": {"expression": expression}}])]) == []
+    lines = problems([class_doc(selectors=[{"cel": {"expression": expression}}])], "1.35")
+    assert len(lines) == 1
+    assert lines[0].startswith("spec.selectors[0].cel.expression: invalid CEL selector")
+
+
+def test_cel_estimated_cost_at_most_one_million():
+    domain = 'device.attributes["d"]'
+    below = f"{domain}.all(x, {domain}.all(y, {domain}.all(z, x != y || y != z)))"
+    above = f"{domain}.all(w, {domain}.all(x, {domain}.all(y, {domain}.all(z, w != z))))"
+    assert problems([claim_doc([request(selectors=[{"cel": {"expression": below}}])])]) == []
+    lines = problems([claim_doc([request(selectors=[{"cel": {"expression": above}}])])])
+    assert len(lines) == 1
+    assert lines[0].startswith("spec.devices.requests[0].exactly.selectors[0].cel.expression: ")
+    assert "exceeds the limit of 1,000,000" in lines[0]

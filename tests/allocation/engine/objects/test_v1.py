@@ -1,0 +1,84 @@
+"""Engine objects of the v1 kinds (``objects/v1.py``)."""
+
+from __future__ import annotations
+
+import json
+
+from allocation.engine.objects import (
+    DeviceClass,
+    ResourceClaimTemplateV1,
+    ResourceClaimV1,
+    ResourceSlice,
+)
+from allocation.engine.objects.v1 import implicit_extended_resource_name
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    class_doc,
+    device,
+    load,
+    request,
+    slice_doc,
+)
+
+_RESULT = {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}
+
+
+def test_device_class_accessors():
+    [cls] = load([class_doc(selectors=[{"cel": {"expression": "true"}}],
+                            extendedResourceName="example.com/gpu")]).objects
+    assert isinstance(cls, DeviceClass)
+    assert cls.selectors == ["true"]
+    assert cls.extended_resource_names == ("example.com/gpu",
+                                           "deviceclass.resource.kubernetes.io/gpu")
+    assert implicit_extended_resource_name("x") == "deviceclass.resource.kubernetes.io/x"
+    assert cls.as_v1()["spec"]["selectors"] == [{"cel": {"expression": "true"}}]
+
+
+def test_resource_slice_accessors():
+    [sl] = load([slice_doc([device("a"), device("b")])]).objects
+    assert isinstance(sl, ResourceSlice)
+    assert (sl.driver, sl.pool_name, sl.pool_generation, sl.resource_slice_count) == (
+        "gpu.example.com", "node-1", 0, 1)
+    assert sl.pool_key == ("gpu.example.com", "node-1")
+    assert sl.node_name == "node-1" and not sl.all_nodes and not sl.per_device_node_selection
+    assert sl.device_names == ["a", "b"] and sl.device("b") == {"name": "b"}
+    assert sl.device("c") is None and sl.shared_counters == []
+
+
+def test_claim_accessors_and_status():
+    sub = {"name": "p", "firstAvailable": [{"name": "s", "deviceClassName": "big"},
+                                           {"name": "t", "deviceClassName": "gpu"}]}
+    status = {"allocation": {"devices": {"results": [_RESULT]}},
+              "reservedFor": [{"resource": "pods", "name": "p", "uid": "u1"}]}
+    [obj] = load([claim_doc([request("r"), sub], status=status)]).objects
+    assert isinstance(obj, ResourceClaimV1)
+    assert obj.request_names == ["r", "p"]
+    assert obj.class_names == ["gpu", "big"]
+    assert obj.allocated and obj.results == [_RESULT] and obj.reserved_pod_uids == ["u1"]
+    obj.allocation = None
+    obj.reserved_for = []
+    written = obj.to_manifest()
+    assert "status" not in written
+    obj.reserved_for = [{"resource": "pods", "name": "q", "uid": "u2"}]
+    obj.allocation = {"devices": {"results": [_RESULT]}}
+    assert list(obj.to_manifest()["status"]) == ["allocation", "reservedFor"]
+
+
+def test_to_manifest_is_v1_and_deterministic():
+    docs = [slice_doc([device()]), class_doc(), claim_doc()]
+    first = [o.to_manifest() for o in load(docs).objects]
+    second = [o.to_manifest() for o in load(docs).objects]
+    assert json.dumps(first) == json.dumps(second)
+    assert {m["apiVersion"] for m in first} == {"resource.k8s.io/v1"}
+
+
+def test_template_accessors():
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t", "namespace": "ns"},
+           "spec": {"metadata": {"annotations": {"a": "b"}},
+                    "spec": {"devices": {"requests": [request()]}}}}
+    [tpl] = load([doc]).objects
+    assert isinstance(tpl, ResourceClaimTemplateV1)
+    assert tpl.claim_annotations == {"a": "b"} and tpl.claim_labels == {}
+    assert tpl.claim_spec["devices"]["requests"][0]["exactly"]["count"] == 1
+    assert tpl.class_names == ["gpu"] and tpl.namespace == "ns"
