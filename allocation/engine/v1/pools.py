@@ -220,7 +220,6 @@ class SliceIndex:
                 continue
             _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
-        binding: list[Pool] = []
         for pid, kept in groups.items():
             first = kept[0][0]["spec"]["pool"]
             count = first.get("resourceSliceCount", 1)
@@ -245,15 +244,8 @@ class SliceIndex:
                                       slices=self._views(kept)))
                     continue
                 all_slices = same
-            pool = self._build(pid, kept, all_slices)
-            if self.profile.binding_slices_last and any(
-                    d.binding_conditions for v in pool.slices for d in v.devices):
-                binding.append(pool)
-            else:
-                plain.append(pool)
-        plain.sort(key=lambda p: p.key)
-        binding.sort(key=lambda p: p.key)
-        return plain + binding
+            plain.append(self._build(pid, kept, all_slices))
+        return self._ordered(plain)
 
     def _gather_134(self, node) -> list[Pool]:
         groups: dict[tuple[str, str], list[tuple[dict, frozenset | None]]] = {}
@@ -275,7 +267,6 @@ class SliceIndex:
                 continue
             _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
-        binding: list[Pool] = []
         for pid, kept in groups.items():
             count = kept[0][0]["spec"]["pool"].get("resourceSliceCount", 1)
             pool = Pool(pid[0], pid[1], incomplete=len(kept) != count, slices=self._views(kept))
@@ -289,14 +280,19 @@ class SliceIndex:
                                   and all(v.node_ok is None for v in pool.slices))
             pool.device_count = sum(len(v.devices) for v in pool.slices)
             pool.multi = any(d.multi_raw for v in pool.slices for d in v.devices)
-            if self.profile.binding_slices_last and any(
-                    d.binding_conditions for v in pool.slices for d in v.devices):
-                binding.append(pool)
-            else:
-                plain.append(pool)
-        plain.sort(key=lambda p: p.key)
-        binding.sort(key=lambda p: p.key)
-        return plain + binding
+            plain.append(pool)
+        return self._ordered(plain)
+
+    def _ordered(self, pools: list[Pool]) -> list[Pool]:
+        """Pools sorted by (driver, pool); in the experimental variant, complete pools with
+        binding-condition devices last (spec §3.2, order)."""
+        pools.sort(key=lambda p: p.key)
+        if not self.profile.binding_slices_last:
+            return pools
+        last = {id(p) for p in pools if not p.incomplete
+                and any(d.binding_conditions for v in p.slices for d in v.devices)}
+        return ([p for p in pools if id(p) not in last]
+                + [p for p in pools if id(p) in last])
 
     def _views(self, kept: list[tuple[dict, frozenset | None]]) -> list[SliceView]:
         views = [SliceView(s, self.devices(s), bool(s["spec"].get("perDeviceNodeSelection")),
