@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from allocation.engine.simulation import simulate
 from allocation.engine.writer import dump
-from tests.allocation.engine.manifests.v1_docs import class_doc, claim_doc, device, load, slice_doc
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
 from tests.factories import node, pod
 
 
