@@ -1,6 +1,6 @@
 """Scheduling pods whose claims are resource.k8s.io/v1 ResourceClaims (docs/v1.md).
 
-The supported subset (``simulation.refuse_v1`` refuses the rest): pods name v1 claims
+The supported subset (``simulation.refuse_unsimulated_v1`` refuses the rest): pods name v1 claims
 directly (``resourceClaimName``; all of a pod's claims are v1). Nodes are tried in name
 order; on each, the node's own checks (``fit.node_refusal``) come first, then
 ``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated claims,

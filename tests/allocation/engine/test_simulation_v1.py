@@ -1,4 +1,4 @@
-"""``simulation.refuse_v1``: v1 objects load but are not simulated yet (docs/v1.md)."""
+"""``simulation.refuse_unsimulated_v1``: which v1 objects `simulate` refuses (docs/v1.md)."""
 
 from __future__ import annotations
 
