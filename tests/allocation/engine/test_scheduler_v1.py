@@ -60,3 +60,20 @@ def test_scheduled_events_are_recorded_for_the_bound_pods():
 def test_the_output_is_deterministic():
     assert dump(simulate(load(_cluster())).output(), "yaml") == dump(
         simulate(load(_cluster())).output(), "yaml")
+
+
+def test_an_input_allocation_is_booked_so_its_device_is_not_given_again():
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]}}}
+    docs = [*_cluster()[:5], claim_doc(name="held", status=taken)]
+    docs += [claim_doc(name="claim-a"), pod("pod-a", claims={"gpu": "claim-a"})]
+    pods = _items(simulate(load(docs)).output(), "Pod")
+    assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
+
+
+def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
+    docs = [*_cluster()[:5], claim_doc(name="claim-a"),
+            pod("pod-a", claims={"gpu": "claim-a"}, node_name="node-2")]
+    claims = _items(simulate(load(docs)).output(), "ResourceClaim")
+    assert claims["claim-a"]["status"]["allocation"]["devices"]["results"][0]["pool"] == (
+        "node-2")
