@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from allocation.engine.simulation import simulate
 from allocation.engine.writer import dump
+from tests.allocation.engine.autoscaler.builders import node_group
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
 from tests.factories import node, pod
 
@@ -77,3 +78,13 @@ def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
     claims = _items(simulate(load(docs)).output(), "ResourceClaim")
     assert claims["claim-a"]["status"]["allocation"]["devices"]["results"][0]["pool"] == (
         "node-2")
+
+
+def test_the_autoscaler_says_it_does_not_simulate_v1_claims_and_nothing_fails():
+    simulation = simulate(load([*_cluster(), node_group()]))
+    events = [e["message"] for e in simulation.output()["items"]
+              if e["kind"] == "Event" and e["reason"] == "NotTriggerScaleUp"]
+    assert simulation.failures == []
+    assert events == ["pod didn't trigger scale-up: node group gpu-pool cannot fit it: "
+                      "resourceclaim \"default/claim-c\" is a resource.k8s.io/v1 claim, which "
+                      "only the scheduler simulates yet"]
