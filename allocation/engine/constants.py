@@ -12,7 +12,8 @@ __all__ = [
     "RESOURCE_GROUP", "PLANNER_GROUP", "PROVISIONING_GROUP", "OWN_GROUPS", "NODE_GROUP_LABEL",
     "EXPLAIN_ANNOTATION", "POD_CLAIM_NAME_ANNOTATION", "CLAIMS_COMPONENT", "SCHEDULER_COMPONENT",
     "AUTOSCALER_COMPONENT",
-    "STRUCTURED_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX", "COUNTER_GROUP",
+    "STRUCTURED_FINALIZER", "V1_CLAIM_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX",
+    "COUNTER_GROUP",
     "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL",
 ]
 
@@ -42,6 +43,8 @@ AUTOSCALER_COMPONENT = "draplanner-autoscaler"
 """The Event source component of the autoscaler's ProvisioningRequest controller."""
 STRUCTURED_FINALIZER = "structured.dra.k8s.io/delete-protection"
 """The finalizer of a structured allocation (KEP-4381) when no model names its own."""
+V1_CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+"""The finalizer kube-scheduler puts on a resource.k8s.io/v1 claim it allocates (KEP-4381)."""
 
 HANDLE_DATA_MAX = 16 * 1024
 """Bytes of ``resourceHandles[].data`` (the API's limit)."""

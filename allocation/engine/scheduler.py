@@ -1,6 +1,7 @@
 """The scheduler: place pending pods, allocating their claims on the chosen node.
 
-Pods are taken in document order; nodes in name order (spec section 5). Pods that ask for
+Pods are taken in document order; nodes in name order (spec section 5). Pods with
+resource.k8s.io/v1 claims are placed by ``scheduling/v1.py``. Pods that ask for
 the same things share a placement cache entry (``scheduling/cache.py``), so large
 homogeneous clusters stay fast. Pods whose claims a control-plane controller allocates are
 handed to the :class:`Negotiator` the scheduler was built with (KEP-3063,
@@ -19,6 +20,7 @@ from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
 from allocation.engine.scheduling.reasons import FITS_NOW, MAX_DETAIL_NODES, detail_of, summary
+from allocation.engine.scheduling.v1 import V1Scheduling, v1_claims
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod, ResourceClaim
@@ -57,6 +59,7 @@ class Scheduler:
         self.negotiation = negotiation
         self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
         self.plans = Plans()
+        self.v1 = V1Scheduling()
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
         """What ``pod`` needs now (see ``scheduling/needs.py``)."""
@@ -70,6 +73,7 @@ class Scheduler:
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
         self.plans.clear()
+        self.v1.begin()
         if self.negotiation:
             self.negotiation.begin(state)
         return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
@@ -77,6 +81,9 @@ class Scheduler:
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
         if pod.terminated:
             return False
+        claims = v1_claims(state, pod) if pod.claims else None
+        if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
+            return self.v1.pod(state, pod, claims)
         if pod.node_name:
             return self._bound_pod(state, pod)
         return self._schedule(state, pod)

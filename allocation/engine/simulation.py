@@ -31,7 +31,7 @@ from allocation.engine.state import ClusterState
 from allocation.engine.writer import as_list, dump
 
 __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS",
-           "refuse_v1"]
+           "refuse_v1", "refuse_unsimulated_v1"]
 
 MAX_ROUNDS = 10_000
 
@@ -138,20 +138,56 @@ def _name(controller) -> str:
 
 
 def refuse_v1(loaded: LoadResult) -> None:
-    """Refuse resource.k8s.io/v1 objects: they are read and checked (docs/v1.md), but the
-    scheduler and the claim controller do not allocate them yet, and a bad-input answer
-    (exit 2, one problem per object) is better than an internal error.
+    """Refuse every resource.k8s.io/v1 object: the console has no stored model for them yet
+    (docs/v1.md), and a bad-input answer (one problem per object) is better than an
+    internal error.
 
     Raises:
         InvalidManifests: one problem per v1 object.
     """
-    found = [Problem(obj.source.file if obj.source else "", obj.source.doc if obj.source
-                     else 0, obj.kind_name, obj.namespace, obj.name, "apiVersion",
-                     f"{obj.api_version} {obj.kind_name} objects are read and checked but not"
-                     " simulated yet (docs/v1.md)")
-             for obj in loaded.objects if obj.kind_spec in kinds.V1_KINDS]
+    found = [_v1_problem(obj) for obj in loaded.objects if obj.kind_spec in kinds.V1_KINDS]
     if found:
         raise InvalidManifests(found)
+
+
+def refuse_unsimulated_v1(loaded: LoadResult) -> None:
+    """Refuse the resource.k8s.io/v1 objects ``simulate`` does not simulate yet (docs/v1.md,
+    "Simulating v1"), with one problem per object rather than an internal error.
+
+    Simulated: DeviceClasses, ResourceSlices and ResourceClaims that pods name directly
+    (``resourceClaimName``), each pod's claims all v1 (``scheduling/v1.py``). Refused: v1
+    ResourceClaimTemplates, and pods mixing v1 claims with seed (v1alpha2) claims or
+    templates.
+
+    Raises:
+        InvalidManifests: one problem per refused object.
+    """
+    found = [_v1_problem(obj) for obj in loaded.objects
+             if obj.kind_spec == kinds.RESOURCE_CLAIM_TEMPLATE_V1]
+    claims = {(obj.namespace, obj.name): obj.kind_spec == kinds.RESOURCE_CLAIM_V1
+              for obj in loaded.objects
+              if obj.kind_spec in (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM)}
+    for obj in loaded.objects:
+        if obj.kind_spec != kinds.POD:
+            continue
+        v1 = [claims.get((obj.namespace, obj.claim_name(c))) for c in obj.claims]
+        if True in v1 and (False in v1 or any(c.template_name for c in obj.claims)):
+            found.append(_not_simulated(
+                obj, "spec.resourceClaims", "a pod with resource.k8s.io/v1 claims must name "
+                "all its claims by resourceClaimName, all of them v1, to be simulated yet "
+                "(docs/v1.md)"))
+    if found:
+        raise InvalidManifests(found)
+
+
+def _v1_problem(obj) -> Problem:
+    return _not_simulated(obj, "apiVersion", f"{obj.api_version} {obj.kind_name} objects are "
+                          "read and checked but not simulated yet (docs/v1.md)")
+
+
+def _not_simulated(obj, path: str, message: str) -> Problem:
+    return Problem(obj.source.file if obj.source else "", obj.source.doc if obj.source else 0,
+                   obj.kind_name, obj.namespace, obj.name, path, message)
 
 
 def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DEFAULT_START,
@@ -159,9 +195,10 @@ def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DE
     """Simulate loaded manifests to a fixed point (and ``advance`` further).
 
     Raises:
-        InvalidManifests: for resource.k8s.io/v1 objects (:func:`refuse_v1`).
+        InvalidManifests: for resource.k8s.io/v1 objects not simulated yet
+            (:func:`refuse_unsimulated_v1`).
     """
-    refuse_v1(loaded)
+    refuse_unsimulated_v1(loaded)
     simulation = Simulation.from_loaded(loaded, strategy, now)
     simulation.settle()
     if advance:

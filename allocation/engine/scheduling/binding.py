@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from allocation.engine.scheduling.needs import PodNeeds
     from allocation.engine.state import ClusterState
 
-__all__ = ["allocate", "reserve", "reserve_for", "commit", "mark_unschedulable", "mark_waiting",
-           "context_of", "drop_context"]
+__all__ = ["allocate", "reserve", "reserve_for", "commit", "bind", "mark_unschedulable",
+           "mark_waiting", "context_of", "drop_context"]
 
 
 def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_name: str,
@@ -94,6 +94,13 @@ def commit(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds, picks: Pi
         allocate(state, claim, plan, node.name, by_owner.get(claim.ref, []))
     for claim in [*needs.allocated, *(c for c, _ in needs.pending)]:
         reserve(state, claim, pod)
+    bind(state, pod, node)
+
+
+def bind(state: ClusterState, pod: Pod, node: Node) -> None:
+    """Bind ``pod`` to ``node`` (its claims done): charge the node, record ``Scheduled``,
+    set ``PodScheduled=True``, drop the explanation and the scheduling context."""
+    pod = state.writable(pod)
     if pod.node_name != node.name:
         pod.node_name = node.name
         state.charge(pod, node.name, +1)

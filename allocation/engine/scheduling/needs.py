@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.allocator import Want
+from allocation.engine.objects import ResourceClaimV1
 from allocation.engine.resolve import ClaimPlan, plan_claim
 from allocation.engine.scheduling.reasons import missing_controller
 
@@ -93,6 +94,10 @@ def pod_needs(state: ClusterState, pod: Pod, plans: Plans, blocker: Blocker) -> 
                                f"{pod_claim.template_name}\" not found")
             else:
                 needs.error = f"resourceclaim \"{pod.namespace}/{name}\" not found"
+            return needs
+        if isinstance(claim, ResourceClaimV1):  # scheduling/v1.py places these (docs/v1.md)
+            needs.error = (f"resourceclaim \"{claim.ref}\" is a resource.k8s.io/v1 claim, "
+                           "which only the scheduler simulates yet")
             return needs
         if pod_claim.template_name and claim.owner_pod != pod.name:
             needs.error = (f"resourceclaim \"{claim.ref}\" was not created for the pod "

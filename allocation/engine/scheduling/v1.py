@@ -1,0 +1,198 @@
+"""Scheduling pods whose claims are resource.k8s.io/v1 ResourceClaims (docs/v1.md).
+
+The supported subset (``simulation.refuse_unsimulated_v1`` refuses the rest): pods name v1 claims
+directly (``resourceClaimName``; all of a pod's claims are v1). Nodes are tried in name
+order; on each, the node's own checks (``fit.node_refusal``) come first, then
+``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated claims,
+as kube-scheduler's DRA plugin does (KEP-4381). A fit writes ``status.allocation``, the
+delete-protection finalizer and ``status.reservedFor``, then binds the pod
+(``binding.bind``).
+
+The allocator lives as long as the state's slices and classes (one per settle in
+practice) and its book follows the claims' allocations incrementally: each pass commits
+allocations it has not seen and releases those that are gone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from allocation.engine.constants import V1_CLAIM_FINALIZER
+from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
+from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.needs import PodNeeds
+from allocation.engine.scheduling.reasons import (
+    MAX_DETAIL_NODES,
+    R_CLAIMS,
+    detail_of,
+    summary,
+)
+from allocation.engine.v1 import (
+    NOT_AVAILABLE,
+    AllocationError,
+    Allocator,
+    UnschedulableError,
+    allocated_claim_fits,
+    claim_key,
+    make_profile,
+)
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod
+    from allocation.engine.state import ClusterState
+
+__all__ = ["V1Scheduling", "v1_claims"]
+
+
+def v1_claims(state: ClusterState, pod: Pod) -> list[ResourceClaimV1 | None] | None:
+    """The pod's claims when any of them is a v1 claim (None for a missing one), else None:
+    the pod is then the seed scheduler's."""
+    claims = [state.get("ResourceClaim", pod.namespace, pod.claim_name(c)) for c in pod.claims]
+    if not any(isinstance(c, ResourceClaimV1) for c in claims):
+        return None
+    return [c if isinstance(c, ResourceClaimV1) else None for c in claims]
+
+
+class V1Scheduling:
+    """The scheduler's v1 half: an allocator over the state's slices and classes."""
+
+    def __init__(self) -> None:
+        self.allocator: Allocator | None = None
+        self._source: tuple = ()
+        self._committed: dict[str, dict] = {}
+        self._synced = False
+
+    def begin(self) -> None:
+        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
+        self._synced = False
+
+    def pod(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1 | None]) -> bool:
+        """One scheduling attempt (or, for a bound pod, allocation on its node); whether
+        anything changed.
+
+        Returns:
+            True when the pod was bound or its claims allocated or reserved.
+        """
+        allocator = self._ready(state)
+        total = len(state.node_order)
+        missing = [pod.claim_name(e) for e, c in zip(pod.claims, claims, strict=True)
+                   if c is None]
+        if missing:
+            return binding.mark_unschedulable(
+                state, pod, f"0/{total} nodes are available: resourceclaim "
+                f"\"{pod.namespace}/{missing[0]}\" not found.", {})
+        found = [c for c in claims if c is not None]
+        if pod.node_name:
+            return self._bound(state, allocator, pod, found)
+        counts: Counter[str] = Counter()
+        details = []
+        try:
+            for name in state.node_order:
+                node = state.nodes[name]
+                refusal = self._try(state, allocator, pod, node, found, True)
+                if refusal is None:
+                    return True
+                counts[refusal] += 1
+                if len(details) < MAX_DETAIL_NODES:
+                    details.append({"node": name, "reason": refusal})
+        except (AllocationError, UnschedulableError) as error:
+            return binding.mark_unschedulable(
+                state, pod, f"0/{total} nodes are available: {error}.", {})
+        return binding.mark_unschedulable(state, pod, summary(counts, total),
+                                          detail_of(details, total))
+
+    def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
+               claims: list[ResourceClaimV1]) -> bool:
+        if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
+            return False
+        node = state.nodes.get(pod.node_name)
+        if node is None:
+            return binding.mark_unschedulable(state, pod, "node not found", {})
+        try:
+            refusal = self._try(state, allocator, pod, node, claims, False)
+        except (AllocationError, UnschedulableError) as error:
+            refusal = str(error)
+        if refusal is None:
+            return True
+        return binding.mark_unschedulable(
+            state, pod, f"pod is bound to {node.name}, where its claims cannot be "
+            f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
+
+    def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
+             claims: list[ResourceClaimV1], check_capacity: bool) -> str | None:
+        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not."""
+        refusal = fit.node_refusal(state, pod, node, PodNeeds(), check_capacity)
+        if refusal:
+            return refusal
+        node_doc = node.to_manifest()
+        if not all(allocated_claim_fits(c.as_v1(), node_doc) for c in claims if c.allocated):
+            return NOT_AVAILABLE
+        pending = [c for c in claims if not c.allocated]
+        if pending:
+            outcome = allocator.allocate(node_doc, [c.as_v1() for c in pending])
+            if outcome.allocations is None:
+                return outcome.reason or R_CLAIMS
+            for claim, allocation in zip(pending, outcome.allocations, strict=True):
+                self._allocate(state, allocator, claim, allocation)
+        for claim in claims:
+            _reserve(state, claim, pod)
+        binding.bind(state, pod, node)
+        return None
+
+    def _allocate(self, state: ClusterState, allocator: Allocator, claim: ResourceClaimV1,
+                  allocation: dict) -> None:
+        claim = state.writable(claim)
+        claim.allocation = allocation
+        if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
+            claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
+        doc = claim.as_v1()
+        allocator.commit(doc, allocation)
+        self._committed[claim_key(doc)] = allocation
+
+    def _ready(self, state: ClusterState) -> Allocator:
+        """The allocator for the state's slices and classes, its book in step with the
+        claims' allocations."""
+        slices = list(state.of_kind(ResourceSlice))
+        classes = list(state.of_kind(DeviceClass))
+        source = (id(state), *(id(o) for o in slices), None, *(id(o) for o in classes))
+        if self.allocator is None or source != self._source:
+            self.allocator = Allocator(make_profile(), slices=[s.as_v1() for s in slices],
+                                       classes=[c.as_v1() for c in classes])
+            self._source, self._committed, self._synced = source, {}, False
+        if not self._synced:
+            self._sync(state, self.allocator)
+            self._synced = True
+        return self.allocator
+
+    def _sync(self, state: ClusterState, allocator: Allocator) -> None:
+        current = {}
+        for claim in state.of_kind(ResourceClaimV1):
+            if claim.allocation is not None:
+                doc = claim.as_v1()
+                current[claim_key(doc)] = (doc, claim.allocation)
+        for key in [k for k, a in self._committed.items()
+                    if _gone(current, k, a)]:
+            allocator.release({"metadata": _meta_of(key)})
+            del self._committed[key]
+        for key, (doc, allocation) in current.items():
+            if key not in self._committed:
+                allocator.commit(doc, allocation)
+                self._committed[key] = allocation
+
+
+def _gone(current: dict, key: str, allocation: dict) -> bool:
+    """Whether a committed allocation is no longer the claim's (released or replaced)."""
+    found = current.get(key)
+    return found is None or found[1] != allocation
+
+
+def _meta_of(key: str) -> dict:
+    namespace, _, name = key.partition("/")
+    return {"namespace": namespace, "name": name}
+
+
+def _reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
+    if pod.meta.uid not in claim.reserved_pod_uids:
+        state.writable(claim).reserved_for.append(
+            {"resource": "pods", "name": pod.name, "uid": pod.meta.uid})

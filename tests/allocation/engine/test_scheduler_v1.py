@@ -1,0 +1,90 @@
+"""The scheduler with resource.k8s.io/v1 claims (``scheduling/v1.py``): pods naming v1
+claims are placed by the v1 allocator, nodes in name order."""
+
+from __future__ import annotations
+
+from allocation.engine.simulation import simulate
+from allocation.engine.writer import dump
+from tests.allocation.engine.autoscaler.builders import node_group
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.factories import node, pod
+
+
+def _cluster() -> list[dict]:
+    docs = [node("node-1"), node("node-2"), class_doc()]
+    for name in ("node-1", "node-2"):
+        docs.append(slice_doc([device("gpu-0")], name=f"{name}-gpus", nodeName=name,
+                              pool={"name": name, "resourceSliceCount": 1}))
+    for name in ("a", "b", "c"):
+        docs.append(claim_doc(name=f"claim-{name}"))
+        docs.append(pod(f"pod-{name}", claims={"gpu": f"claim-{name}"}))
+    return docs
+
+
+def _items(output: dict, kind: str) -> dict[str, dict]:
+    return {i["metadata"]["name"]: i for i in output["items"] if i["kind"] == kind}
+
+
+def test_two_pods_fit_one_per_node_and_the_third_is_pending():
+    output = simulate(load(_cluster())).output()
+    pods = _items(output, "Pod")
+    assert [pods[p]["spec"].get("nodeName") for p in ("pod-a", "pod-b", "pod-c")] == [
+        "node-1", "node-2", None]
+    condition = pods["pod-c"]["status"]["conditions"][0]
+    assert (condition["status"], condition["reason"], condition["message"]) == (
+        "False", "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
+
+
+def test_an_allocated_claim_has_the_allocation_finalizer_and_reservation():
+    output = simulate(load(_cluster())).output()
+    claims = {k: v for k, v in _items(output, "ResourceClaim").items()}
+    uid = _items(output, "Pod")["pod-b"]["metadata"]["uid"]
+    claim = claims["claim-b"]
+    assert claim["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+    assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "pod-b",
+                                               "uid": uid}]
+    assert claim["status"]["allocation"]["devices"]["results"] == [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-2", "device": "gpu-0"}]
+    assert "status" not in claims["claim-c"] or "allocation" not in claims["claim-c"]["status"]
+
+
+def test_scheduled_events_are_recorded_for_the_bound_pods():
+    output = simulate(load(_cluster())).output()
+    events = [(e["reason"], e["involvedObject"]["name"], e["message"])
+              for e in output["items"] if e["kind"] == "Event"]
+    assert ("Scheduled", "pod-a", "Successfully assigned default/pod-a to node-1") in events
+    assert ("Scheduled", "pod-b", "Successfully assigned default/pod-b to node-2") in events
+    assert ("FailedScheduling", "pod-c",
+            "0/2 nodes are available: 2 cannot allocate all claims.") in events
+
+
+def test_the_output_is_deterministic():
+    assert dump(simulate(load(_cluster())).output(), "yaml") == dump(
+        simulate(load(_cluster())).output(), "yaml")
+
+
+def test_an_input_allocation_is_booked_so_its_device_is_not_given_again():
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]}}}
+    docs = [*_cluster()[:5], claim_doc(name="held", status=taken)]
+    docs += [claim_doc(name="claim-a"), pod("pod-a", claims={"gpu": "claim-a"})]
+    pods = _items(simulate(load(docs)).output(), "Pod")
+    assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
+
+
+def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
+    docs = [*_cluster()[:5], claim_doc(name="claim-a"),
+            pod("pod-a", claims={"gpu": "claim-a"}, node_name="node-2")]
+    claims = _items(simulate(load(docs)).output(), "ResourceClaim")
+    assert claims["claim-a"]["status"]["allocation"]["devices"]["results"][0]["pool"] == (
+        "node-2")
+
+
+def test_the_autoscaler_says_it_does_not_simulate_v1_claims_and_nothing_fails():
+    simulation = simulate(load([*_cluster(), node_group()]))
+    events = [e["message"] for e in simulation.output()["items"]
+              if e["kind"] == "Event" and e["reason"] == "NotTriggerScaleUp"]
+    assert simulation.failures == []
+    assert events == ["pod didn't trigger scale-up: node group gpu-pool cannot fit it: "
+                      "resourceclaim \"default/claim-c\" is a resource.k8s.io/v1 claim, which "
+                      "only the scheduler simulates yet"]
