@@ -117,7 +117,8 @@ class V1Scheduling:
             return True
         return binding.mark_unschedulable(
             state, pod, f"pod is bound to {node.name}, where its claims cannot be "
-            f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
+            f"allocated: {refusal}", v1_explain.detail(
+                state, allocator, claims, [{"node": node.name, "reason": refusal}], 1))
 
     def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
              claims: list[ResourceClaimV1], check_capacity: bool) -> str | None:

@@ -283,3 +283,20 @@ def test_every_verdict_reason_has_its_own_words():
     assert verdict_text(DeviceVerdict("d/p/x", "taint", taint={"key": "k",
                                                               "effect": "NoExecute"})) == (
         "untolerated taint k:NoExecute")
+
+
+def test_a_pod_bound_where_its_claim_cannot_be_allocated_gets_the_nodes_requests():
+    sel = f'device.attributes["{DRV}"].model == "c"'
+    docs = _waiting(claim_doc([request(selectors=_sel(sel))]), _model("gpu-0", "a"))
+    docs[-1] = pod("waiting", claims={"gpu": "c"}, node_name="node-1")
+
+    output = simulate(load(docs)).output()
+
+    found = next(i for i in output["items"] if i["metadata"]["name"] == "waiting")
+    annotation = json.loads(found["metadata"]["annotations"]["draplanner.io/explain"])
+    assert annotation["summary"] == ("pod is bound to node-1, where its claims cannot be "
+                                     "allocated: cannot allocate all claims")
+    [entry] = annotation["nodes"]
+    assert entry["requests"][0]["refused"] == [{
+        "reason": f"request selector `{sel}` is false", "code": "request-selector-false",
+        "candidates": [_dev("gpu-0")]}]
