@@ -49,9 +49,11 @@ def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaim
     Returns:
         ``reasons.detail_of`` of the completed entries.
     """
+    pending = None
     for entry in details:
         if entry["reason"] in EXPLAINED_REASONS:
-            _add_requests(state, allocator, claims, entry)
+            pending = pending if pending is not None else _pending(claims)
+            _add_requests(state, allocator, pending, entry)
     return detail_of(details, total)
 
 
@@ -77,16 +79,20 @@ def mark_failed(state: ClusterState, allocator: Allocator, pod: Pod,
     else:
         message, fields = str(error), {"error": str(error)}
     entry = {"node": node, "reason": str(error)}
-    _add_requests(state, allocator, claims, entry)
+    _add_requests(state, allocator, _pending(claims), entry)
     body = detail_of([*details[:MAX_DETAIL_NODES - 1], entry], total)
     body["error"] = fields
     return binding.mark_unschedulable(state, pod, message, body, reason=SCHEDULER_ERROR)
 
 
-def _add_requests(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],
+def _pending(claims: list[ResourceClaimV1]) -> list[dict]:
+    """The claims the allocator was asked for (the unallocated ones), as v1 documents."""
+    return [c.as_v1() for c in claims if not c.allocated]
+
+
+def _add_requests(state: ClusterState, allocator: Allocator, pending: list[dict],
                   entry: dict) -> None:
     node: Node = state.nodes[entry["node"]]
-    pending = [c.as_v1() for c in claims if not c.allocated]
     requests = explain_requests(allocator, node.to_manifest(), pending)
     entry["requests"] = [request_entry(r) for r in requests[:MAX_REQUESTS]]
     if len(requests) > MAX_REQUESTS:
@@ -126,37 +132,39 @@ def request_entry(request: RequestExplanation) -> dict:
     return entry
 
 
+# The sentence of each verdict reason (allocation.engine.v1.explain.REASONS).
+_TEXTS = {
+    "pool-incomplete": lambda v: ("its resource pool is incomplete (slices still being "
+                                  "published), so it is not allocated from"),
+    "pool-invalid": lambda v: f"its resource pool is invalid: {v.error}",
+    "in-use": lambda v: f"allocated to claim {v.claim}",
+    "binding-conditions-disabled": lambda v: ("it has binding conditions, but "
+                                              "DRADeviceBindingConditions is off"),
+    "class-selector-false": lambda v: f"class selector `{v.expression}` is false",
+    "request-selector-false": lambda v: f"request selector `{v.expression}` is false",
+    "cel-error": lambda v: f"{v.selector} `{v.expression}` failed: {v.error}",
+    "not-on-node": lambda v: ("the device is not available on this node "
+                              "(per-device node selection)"),
+    "capacity": lambda v: v.error,
+    "counters-disabled": lambda v: ("it consumes shared counters, but "
+                                    "DRAPartitionableDevices is off"),
+    "counters": lambda v: (f"not enough of counter {v.counter} in set {v.counter_set}: "
+                           f"{v.available} left, needs {v.needed}"),
+    "taint": lambda v: f"untolerated taint {_taint(v.taint or {})}",
+    "constraint": lambda v: (f"{v.constraint}: no device of the other requests has the "
+                             f"same value (e.g. {v.against})" if v.against
+                             else f"{v.constraint}: the device has no such attribute"),
+}
+
+
 def verdict_text(verdict: DeviceVerdict) -> str:
     """Why one device was refused, in the words of the annotation (and the console).
 
     Returns:
         One short sentence; devices with the same text are grouped.
     """
-    v = verdict
-    texts = {
-        "pool-incomplete": lambda: "its resource pool is incomplete (slices still being "
-                                   "published), so it is not allocated from",
-        "pool-invalid": lambda: f"its resource pool is invalid: {v.error}",
-        "in-use": lambda: f"allocated to claim {v.claim}",
-        "binding-conditions-disabled": lambda: "it has binding conditions, but "
-                                               "DRADeviceBindingConditions is off",
-        "class-selector-false": lambda: f"class selector `{v.expression}` is false",
-        "request-selector-false": lambda: f"request selector `{v.expression}` is false",
-        "cel-error": lambda: f"{v.selector} `{v.expression}` failed: {v.error}",
-        "not-on-node": lambda: "the device is not available on this node "
-                               "(per-device node selection)",
-        "capacity": lambda: v.error,
-        "counters-disabled": lambda: "it consumes shared counters, but "
-                                     "DRAPartitionableDevices is off",
-        "counters": lambda: f"not enough of counter {v.counter} in set {v.counter_set}: "
-                            f"{v.available} left, needs {v.needed}",
-        "taint": lambda: f"untolerated taint {_taint(v.taint or {})}",
-        "constraint": lambda: (f"{v.constraint}: no device of the other requests has the "
-                               f"same value (e.g. {v.against})" if v.against
-                               else f"{v.constraint}: the device has no such attribute"),
-    }
-    text = texts.get(v.reason)
-    return text() if text else v.reason
+    text = _TEXTS.get(verdict.reason)
+    return text(verdict) if text else verdict.reason
 
 
 def _taint(taint: dict) -> str:
