@@ -300,3 +300,13 @@ def test_a_pod_bound_where_its_claim_cannot_be_allocated_gets_the_nodes_requests
     assert entry["requests"][0]["refused"] == [{
         "reason": f"request selector `{sel}` is false", "code": "request-selector-false",
         "candidates": [_dev("gpu-0")]}]
+
+
+def test_a_missing_class_stays_unschedulable_on_every_node():
+    docs = _waiting(claim_doc([request(deviceClassName="nope")]), _model("gpu-0", "a"))
+
+    condition, annotation = _pending(docs)
+
+    message = "0/1 nodes are available: request r: device class nope does not exist."
+    assert (condition["reason"], condition["message"]) == ("Unschedulable", message)
+    assert annotation == {"summary": message}
