@@ -151,9 +151,7 @@ _TEXTS = {
     "counters": lambda v: (f"not enough of counter {v.counter} in set {v.counter_set}: "
                            f"{v.available} left, needs {v.needed}"),
     "taint": lambda v: f"untolerated taint {_taint(v.taint or {})}",
-    "constraint": lambda v: (f"{v.constraint}: no device of the other requests has the "
-                             f"same value (e.g. {v.against})" if v.against
-                             else f"{v.constraint}: the device has no such attribute"),
+    "constraint": lambda v: _constraint(v),
 }
 
 
@@ -165,6 +163,15 @@ def verdict_text(verdict: DeviceVerdict) -> str:
     """
     text = _TEXTS.get(verdict.reason)
     return text(verdict) if text else verdict.reason
+
+
+def _constraint(v: DeviceVerdict) -> str:
+    if not v.against:
+        return f"{v.constraint}: the device has no such attribute"
+    if v.constraint.startswith("distinctAttribute"):
+        return (f"{v.constraint}: another request can only use a device with the same "
+                f"value ({v.against})")
+    return f"{v.constraint}: no device of the other requests has the same value (e.g. {v.against})"
 
 
 def _taint(taint: dict) -> str:

@@ -242,6 +242,7 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
                 keep.append(ident)
             r.matched = keep
         if kind != "matchAttribute":
+            _distinct(covered, attr, devices)
             continue
         for r in covered:
             others = [o for o in covered if o is not r and o.request.split("/")[0]
@@ -261,3 +262,30 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
                 else:
                     keep.append(ident)
             r.matched = keep
+
+
+def _distinct(covered: list[RequestExplanation], attr: str, devices: dict) -> None:
+    """distinctAttribute: refuse a matched device when another covered request can only
+    use devices with the same value (every one of its matched devices has it)."""
+    # (request, its only value, a device with it), taken before any device is moved
+    only = []
+    for r in covered:
+        found = {lookup_attribute(devices.get(m), attr) for m in r.matched}
+        if len(found) == 1:
+            only.append((r, found.pop(), r.matched[0]))
+    for r in covered:
+        forced = [(value, device) for o, value, device in only
+                  if o is not r and o.request.split("/")[0] != r.request.split("/")[0]]
+        if not forced:
+            continue
+        keep = []
+        for ident in r.matched:
+            value = lookup_attribute(devices.get(ident), attr)
+            against = next((d for v, d in forced if v == value), None)
+            if against is None:
+                keep.append(ident)
+            else:
+                r.refused.append(DeviceVerdict(ident, "constraint",
+                                               constraint=f"distinctAttribute {attr}",
+                                               against=against))
+        r.matched = keep

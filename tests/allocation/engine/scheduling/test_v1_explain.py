@@ -310,3 +310,11 @@ def test_a_missing_class_stays_unschedulable_on_every_node():
     message = "0/1 nodes are available: request r: device class nope does not exist."
     assert (condition["reason"], condition["message"]) == ("Unschedulable", message)
     assert annotation == {"summary": message}
+
+
+def test_a_distinct_attribute_refusal_says_the_other_request_has_no_choice():
+    verdict = DeviceVerdict("d/p/x", "constraint", constraint="distinctAttribute d/model",
+                            against="d/p/y")
+
+    assert verdict_text(verdict) == ("distinctAttribute d/model: another request can only use "
+                                     "a device with the same value (d/p/y)")

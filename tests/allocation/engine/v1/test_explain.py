@@ -134,3 +134,17 @@ def test_a_capacity_verdict_says_what_is_left():
     [req] = explain_node(a, node(), [claim("c1", request(capacity={
         "requests": {"bw": "4Gi"}}))]).requests
     assert req.refused[0].error == "capacity bw: needs 4Gi, 2Gi left of 10Gi"
+
+
+def test_distinct_attribute_refusal_names_the_device_of_the_other_request():
+    devs = [device("d0", model="a", idx="0"), device("d1", model="a", idx="1")]
+    a = allocator([slice_("s1", devs)])
+    c = claim("c0", request("r0", "gpu", 1, f'device.attributes["{DRIVER}"].idx == "0"'),
+              request("r1", "gpu", 1, f'device.attributes["{DRIVER}"].idx == "1"'),
+              constraints=[{"distinctAttribute": f"{DRIVER}/model"}])
+    r0, r1 = explain_node(a, node(), [c]).requests
+    assert (r0.matched, r1.matched) == ([], [])
+    assert [(v.reason, v.constraint, v.against) for v in r0.refused + r1.refused
+            if v.reason == "constraint"] == [
+        ("constraint", f"distinctAttribute {DRIVER}/model", f"{DRIVER}/node-1/d1"),
+        ("constraint", f"distinctAttribute {DRIVER}/model", f"{DRIVER}/node-1/d0")]
