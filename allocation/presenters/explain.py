@@ -3,8 +3,13 @@
 The annotation is JSON: ``{"summary", "nodes": [{"node", "reason", "requests": [...]}],
 "omittedNodes"}`` where each request entry has ``claim``, ``request``, ``driver``,
 ``selectors`` and either ``problem`` or ``matching`` plus ``refused`` (``[{reason,
-candidates}]``). This module turns it into sentences; it never fails on odd input (a
-hand-written annotation, an older format): what it cannot read it shows as it is.
+candidates}]``). Pods with resource.k8s.io/v1 claims (``scheduling/v1_explain.py``) write
+the same shape with ``class`` instead of ``driver``, a ``code`` and a ``more`` count per
+refusal group, ``matchingMore`` / ``refusedMore`` per request, ``omittedRequests`` per node
+and, for a failed attempt (SchedulerError), an ``error`` naming the claim, request, device,
+selector, expression and CEL error. This module turns it into sentences; it never fails on
+odd input (a hand-written annotation, an older format): what it cannot read it shows as it
+is.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from dataclasses import dataclass, field
 
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.scheduling import reasons
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
 from allocation.presenters.common import object_url
 
-__all__ = ["Explanation", "NodeExplanation", "RequestExplanation", "Refused",
+__all__ = ["AttemptError", "Explanation", "NodeExplanation", "RequestExplanation", "Refused",
            "explain_pod", "node_reason_text"]
 
 # kube-scheduler's terse reasons (as the engine writes them) in plain words.
@@ -31,6 +37,9 @@ _NODE_REASONS = {
     reasons.R_CLASS: "the resource class does not allow this node (suitableNodes)",
     reasons.R_BUDGET: "the allocation search gave up before trying every combination",
     reasons.FITS_NOW: "the pod fits here now (the cluster changed since it was last tried)",
+    INVALID_POOLS: "the pod's claims cannot be allocated here, and a resource pool of the "
+                   "node is invalid",
+    NOT_AVAILABLE: "an allocated claim of the pod is not available on this node",
 }
 
 
@@ -46,6 +55,12 @@ class Refused:
 
     reason: str
     candidates: list[str]
+    code: str = ""  # v1: the verdict's reason code (``allocation.engine.v1.explain.REASONS``)
+    more: int = 0  # v1: refused for this reason but not listed
+
+    @property
+    def count(self) -> int:
+        return len(self.candidates) + self.more
 
 
 @dataclass(slots=True)
@@ -58,17 +73,28 @@ class RequestExplanation:
     matching: list[str] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     problem: str | None = None
+    device_class: str = ""  # v1 requests name a DeviceClass, not a driver
+    more_matching: int = 0
+    more_refused: int = 0  # v1: devices of refusal groups not listed
+
+    @property
+    def source(self) -> str:
+        """What the request asks of: its driver (seed) or its device class (v1)."""
+        return self.driver or (f"class {self.device_class}" if self.device_class else "")
 
     @property
     def sentence(self) -> str:
         if self.problem:
             return f"Nothing to choose from: {self.problem}."
         if not self.matching:
-            count = sum(len(r.candidates) for r in self.refused)
+            count = sum(r.count for r in self.refused) + self.more_refused
             return (f"None of the node's {count} candidate(s) is free and matches."
                     if count else "The node offers no candidates for this request.")
-        return (f"{len(self.matching)} free candidate(s) match ({', '.join(self.matching)}), "
-                "but not together with the pod's other requests.")
+        listed = ", ".join(self.matching)
+        if self.more_matching:
+            listed += f" and {self.more_matching} more"
+        return (f"{len(self.matching) + self.more_matching} free candidate(s) match "
+                f"({listed}), but not together with the pod's other requests.")
 
 
 @dataclass(slots=True)
@@ -77,6 +103,7 @@ class NodeExplanation:
     node_url: str | None
     reason: str | None
     requests: list[RequestExplanation] = field(default_factory=list)
+    omitted_requests: int = 0
 
     @property
     def sentence(self) -> str:
@@ -92,6 +119,40 @@ class Explanation:
     omitted_nodes: int = 0
     raw: str = ""
     readable: bool = True
+    error: AttemptError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptError:
+    """Why the scheduling attempt itself failed (v1, ``SchedulerError``): for a CEL runtime
+    error, the claim, request, device, selector and expression; else only ``error``."""
+
+    error: str
+    claim: str = ""
+    claim_url: str | None = None
+    request: str = ""
+    device: str = ""
+    selector: str = ""
+    expression: str = ""
+
+
+def _attempt_error(entry: object) -> AttemptError | None:
+    if not isinstance(entry, dict):
+        return None
+    claim = str(entry.get("claim") or "")
+    namespace, _, name = claim.rpartition("/")
+    return AttemptError(
+        error=str(entry.get("error") or ""), claim=claim,
+        claim_url=object_url("ResourceClaim", namespace or "default", name) if name else None,
+        **{k: str(entry.get(k) or "") for k in ("request", "device", "selector",
+                                                 "expression")})
+
+
+def _count(value: object) -> int:
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _request(entry: dict) -> RequestExplanation:
@@ -103,9 +164,12 @@ def _request(entry: dict) -> RequestExplanation:
         request=str(entry.get("request", "")), driver=str(entry.get("driver", "")),
         selectors=[str(s) for s in entry.get("selectors") or ()],
         matching=[str(m) for m in entry.get("matching") or ()],
-        refused=[Refused(str(r.get("reason", "")), [str(c) for c in r.get("candidates") or ()])
+        refused=[Refused(str(r.get("reason", "")), [str(c) for c in r.get("candidates") or ()],
+                         str(r.get("code") or ""), _count(r.get("more")))
                  for r in entry.get("refused") or () if isinstance(r, dict)],
-        problem=entry.get("problem"))
+        problem=entry.get("problem"), device_class=str(entry.get("class") or ""),
+        more_matching=_count(entry.get("matchingMore")),
+        more_refused=_count(entry.get("refusedMore")))
 
 
 def explain_pod(annotations: dict[str, str], fallback: str = "") -> Explanation | None:
@@ -127,6 +191,8 @@ def explain_pod(annotations: dict[str, str], fallback: str = "") -> Explanation 
         name = str(entry.get("node", ""))
         nodes.append(NodeExplanation(
             node=name, node_url=object_url("Node", None, name), reason=entry.get("reason"),
-            requests=[_request(r) for r in entry.get("requests") or () if isinstance(r, dict)]))
+            requests=[_request(r) for r in entry.get("requests") or () if isinstance(r, dict)],
+            omitted_requests=_count(entry.get("omittedRequests"))))
     return Explanation(summary=str(data.get("summary") or fallback), nodes=nodes,
-                       omitted_nodes=int(data.get("omittedNodes") or 0), raw=raw)
+                       omitted_nodes=_count(data.get("omittedNodes")), raw=raw,
+                       error=_attempt_error(data.get("error")))

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
-from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling import binding, fit, v1_explain
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
     R_CLAIMS,
-    detail_of,
     summary,
 )
 from allocation.engine.v1 import (
@@ -97,10 +96,11 @@ class V1Scheduling:
                 if len(details) < MAX_DETAIL_NODES:
                     details.append({"node": name, "reason": refusal})
         except (AllocationError, UnschedulableError) as error:
-            return binding.mark_unschedulable(
-                state, pod, f"0/{total} nodes are available: {error}.", {})
+            return v1_explain.mark_failed(state, allocator, pod, found, error, name,
+                                          details, total)
         return binding.mark_unschedulable(state, pod, summary(counts, total),
-                                          detail_of(details, total))
+                                          v1_explain.detail(state, allocator, found, details,
+                                                            total))
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:
@@ -117,7 +117,8 @@ class V1Scheduling:
             return True
         return binding.mark_unschedulable(
             state, pod, f"pod is bound to {node.name}, where its claims cannot be "
-            f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
+            f"allocated: {refusal}", v1_explain.detail(
+                state, allocator, claims, [{"node": node.name, "reason": refusal}], 1))
 
     def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
              claims: list[ResourceClaimV1], check_capacity: bool) -> str | None:

@@ -13,7 +13,7 @@ from allocation.engine.v1.allocator import (
     dra_score,
 )
 from allocation.engine.v1.book import AllocationBook
-from allocation.engine.v1.errors import AllocationError, UnschedulableError
+from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
 from allocation.engine.v1.features import (
     DEFAULT_RELEASE,
     RELEASES,
@@ -40,6 +40,7 @@ __all__ = [
     "AllocationBook",
     "AllocationError",
     "Allocator",
+    "CelRuntimeError",
     "FeatureGateError",
     "Outcome",
     "Profile",

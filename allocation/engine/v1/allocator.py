@@ -15,7 +15,7 @@ from allocation.engine.cel import CelEvaluationError
 from allocation.engine.cel.device import compile_device_selector
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.v1.book import AllocationBook
-from allocation.engine.v1.errors import AllocationError
+from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.search import Outcome, Search, claim_key
@@ -178,8 +178,9 @@ class Allocator:
         self.book.release(claim_key(claim))
 
     def selector_result(self, dev, sel, owner: str, index: int) -> bool:
-        """Whether ``sel`` accepts ``dev``; cached per device. Raises AllocationError with
-        upstream's message prefix ``owner: selector #index: CEL runtime error: ...``."""
+        """Whether ``sel`` accepts ``dev``; cached per device. Raises CelRuntimeError (an
+        AllocationError with upstream's text ``owner: selector #index: CEL runtime error:
+        ...``) naming the device and expression too."""
         cache = dev.selector_cache
         src = sel.source
         found = cache.get(src)
@@ -187,8 +188,7 @@ class Allocator:
             try:
                 found = bool(sel.matches(dev.driver, dev.raw))
             except CelEvaluationError as exc:
-                raise AllocationError(
-                    f"{owner}: selector #{index}: CEL runtime error: {exc}") from exc
+                raise CelRuntimeError(owner, index, src, "/".join(dev.key), str(exc)) from exc
             cache[src] = found
         return found
 

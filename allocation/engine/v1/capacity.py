@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from allocation.engine.quantity import Quantity
+
 __all__ = ["capacity_fits", "consumed_capacity"]
 
 
@@ -67,7 +69,8 @@ def capacity_fits(requests: dict[str, Fraction] | None, device,
     """Why ``device`` cannot serve ``requests`` now, or "" when it can.
 
     ``recorded`` is the capacity already consumed by shared allocations, ``allocating`` what
-    this call took so far. The reason names the capacity and the numbers.
+    this call took so far. The reason names the capacity, the numbers as quantities and,
+    for a policy violation, the policy (the explain annotation shows it as it is).
     """
     if requests:
         for name in requests:
@@ -76,12 +79,30 @@ def capacity_fits(requests: dict[str, Fraction] | None, device,
     for name, cap in device.capacity.items():
         want = _consumed((requests or {}).get(name), cap)
         if _violates(want, cap):
-            return f"capacity {name}: {want} violates the request policy"
+            return (f"capacity {name}: {_q(want)} violates the request policy "
+                    f"({_policy(cap)})")
         total = want
         if recorded and name in recorded:
             total += recorded[name]
         if allocating and name in allocating:
             total += allocating[name]
         if total > cap.value:
-            return f"capacity {name}: needs {want}, {cap.value - total + want} left of {cap.value}"
+            return (f"capacity {name}: needs {_q(want)}, {_q(cap.value - total + want)} left "
+                    f"of {_q(cap.value)}")
     return ""
+
+
+def _q(value: Fraction) -> str:
+    return str(Quantity(value))
+
+
+def _policy(cap) -> str:
+    """A request policy in words: ``validRange min 1Gi, max 4Gi, step 1Gi`` or
+    ``validValues 1Gi, 2Gi``, with its default."""
+    if cap.has_range:
+        parts = [f"{k} {_q(v)}" for k, v in (("min", cap.min), ("max", cap.max),
+                                             ("step", cap.step)) if v is not None]
+        text = "validRange " + ", ".join(parts)
+    else:
+        text = "validValues " + ", ".join(_q(v) for v in cap.valid_values or ())
+    return text + (f"; default {_q(cap.default)}" if cap.default is not None else "")

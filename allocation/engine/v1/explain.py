@@ -1,6 +1,8 @@
 """Why devices did not fit: per node, per request and subrequest (docs/v1.md, explanations).
 
-Only for pods that stay pending; the fast path never calls this. Every device of the
+Only for pods that stay pending; the fast path never calls this. The scheduler's
+``draplanner.io/explain`` annotation (``scheduling/v1_explain.py``) is written from these
+verdicts. Every device of the
 node's pools gets one ``DeviceVerdict``, checked against the book (not against what the
 search held mid-call) in the search's order: pool, in use, selectors, per-device node,
 capacity, counters, taints, constraints. A presenter renders the dataclasses.
@@ -8,13 +10,19 @@ capacity, counters, taints, constraints. A presenter renders the dataclasses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from allocation.engine.cel import CelCompileError
 from allocation.engine.quantity import Quantity
 from allocation.engine.v1.allocator import Allocator
 from allocation.engine.v1.constraints import lookup_attribute
-from allocation.engine.v1.errors import AllocationError, UnschedulableError
+from allocation.engine.v1.errors import (
+    AllocationError,
+    CelRuntimeError,
+    UnschedulableError,
+    selector_name,
+)
 from allocation.engine.v1.search import ClaimState, RequestData, Search
 from allocation.engine.v1.taints import untolerated_taint
 
@@ -24,6 +32,7 @@ __all__ = [
     "NodeExplanation",
     "RequestExplanation",
     "explain_node",
+    "explain_requests",
 ]
 
 REASONS = (
@@ -40,7 +49,10 @@ class DeviceVerdict:
     device: str  # driver/pool/device
     reason: str
     expression: str = ""  # the selector that was false or failed
-    error: str = ""  # CEL runtime error, capacity or pool message
+    selector: str = ""  # cel-error: "class C selector #i" or "request selector #i"
+    key: str = ""  # cel-error: the map key the expression read and the device lacks
+    error: str = ""  # CEL error, capacity or pool message
+    capacity: str = ""  # capacity: the capacity that does not fit
     claim: str = ""  # in-use: the claim holding the device
     counter_set: str = ""
     counter: str = ""
@@ -57,6 +69,8 @@ class RequestExplanation:
 
     claim: str
     request: str
+    device_class: str = ""
+    selectors: list[str] = field(default_factory=list)  # the class's, then the request's
     matched: list[str] = field(default_factory=list)
     refused: list[DeviceVerdict] = field(default_factory=list)
 
@@ -83,6 +97,20 @@ def explain_node(alloc: Allocator, node: dict, claims: list[dict]) -> NodeExplan
         out.reason = outcome.reason
     except (AllocationError, UnschedulableError) as exc:
         out.fatal = str(exc)
+    out.requests = explain_requests(alloc, node, claims)
+    return out
+
+
+def explain_requests(alloc: Allocator, node: dict, claims: list[dict]
+                     ) -> list[RequestExplanation]:
+    """The verdicts of every request and subrequest of ``claims`` on ``node``, in claim,
+    request and subrequest order, without running the search (the caller knows why the
+    claims do not fit).
+
+    Returns:
+        One RequestExplanation per request without subrequests and per subrequest.
+    """
+    requests: list[RequestExplanation] = []
     search = Search(alloc, node, [])
     devices = {"/".join(d.key): d for p in search.pools for v in p.slices for d in v.devices}
     for ci, raw in enumerate(claims):
@@ -92,22 +120,24 @@ def explain_node(alloc: Allocator, node: dict, claims: list[dict]) -> NodeExplan
             bodies = ([(s, req["name"]) for s in subs] if subs
                       else [({**(req.get("exactly") or {}), "name": req["name"]}, None)])
             for body, parent in bodies:
-                out.requests.append(_explain_request(search, ci, claim, body, parent))
-        _constraints(claim, raw, out.requests, devices)
-    return out
+                requests.append(_explain_request(search, ci, claim, body, parent))
+        _constraints(claim, raw, requests, devices)
+    return requests
 
 
 def _explain_request(search: Search, ci: int, claim: ClaimState, body: dict,
                      parent: str | None) -> RequestExplanation:
     rd = RequestData(body, parent)
-    result = RequestExplanation(claim=claim.key, request=rd.result_name)
-    klass = search.alloc.classes.get(body.get("deviceClassName") or "")
+    result = RequestExplanation(claim=claim.key, request=rd.result_name,
+                                device_class=body.get("deviceClassName") or "")
+    klass = search.alloc.classes.get(result.device_class)
     if klass is None:
         return result
     class_sels = [(s.get("cel") or {}).get("expression") or "" for s in
                   (klass.get("spec") or {}).get("selectors") or ()]
     req_sels = [(s.get("cel") or {}).get("expression") or "" for s in
                 body.get("selectors") or ()]
+    result.selectors = [*class_sels, *req_sels]
     for pool in search.pools:
         for view in pool.slices:
             for dev in view.devices:
@@ -137,15 +167,17 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
                                       (req_sels, f"claim {claim_key}",
                                        "request-selector-false")):
         for i, expression in enumerate(exprs):
+            selector = selector_name(owner_text, i)
             try:
                 ok = search.alloc.selector_result(dev, search.alloc.compiled(expression),
                                                   owner_text, i)
-            except AllocationError as exc:
+            except CelRuntimeError as exc:
                 return DeviceVerdict(ident, "cel-error", expression=expression,
-                                     error=str(exc))
+                                     selector=selector, key=_missing_key(exc.error),
+                                     error=exc.error)
             except CelCompileError as exc:  # the same for every device
                 return DeviceVerdict(ident, "cel-error", expression=expression,
-                                     error=str(exc))
+                                     selector=selector, error=f"CEL compile error: {exc}")
             if not ok:
                 return DeviceVerdict(ident, reason, expression=expression)
     if view.per_device and dev.name not in view.node_ok:
@@ -153,7 +185,8 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
     if search.consumable:
         why = search.capacity_reason(rd, dev)
         if why:
-            return DeviceVerdict(ident, "capacity", error=why)
+            return DeviceVerdict(ident, "capacity", error=why,
+                                 capacity=_CAPACITY_NAME.match(why).group(1))
     if dev.consumes:
         if not profile.partitionable_devices:
             return DeviceVerdict(ident, "counters-disabled")
@@ -168,6 +201,17 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
         if taint is not None:
             return DeviceVerdict(ident, "taint", taint=dict(taint))
     return None
+
+
+# capacity.capacity_fits's reasons all start "capacity <name>: " or "capacity <name> is "
+_CAPACITY_NAME = re.compile(r"capacity (\S+?)(?::| is )")
+# cel-go's text for a missing map key (allocation/engine/cel/_library.py)
+_NO_SUCH_KEY = re.compile(r"^no such key: (.+)$")
+
+
+def _missing_key(error: str) -> str:
+    found = _NO_SUCH_KEY.match(error)
+    return found.group(1) if found else ""
 
 
 def _num(value) -> str:
@@ -198,6 +242,7 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
                 keep.append(ident)
             r.matched = keep
         if kind != "matchAttribute":
+            _distinct(covered, attr, devices)
             continue
         for r in covered:
             others = [o for o in covered if o is not r and o.request.split("/")[0]
@@ -217,3 +262,30 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
                 else:
                     keep.append(ident)
             r.matched = keep
+
+
+def _distinct(covered: list[RequestExplanation], attr: str, devices: dict) -> None:
+    """distinctAttribute: refuse a matched device when another covered request can only
+    use devices with the same value (every one of its matched devices has it)."""
+    # (request, its only value, a device with it), taken before any device is moved
+    only = []
+    for r in covered:
+        found = {lookup_attribute(devices.get(m), attr) for m in r.matched}
+        if len(found) == 1:
+            only.append((r, found.pop(), r.matched[0]))
+    for r in covered:
+        forced = [(value, device) for o, value, device in only
+                  if o is not r and o.request.split("/")[0] != r.request.split("/")[0]]
+        if not forced:
+            continue
+        keep = []
+        for ident in r.matched:
+            value = lookup_attribute(devices.get(ident), attr)
+            against = next((d for v, d in forced if v == value), None)
+            if against is None:
+                keep.append(ident)
+            else:
+                r.refused.append(DeviceVerdict(ident, "constraint",
+                                               constraint=f"distinctAttribute {attr}",
+                                               against=against))
+        r.matched = keep

@@ -17,7 +17,7 @@ from allocation.engine.cel import CelCompileError
 from allocation.engine.v1.capacity import capacity_fits, consumed_capacity
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
-from allocation.engine.v1.errors import AllocationError, UnschedulableError
+from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
 from allocation.engine.v1.pools import quantity_value
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.taints import untolerated_taint
@@ -71,7 +71,7 @@ class RequestData:
     """A request or subrequest, prepared for the search."""
 
     __slots__ = ("name", "parent", "klass", "class_selectors", "selectors", "all_mode",
-                 "num_devices", "all_devices", "admin", "tolerations", "capacity")
+                 "num_devices", "all_devices", "admin", "tolerations", "capacity", "claim")
 
     def __init__(self, body: dict, parent: str | None) -> None:
         self.name = body["name"]
@@ -87,6 +87,7 @@ class RequestData:
         self.klass = None
         self.class_selectors: list = []
         self.selectors: list = []
+        self.claim = ""  # the claim's key, to name it in a CEL runtime error
 
     @property
     def result_name(self) -> str:
@@ -226,6 +227,7 @@ class Search:
                                       "(unsupported constraint type?)")
 
     def _validate(self, claim: ClaimState, ci: int, rd: RequestData, body: dict) -> RequestData:
+        rd.claim = claim.key
         for i, sel in enumerate(body.get("selectors") or ()):
             if not (sel.get("cel") or {}).get("expression"):
                 raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
@@ -280,12 +282,16 @@ class Search:
         if dev.binding_conditions and not self.profile.binding_and_status:
             return False
         result = self.alloc.selector_result
-        for sel, owner, i in rd.class_selectors:
-            if not result(dev, sel, owner, i):
-                return False
-        for sel, owner, i in rd.selectors:
-            if not result(dev, sel, owner, i):
-                return False
+        try:
+            for sel, owner, i in rd.class_selectors:
+                if not result(dev, sel, owner, i):
+                    return False
+            for sel, owner, i in rd.selectors:
+                if not result(dev, sel, owner, i):
+                    return False
+        except CelRuntimeError as exc:  # spec section 6: say which claim and request
+            exc.place(rd.claim, rd.result_name)
+            raise
         return not (view.per_device and dev.name not in view.node_ok)
 
     def capacity_reason(self, rd: RequestData, dev) -> str:

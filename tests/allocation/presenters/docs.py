@@ -6,6 +6,8 @@ with two named cards and a counter, pods that fit and one that stays pending.
 
 from __future__ import annotations
 
+from allocation.engine.simulation import simulate
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, request, slice_doc
 from tests.factories import (
     API,
     DRIVER,
@@ -91,3 +93,18 @@ def cluster_docs() -> list[dict]:
 def cluster_state():
     """The simulated state of :func:`cluster_docs`."""
     return run(cluster_docs()).state
+
+
+def v1_state(selector: str, request_name: str = "r"):
+    """A resource.k8s.io/v1 cluster: ``node-1`` with GPUs ``gpu-0`` (model ``a``) and
+    ``gpu-1`` (model ``b``), class ``gpu``, and the pod ``v1-waiting`` whose claim
+    ``default/v1-claim`` asks for one GPU matching ``selector`` (a CEL expression)."""
+    gpus = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}}}
+            for i, model in enumerate("ab")]
+    docs = [node("node-1"), class_doc(selectors=[{"cel": {
+                "expression": f'device.driver == "{GPU_DRIVER}"'}}]),
+            slice_doc(gpus),
+            claim_doc([request(request_name, selectors=[{"cel": {"expression": selector}}])],
+                      name="v1-claim"),
+            pod("v1-waiting", claims={"gpu": "v1-claim"})]
+    return simulate(load(docs)).state

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 
 from allocation.engine.scheduling import reasons
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
 from allocation.presenters.explain import explain_pod, node_reason_text
-from tests.allocation.presenters.docs import cluster_state
+from tests.allocation.presenters.docs import cluster_state, v1_state
 
 KEY = "draplanner.io/explain"
+
+
+def _v1_annotations(state) -> dict[str, str]:
+    return state.get("Pod", "default", "v1-waiting").meta.annotations
 
 
 def test_explanation_of_a_pending_pod_node_by_node() -> None:
@@ -65,3 +70,57 @@ def test_every_node_reason_of_the_scheduler_has_plain_words() -> None:
     texts = [node_reason_text(reason) for reason in node_reasons]
     assert all(text != reason for text, reason in zip(texts, node_reasons, strict=True))
     assert len(set(texts)) == len(texts)
+
+
+
+def test_a_v1_explanation_names_the_class_and_each_refused_device_with_its_reason() -> None:
+    sel = 'device.attributes["gpu.example.com"].model == "c"'
+
+    explanation = explain_pod(_v1_annotations(v1_state(sel)))
+
+    assert explanation.error is None
+    [request_explanation] = explanation.nodes[0].requests
+    assert (request_explanation.claim_url, request_explanation.source) == (
+        "/claims/default/v1-claim/", "class gpu")
+    assert request_explanation.sentence == (
+        "None of the node's 2 candidate(s) is free and matches.")
+    assert [(r.code, r.candidates, r.reason) for r in request_explanation.refused] == [
+        ("request-selector-false",
+         ["gpu.example.com/node-1/gpu-0", "gpu.example.com/node-1/gpu-1"],
+         f"request selector `{sel}` is false")]
+
+
+def test_a_v1_scheduler_error_names_claim_request_device_and_expression() -> None:
+    sel = 'device.attributes["gpu.example.com"].cores > 1'
+
+    error = explain_pod(_v1_annotations(v1_state(sel, "big"))).error
+
+    assert (error.claim, error.claim_url, error.request, error.device, error.selector,
+            error.expression, error.error) == (
+        "default/v1-claim", "/claims/default/v1-claim/", "big", "gpu.example.com/node-1/gpu-0",
+        "request selector #0", sel, "no such key: cores")
+
+
+def test_v1_counts_of_devices_left_out_are_part_of_the_sentences() -> None:
+    raw = json.dumps({"summary": "s", "nodes": [{
+        "node": "n", "reason": "cannot allocate all claims", "omittedRequests": 2, "requests": [
+            {"claim": "team/c", "request": "r", "class": "gpu", "selectors": [],
+             "matching": [], "refusedMore": 4, "refused": [
+                 {"reason": "allocated to claim team/x", "code": "in-use",
+                  "candidates": ["d/p/a"], "more": 5}]},
+            {"claim": "team/c", "request": "s", "class": "gpu", "selectors": [],
+             "matching": ["d/p/b"], "matchingMore": 2, "refused": []}]}]})
+
+    node = explain_pod({KEY: raw}).nodes[0]
+
+    first, second = node.requests
+    assert node.omitted_requests == 2
+    assert first.refused[0].count == 6
+    assert first.sentence == "None of the node's 10 candidate(s) is free and matches."
+    assert second.sentence == ("3 free candidate(s) match (d/p/b and 2 more), but not "
+                               "together with the pod's other requests.")
+
+
+def test_the_v1_node_reasons_have_plain_words() -> None:
+    assert node_reason_text(INVALID_POOLS) != INVALID_POOLS
+    assert node_reason_text(NOT_AVAILABLE) != NOT_AVAILABLE

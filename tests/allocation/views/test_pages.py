@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from allocation.presenters import live
-from tests.allocation.presenters.docs import cluster_state
+from tests.allocation.presenters.docs import cluster_state, v1_state
 
 
 @pytest.fixture
@@ -55,6 +55,37 @@ def test_pod_page_explains_in_words(admin_client, stored):
 
     assert "the pod&#x27;s claims cannot all be allocated on this node" in html
     assert "allocated to claim default/card-a" in html
+
+
+@pytest.mark.django_db
+def test_pod_page_explains_a_v1_pod_per_node_request_and_device(admin_client, monkeypatch):
+    sel = 'device.attributes["gpu.example.com"].model == "c"'
+    monkeypatch.setattr(live, "snapshot", lambda: (v1_state(sel), 3))
+
+    html = admin_client.get(reverse("allocation:pod", args=["default", "v1-waiting"])
+                            ).content.decode()
+
+    assert '<a href="/nodes/node-1/">node-1</a>: the pod&#x27;s claims cannot all be' in html
+    assert ('<a href="/claims/default/v1-claim/">default/v1-claim</a> <code>r</code> '
+            "(class gpu): None of the node&#x27;s 2 candidate(s) is free and matches.") in html
+    assert ("<li>gpu.example.com/node-1/gpu-0, gpu.example.com/node-1/gpu-1: request "
+            "selector `device.attributes[&quot;gpu.example.com&quot;].model == "
+            "&quot;c&quot;` is false</li>") in html
+
+
+@pytest.mark.django_db
+def test_pod_page_names_what_a_cel_runtime_error_read(admin_client, monkeypatch):
+    sel = 'device.attributes["gpu.example.com"].cores > 1'
+    monkeypatch.setattr(live, "snapshot", lambda: (v1_state(sel, "big"), 3))
+
+    html = admin_client.get(reverse("allocation:pod", args=["default", "v1-waiting"])
+                            ).content.decode()
+
+    assert ("The scheduling attempt failed (SchedulerError) on claim "
+            '<a href="/claims/default/v1-claim/">default/v1-claim</a>, request <code>big</code>, '
+            "device <code>gpu.example.com/node-1/gpu-0</code>:") in html
+    assert ("request selector #0 <code>device.attributes[&quot;gpu.example.com&quot;].cores "
+            "&gt; 1</code> failed: no such key: cores") in html
 
 
 @pytest.mark.django_db

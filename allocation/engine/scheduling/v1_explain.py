@@ -1,0 +1,179 @@
+"""The ``draplanner.io/explain`` annotation of a pod with resource.k8s.io/v1 claims.
+
+The seed scheduler's annotation (``reasons.detail_of``, ``fit.node_detail``, docs/manifests.md
+"The explanation") is the shape: ``summary``, ``nodes`` (at most ``MAX_DETAIL_NODES``, in
+the scheduler's order) and ``omittedNodes``; a node refused because of its claims gets
+``requests``, one entry per request or subrequest of the pod's unallocated claims, with the
+devices that match and the refused ones grouped by reason. The verdicts come from
+``allocation.engine.v1.explain``; this module words them (each text once, here) and keeps
+the annotation bounded. A fatal allocator error (spec section 6) gives the condition reason
+``SchedulerError``, a message naming the claim, request, device, expression and error, and
+the same fields as the annotation's ``error``. docs/v1.md "Explanations" has the format.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allocation.engine.faults import SCHEDULER_ERROR
+from allocation.engine.scheduling import binding
+from allocation.engine.scheduling.reasons import MAX_DETAIL_NODES, R_CLAIMS, detail_of
+from allocation.engine.v1 import INVALID_POOLS, AllocationError, CelRuntimeError
+from allocation.engine.v1.explain import DeviceVerdict, RequestExplanation, explain_requests
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod, ResourceClaimV1
+    from allocation.engine.state import ClusterState
+    from allocation.engine.v1 import Allocator, UnschedulableError
+
+__all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
+           "MAX_REQUESTS", "detail", "mark_failed", "request_entry", "verdict_text"]
+
+EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS)
+"""Node reasons whose requests the annotation details (the claims, not the node, said no)."""
+MAX_MATCHING = 16
+"""Matching devices listed per request; the rest are counted in ``matchingMore``."""
+MAX_CANDIDATES = 8
+"""Devices listed per refusal group; the rest are counted in the group's ``more``."""
+MAX_GROUPS = 8
+"""Refusal groups per request; the devices of the rest are counted in ``refusedMore``."""
+MAX_REQUESTS = 16
+"""Request entries per node; the rest are counted in the node's ``omittedRequests``."""
+
+
+def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],
+           details: list[dict], total: int) -> dict:
+    """The annotation's body for a pod no node takes: ``details`` (the scheduler's
+    ``{"node", "reason"}`` entries) with ``requests`` where claims were the reason.
+
+    Returns:
+        ``reasons.detail_of`` of the completed entries.
+    """
+    pending = None
+    for entry in details:
+        if entry["reason"] in EXPLAINED_REASONS:
+            pending = pending if pending is not None else _pending(claims)
+            _add_requests(state, allocator, pending, entry)
+    return detail_of(details, total)
+
+
+def mark_failed(state: ClusterState, allocator: Allocator, pod: Pod,
+                claims: list[ResourceClaimV1], error: AllocationError | UnschedulableError,
+                node: str, details: list[dict], total: int) -> bool:
+    """Record an allocator error raised while trying ``node``.
+
+    An UnschedulableError (a missing class) is the same on every node: ``Unschedulable``
+    with ``0/N nodes are available: <error>.``. An AllocationError ends the attempt as
+    upstream's does, with ``SchedulerError``; the message and the annotation's ``error``
+    name the claim, request, device, expression and error of a CEL runtime error, and the
+    node gets its per-request verdicts.
+
+    Returns:
+        False, as ``binding.mark_unschedulable``.
+    """
+    if not isinstance(error, AllocationError):
+        return binding.mark_unschedulable(
+            state, pod, f"0/{total} nodes are available: {error}.", {})
+    if isinstance(error, CelRuntimeError):
+        message, fields = error.detail, error.fields()
+    else:
+        message, fields = str(error), {"error": str(error)}
+    entry = {"node": node, "reason": str(error)}
+    _add_requests(state, allocator, _pending(claims), entry)
+    body = detail_of([*details[:MAX_DETAIL_NODES - 1], entry], total)
+    body["error"] = fields
+    return binding.mark_unschedulable(state, pod, message, body, reason=SCHEDULER_ERROR)
+
+
+def _pending(claims: list[ResourceClaimV1]) -> list[dict]:
+    """The claims the allocator was asked for (the unallocated ones), as v1 documents."""
+    return [c.as_v1() for c in claims if not c.allocated]
+
+
+def _add_requests(state: ClusterState, allocator: Allocator, pending: list[dict],
+                  entry: dict) -> None:
+    node: Node = state.nodes[entry["node"]]
+    requests = explain_requests(allocator, node.to_manifest(), pending)
+    entry["requests"] = [request_entry(r) for r in requests[:MAX_REQUESTS]]
+    if len(requests) > MAX_REQUESTS:
+        entry["omittedRequests"] = len(requests) - MAX_REQUESTS
+
+
+def request_entry(request: RequestExplanation) -> dict:
+    """One request's entry: ``claim``, ``request`` (``req`` or ``req/sub``), ``class``,
+    ``selectors``, ``matching`` and ``refused`` (``[{reason, code, candidates, more?}]``,
+    groups in the order of their first device), bounded as the module's constants say.
+
+    Returns:
+        A JSON-ready dict; counts of what was left out only when something was.
+    """
+    entry: dict = {"claim": request.claim, "request": request.request,
+                   "class": request.device_class, "selectors": list(request.selectors),
+                   "matching": request.matched[:MAX_MATCHING], "refused": []}
+    if len(request.matched) > MAX_MATCHING:
+        entry["matchingMore"] = len(request.matched) - MAX_MATCHING
+    groups: dict[str, dict] = {}
+    left_out = 0
+    for verdict in request.refused:
+        text = verdict_text(verdict)
+        group = groups.get(text)
+        if group is None:
+            if len(groups) == MAX_GROUPS:
+                left_out += 1
+                continue
+            group = groups[text] = {"reason": text, "code": verdict.reason, "candidates": []}
+        if len(group["candidates"]) < MAX_CANDIDATES:
+            group["candidates"].append(verdict.device)
+        else:
+            group["more"] = group.get("more", 0) + 1
+    entry["refused"] = list(groups.values())
+    if left_out:
+        entry["refusedMore"] = left_out
+    return entry
+
+
+# The sentence of each verdict reason (allocation.engine.v1.explain.REASONS).
+_TEXTS = {
+    "pool-incomplete": lambda v: ("its resource pool is incomplete (slices still being "
+                                  "published), so it is not allocated from"),
+    "pool-invalid": lambda v: f"its resource pool is invalid: {v.error}",
+    "in-use": lambda v: f"allocated to claim {v.claim}",
+    "binding-conditions-disabled": lambda v: ("it has binding conditions, but "
+                                              "DRADeviceBindingConditions is off"),
+    "class-selector-false": lambda v: f"class selector `{v.expression}` is false",
+    "request-selector-false": lambda v: f"request selector `{v.expression}` is false",
+    "cel-error": lambda v: f"{v.selector} `{v.expression}` failed: {v.error}",
+    "not-on-node": lambda v: ("the device is not available on this node "
+                              "(per-device node selection)"),
+    "capacity": lambda v: v.error,
+    "counters-disabled": lambda v: ("it consumes shared counters, but "
+                                    "DRAPartitionableDevices is off"),
+    "counters": lambda v: (f"not enough of counter {v.counter} in set {v.counter_set}: "
+                           f"{v.available} left, needs {v.needed}"),
+    "taint": lambda v: f"untolerated taint {_taint(v.taint or {})}",
+    "constraint": lambda v: _constraint(v),
+}
+
+
+def verdict_text(verdict: DeviceVerdict) -> str:
+    """Why one device was refused, in the words of the annotation (and the console).
+
+    Returns:
+        One short sentence; devices with the same text are grouped.
+    """
+    text = _TEXTS.get(verdict.reason)
+    return text(verdict) if text else verdict.reason
+
+
+def _constraint(v: DeviceVerdict) -> str:
+    if not v.against:
+        return f"{v.constraint}: the device has no such attribute"
+    if v.constraint.startswith("distinctAttribute"):
+        return (f"{v.constraint}: another request can only use a device with the same "
+                f"value ({v.against})")
+    return f"{v.constraint}: no device of the other requests has the same value (e.g. {v.against})"
+
+
+def _taint(taint: dict) -> str:
+    value = taint.get("value")
+    return f"{taint.get('key', '')}{'=' + value if value else ''}:{taint.get('effect', '')}"
