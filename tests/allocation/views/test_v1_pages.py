@@ -70,3 +70,9 @@ def test_device_class_and_slice_pages(reconciled):
     assert "default/c1" in _row(piece, "data-device", "gpu-0-a")
     assert reconciled.get("/resourceslices/nope/").status_code == 404
     assert reconciled.get("/deviceclasses/nope/").status_code == 404
+
+
+def test_the_pod_page_links_its_v1_claims_with_their_state(reconciled):
+    html = reconciled.get("/pods/default/p1/").content.decode()
+    assert '<a href="/claims/default/c1/">' in html
+    assert "<td>reserved</td>" in html and "not created yet" not in html
