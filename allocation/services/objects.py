@@ -60,8 +60,8 @@ def find_row(obj: KObject) -> StoredObject | None:
         return model.objects.filter(namespace=namespace, name=name, api_group=group,
                                     kind=kind).first()
     # Every version of the kind: a seed and a v1 ResourceClaim of one name are one object
-    # (docs/v1.md, "The console").
-    for twin in models_of_kind(kind):
+    # (docs/v1.md, "The console"). Events have a model of their own.
+    for twin in models_of_kind(kind) or [model]:
         row = twin.objects.filter(namespace=namespace, name=name).first()
         if row is not None:
             return row
