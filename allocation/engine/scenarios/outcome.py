@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.objects import ResourceClaimV1, ResourceSlice
 from allocation.engine.v1.results import allocated_node_name
+from allocation.engine.v1.usage import driver_usage
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -111,10 +112,10 @@ def _class_of(claim: ResourceClaimV1, request: str) -> str:
 def _summarize_v1(state: ClusterState, claims: dict[str, list[str]],
                   classes: dict[str, int], drivers: dict[str, list[int]]) -> None:
     """The resource.k8s.io/v1 claims and devices: a claim holds ``node/driver/pool/device``
-    (``*`` for a network-attached allocation); a driver's devices are those of its
-    ResourceSlices, used when any result that is not adminAccess names them."""
-    used: set[tuple[str, str, str]] = set()
-    for claim in state.of_kind(ResourceClaimV1):
+    (``*`` for a network-attached allocation); a driver's devices are counted by
+    ``v1.usage.driver_usage``."""
+    v1_claims = list(state.of_kind(ResourceClaimV1))
+    for claim in v1_claims:
         if claim.allocation is None:
             continue
         node = allocated_node_name(claim.allocation) or "*"
@@ -122,13 +123,11 @@ def _summarize_v1(state: ClusterState, claims: dict[str, list[str]],
                                    for r in claim.results)
         for r in claim.results:
             classes[_class_of(claim, r.get("request", ""))] += 1
-            if not r.get("adminAccess"):
-                used.add((r["driver"], r["pool"], r["device"]))
-    for piece in state.of_kind(ResourceSlice):
-        for device in piece.devices:
-            drivers[piece.driver][1] += 1
-            if (piece.driver, piece.pool_name, device["name"]) in used:
-                drivers[piece.driver][0] += 1
+    usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
+                         [c.as_v1() for c in v1_claims if c.allocation is not None])
+    for driver, (used, total) in usage.items():
+        drivers[driver][0] += used
+        drivers[driver][1] += total
 
 
 def diff(before: Outcome, after: Outcome) -> Diff:
