@@ -18,7 +18,7 @@ from allocation.engine.objects import NodeResourceSlice, ResourceClaimV1
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.results import allocated_node_name
 from allocation.presenters.common import bytes_text, cpu_text, object_url, percent
-from allocation.presenters.v1_devices import V1Pool, node_pools
+from allocation.presenters.v1_devices import V1Pool, node_pools, nodes_pools
 
 __all__ = ["Box", "BoxStatus", "PartitionTree", "CounterBar", "NamedDevice", "CapacityRow",
            "NodeView", "NodeDevices", "node_view", "node_devices", "claim_link"]
@@ -228,15 +228,18 @@ class NodeDevices:
     trees: list[PartitionTree]
     counters: list[CounterBar]
     named: list[NamedDevice]
+    v1_pools: list[V1Pool] = field(default_factory=list)
 
 
 def node_devices(state: ClusterState, names: list[str]) -> dict[str, NodeDevices]:
     """The devices of several nodes, reading the state once rather than once per node."""
     slices = _partitionable_slices(state)
+    pools = nodes_pools(state, names)
     out = {}
     for name in names:
         counters, named = _devices(state, name)
-        out[name] = NodeDevices(_trees(state, name, slices.get(name, [])), counters, named)
+        out[name] = NodeDevices(_trees(state, name, slices.get(name, [])), counters, named,
+                                pools[name])
     return out
 
 

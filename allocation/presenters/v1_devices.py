@@ -27,7 +27,7 @@ from allocation.presenters.common import object_url, percent
 
 __all__ = ["DeviceHolder", "CapacityView", "V1Device", "V1CounterBar", "V1Pool",
            "DeviceClassRow", "DeviceClassView", "SliceRow", "SliceView", "holders_by_device",
-           "config_text",
+           "config_text", "nodes_pools",
            "node_pools", "device_class_list", "device_class_view", "slice_list", "slice_view"]
 
 DeviceKey = tuple[str, str, str]
@@ -186,32 +186,44 @@ def _pool_counter_sets(pool: Pool, pieces: list[ResourceSlice]) -> dict[str, dic
 def node_pools(state: ClusterState, name: str) -> list[V1Pool]:
     """The v1 pools node ``name`` sees (its own slices and network-attached ones), in the
     allocator's order, with every device on the node and the pool's shared counters."""
-    node = state.nodes.get(name)
+    return nodes_pools(state, [name])[name]
+
+
+def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]]:
+    """:func:`node_pools` of several nodes, indexing the slices and claims once."""
     pieces = sorted(state.of_kind(ResourceSlice), key=lambda s: s.name)
-    if node is None or not pieces:
-        return []
+    found: dict[str, list[V1Pool]] = {name: [] for name in names}
+    if not pieces:
+        return found
     by_pool: dict[tuple[str, str], list[ResourceSlice]] = defaultdict(list)
     for piece in pieces:
         by_pool[piece.pool_key].append(piece)
     index = SliceIndex([s.as_v1() for s in pieces], make_profile())
     holders = holders_by_device(state)
-    pools = []
-    for pool in index.pools_for({"metadata": {"name": name, "labels": dict(node.labels)}}):
-        devices, raws = [], []
-        for view in pool.slices:
-            for dev in view.devices:
-                if view.node_ok is None or dev.name in view.node_ok:
-                    devices.append(_device(dev, view.name, pool.driver, pool.name, holders))
-                    raws.append(dev.raw)
-        problem = ("incomplete: not every slice of the pool is published" if pool.incomplete
-                   else f"invalid: {pool.invalid_reason}" if pool.invalid else "")
-        mine = by_pool[pool.key]
-        pools.append(V1Pool(pool.driver, pool.name, problem,
-                            [(p.name, object_url("ResourceSlice", None, p.name)) for p in mine],
-                            devices, _counters(_pool_counter_sets(pool, mine), raws, holders,
-                                               pool.driver, pool.name),
-                            any(p.node_name == name for p in mine)))
-    return pools
+    for name in names:
+        node = state.nodes.get(name)
+        if node is not None:
+            found[name] = [_pool(pool, name, by_pool[pool.key], holders) for pool in
+                           index.pools_for({"metadata": {"name": name,
+                                                         "labels": dict(node.labels)}})]
+    return found
+
+
+def _pool(pool: Pool, node: str, pieces: list[ResourceSlice],
+          holders: dict[DeviceKey, list[DeviceHolder]]) -> V1Pool:
+    devices, raws = [], []
+    for view in pool.slices:
+        for dev in view.devices:
+            if view.node_ok is None or dev.name in view.node_ok:
+                devices.append(_device(dev, view.name, pool.driver, pool.name, holders))
+                raws.append(dev.raw)
+    problem = ("incomplete: not every slice of the pool is published" if pool.incomplete
+               else f"invalid: {pool.invalid_reason}" if pool.invalid else "")
+    return V1Pool(pool.driver, pool.name, problem,
+                  [(p.name, object_url("ResourceSlice", None, p.name)) for p in pieces],
+                  devices, _counters(_pool_counter_sets(pool, pieces), raws, holders,
+                                     pool.driver, pool.name),
+                  any(p.node_name == node for p in pieces))
 
 
 @dataclass(frozen=True, slots=True)
