@@ -211,12 +211,11 @@ def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]
 
 def _pool(pool: Pool, node: str, pieces: list[ResourceSlice],
           holders: dict[DeviceKey, list[DeviceHolder]]) -> V1Pool:
-    devices, raws = [], []
-    for view in pool.slices:
-        for dev in view.devices:
-            if view.node_ok is None or dev.name in view.node_ok:
-                devices.append(_device(dev, view.name, pool.driver, pool.name, holders))
-                raws.append(dev.raw)
+    devices = [_device(dev, view.name, pool.driver, pool.name, holders)
+               for view in pool.slices for dev in view.devices
+               if view.node_ok is None or dev.name in view.node_ok]
+    # Counters are the pool's: every device draws on them, on this node or not.
+    raws = [dev.raw for view in [*pool.slices, *pool.other_slices] for dev in view.devices]
     problem = ("incomplete: not every slice of the pool is published" if pool.incomplete
                else f"invalid: {pool.invalid_reason}" if pool.invalid else "")
     return V1Pool(pool.driver, pool.name, problem,

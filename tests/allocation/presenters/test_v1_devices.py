@@ -84,3 +84,26 @@ def test_config_text():
              "opaque": {"driver": v1.DRIVER, "parameters": {"b": 1, "a": "x"}}}
     assert v1_devices.config_text(entry) == (
         'FromClass gpu.example.com for gpu: {"a": "x", "b": 1}')
+
+
+def test_the_counters_of_a_pool_count_its_devices_on_other_nodes_too():
+    def dev(name, node):
+        return {"name": name, "nodeName": node, "consumesCounters": [
+            {"counterSet": "s", "counters": {"c": {"value": "1"}}}]}
+
+    pool = {"name": "shared", "resourceSliceCount": 2}
+    devices = {"apiVersion": v1.V1, "kind": "ResourceSlice", "metadata": {"name": "per-device"},
+               "spec": {"driver": v1.DRIVER, "pool": pool, "perDeviceNodeSelection": True,
+                        "devices": [dev("d-a", "n1"), dev("d-b", "n2")]}}
+    counters = {"apiVersion": v1.V1, "kind": "ResourceSlice", "metadata": {"name": "counters"},
+                "spec": {"driver": v1.DRIVER, "pool": pool,
+                         "sharedCounters": [{"name": "s", "counters": {"c": {"value": "2"}}}]}}
+    held = v1.claim("held")
+    held["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": v1.DRIVER, "pool": "shared", "device": "d-b"}]}}}
+    state = _state([f.node("n1"), f.node("n2"), v1.device_class(), devices, counters, held])
+    [pool_view] = v1_devices.node_pools(state, "n1")
+    assert [d.name for d in pool_view.devices] == ["d-a"]  # only the node's own device
+    [bar] = pool_view.counters
+    assert (bar.used, bar.total, bar.holders) == ("1", "2", (("default/held",
+                                                              "/claims/default/held/"),))
