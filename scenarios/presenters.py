@@ -142,6 +142,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
             ref = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
             selectors += [SelectorField(obj.kind, ref, path, expression)
                           for path, expression in _selectors(obj.raw)]
+        elif obj.kind == "DeviceClass":  # resource.k8s.io/v1: CEL under spec.selectors
+            selectors += [SelectorField(obj.kind, obj.name,
+                                        f"spec.selectors[{i}].cel.expression", expression)
+                          for i, expression in enumerate(obj.selectors)]
         elif obj.kind == "ProvisioningRequest":
             status = obj.to_manifest().get("status") or {}
             requests.append({"ref": f"{obj.namespace}/{obj.name}",

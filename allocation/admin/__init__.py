@@ -1,4 +1,5 @@
-"""Django admin for what staff edit: classes, parameters, drivers, slices, node groups.
+"""Django admin for what staff edit: classes (DeviceClasses too), parameters, drivers, slices
+(v1 ResourceSlices too), node groups.
 
 Every save and delete goes through the services (whole-cluster validation, one
 transaction, broadcast); CEL selectors and templates compile on save, their errors shown
@@ -124,6 +125,18 @@ class NodeResourceCapacityAdmin(ManifestAdmin):
     list_display = ("name", "node_name", "driver_name", "updated_at")
     list_filter = ("driver_name",)
     search_fields = ("name", "node_name")
+
+
+@admin.register(models.DeviceClass)
+class DeviceClassAdmin(ManifestAdmin):
+    list_display = ("name", "extended_resource_name", "updated_at")
+
+
+@admin.register(models.ResourceSlice)
+class ResourceSliceAdmin(ManifestAdmin):
+    list_display = ("name", "node_name", "driver_name", "pool_name", "updated_at")
+    list_filter = ("driver_name",)
+    search_fields = ("name", "node_name", "pool_name")
 
 
 @admin.register(models.NodeGroup)

@@ -1,6 +1,9 @@
 """Where a document holds CEL, and compiling it with the engine's CEL layer.
 
-Selectors (class filters, claim requests) compile as selectors; a DriverSimulation's
+Selectors (class filters, claim requests) compile as selectors; a DeviceClass's
+``spec.selectors[].cel.expression`` as a v1 device selector
+(``allocation.engine.cel.device.compile_device_selector``, under the default profile's
+DRAConsumableCapacity gate, as the loader compiles it); a DriverSimulation's
 ``spec.requestCount`` as an expression over ``object``; each ``{{ expression }}`` of a
 numeric class's ``celTemplate`` as an expression over ``object``. Errors carry their
 position (line:column inside the expression; the template's own line for templates).
@@ -12,6 +15,8 @@ import re
 from dataclasses import dataclass
 
 from allocation.engine.cel import CelCompileError, compile_expression, compile_selector
+from allocation.engine.cel.device import compile_device_selector
+from allocation.engine.v1 import make_profile
 
 __all__ = ["CelSource", "cel_sources", "compile_errors", "TEMPLATE_EXPRESSION"]
 
@@ -24,7 +29,7 @@ class CelSource:
 
     path: str
     source: str
-    kind: str  # "selector", "expression" or "template"
+    kind: str  # "selector", "device selector", "expression" or "template"
 
 
 def _model_entries(entry: dict):
@@ -52,6 +57,13 @@ def cel_sources(kind: str, doc: dict) -> list[CelSource]:
             if isinstance(entry, dict) and isinstance(entry.get("celTemplate"), str):
                 found.append(CelSource(f"numericParameters[{i}].celTemplate",
                                        entry["celTemplate"], "template"))
+    elif kind == "DeviceClass":
+        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        for i, entry in enumerate(spec.get("selectors") or ()):
+            cel = entry.get("cel") if isinstance(entry, dict) else None
+            if isinstance(cel, dict) and isinstance(cel.get("expression"), str):
+                found.append(CelSource(f"spec.selectors[{i}].cel.expression",
+                                       cel["expression"], "device selector"))
     elif kind == "DriverSimulation":
         spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
         if isinstance(spec.get("requestCount"), str):
@@ -70,6 +82,9 @@ def compile_errors(item: CelSource) -> list[str]:
     try:
         if item.kind == "selector":
             compile_selector(item.source)
+        elif item.kind == "device selector":
+            compile_device_selector(item.source,
+                                    consumable_capacity=make_profile().consumable_capacity)
         elif item.kind == "expression":
             compile_expression(item.source, {"object": "dyn"})
         else:

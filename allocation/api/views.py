@@ -26,8 +26,9 @@ from allocation.api.serializers import (
     ProblemsSerializer,
     YAMLRenderer,
 )
+from allocation.engine.kinds import V1_KINDS
 from allocation.engine.writer import as_list
-from allocation.models import KIND_MODELS, Event, StoredObject, VendorObject
+from allocation.models import KIND_MODELS, Event, StoredObject, VendorObject, models_of_kind
 from allocation.services import objects as object_services
 from allocation.services.permissions import can_write
 
@@ -151,6 +152,14 @@ def _plural(kind: str) -> str:
     return lower if lower.endswith("parameters") else lower + "s"
 
 
+def _prefix(model: type[StoredObject]) -> str:
+    """The endpoint of a kind: its plural, and ``-v1`` for the resource.k8s.io/v1 kinds whose
+    name a seed kind has too (``/api/resourceclaims-v1/``): one identity, two shapes
+    (docs/v1.md, "The console")."""
+    twins = len(models_of_kind(model.KIND)) > 1
+    return _plural(model.KIND) + ("-v1" if twins and model.KIND_SPEC in V1_KINDS else "")
+
+
 def _viewset(model: type[StoredObject]) -> type[ManifestViewSet]:
     methods = ["get", "post", "put", "delete", "head", "options"]
     if model is Event:
@@ -162,6 +171,6 @@ def _viewset(model: type[StoredObject]) -> type[ManifestViewSet]:
 
 
 VIEWSETS: dict[str, type[ManifestViewSet]] = {
-    _plural(kind): _viewset(model) for kind, model in KIND_MODELS.items()}
+    _prefix(model): _viewset(model) for model in KIND_MODELS.values()}
 VIEWSETS["vendorobjects"] = VendorObjectViewSet
 VIEWSETS["events"] = _viewset(Event)

@@ -31,7 +31,7 @@ from allocation.engine.state import ClusterState
 from allocation.engine.writer import as_list, dump
 
 __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS",
-           "refuse_v1", "refuse_unsimulated_v1"]
+           "refuse_unsimulated_v1"]
 
 MAX_ROUNDS = 10_000
 
@@ -135,19 +135,6 @@ class Simulation:
 
 def _name(controller) -> str:
     return getattr(controller, "name", type(controller).__name__)
-
-
-def refuse_v1(loaded: LoadResult) -> None:
-    """Refuse every resource.k8s.io/v1 object: the console has no stored model for them yet
-    (docs/v1.md), and a bad-input answer (one problem per object) is better than an
-    internal error.
-
-    Raises:
-        InvalidManifests: one problem per v1 object.
-    """
-    found = [_v1_problem(obj) for obj in loaded.objects if obj.kind_spec in kinds.V1_KINDS]
-    if found:
-        raise InvalidManifests(found)
 
 
 def refuse_unsimulated_v1(loaded: LoadResult) -> None:

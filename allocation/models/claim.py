@@ -11,8 +11,9 @@ __all__ = ["ResourceClaim", "claim_status"]
 
 
 def claim_status(claim) -> str:
-    """``DeallocationRequested``, ``Reserved``, ``Allocated`` or ``Pending``."""
-    if claim.deallocation_requested:
+    """``DeallocationRequested``, ``Reserved``, ``Allocated`` or ``Pending`` (a v1 claim,
+    which has no deallocation request, one of the last three)."""
+    if getattr(claim, "deallocation_requested", False):
         return "DeallocationRequested"
     if claim.allocation is not None:
         return "Reserved" if claim.reserved_for else "Allocated"

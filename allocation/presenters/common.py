@@ -17,6 +17,8 @@ _ROUTES: dict[str, tuple[str, bool]] = {
     "ResourceClaim": ("allocation:claim", True),
     "ProvisioningRequest": ("allocation:provisioning_request", True),
     "PodSchedulingContext": ("allocation:pod", True),
+    "DeviceClass": ("allocation:device_class", False),
+    "ResourceSlice": ("allocation:resource_slice", False),
 }
 
 

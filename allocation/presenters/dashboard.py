@@ -1,4 +1,8 @@
-"""The dashboard: nodes, device usage per driver and class, pending pods, provisioning, events."""
+"""The dashboard: nodes, device usage per driver and class, pending pods, provisioning, events.
+
+resource.k8s.io/v1 devices count per driver as model ``resource.k8s.io/v1``
+(``engine/v1/usage.py``: a device is in use when a result that is not adminAccess names
+it), DeviceClasses as classes of mode ``resource.k8s.io/v1``."""
 
 from __future__ import annotations
 
@@ -6,8 +10,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from allocation.engine.constants import NODE_GROUP_LABEL
-from allocation.engine.objects import NodeGroup, ProvisioningRequest, ResourceClass
+from allocation.engine.objects import (
+    DeviceClass,
+    NodeGroup,
+    ProvisioningRequest,
+    ResourceClaimV1,
+    ResourceClass,
+    ResourceSlice,
+)
 from allocation.engine.state import ClusterState
+from allocation.engine.v1.usage import driver_usage
 from allocation.presenters.common import (
     ConditionView,
     EventRow,
@@ -20,7 +32,7 @@ from allocation.presenters.common import (
 
 __all__ = ["Dashboard", "NodeRow", "UsageRow", "ClassRow", "PendingPod", "ProvisioningRow",
            "NodeGroupRow", "dashboard", "provisioning_rows", "pending_reason", "MODEL_UNITS",
-           "RECENT_EVENTS"]
+           "RECENT_EVENTS", "V1_MODEL"]
 
 RECENT_EVENTS = 15
 MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
@@ -114,8 +126,23 @@ def pending_reason(pod) -> str:
     return "not tried by the scheduler yet"
 
 
+V1_MODEL = "resource.k8s.io/v1"
+"""The model column of v1 devices (which have no structured model)."""
+
+
+def _v1_documents(state: ClusterState) -> tuple[list[ResourceSlice], list[dict]]:
+    """The v1 slices and the allocated v1 claims' documents."""
+    claims = [c.as_v1() for c in state.of_kind(ResourceClaimV1) if c.allocation is not None]
+    return list(state.of_kind(ResourceSlice)), claims
+
+
 def _nodes(state: ClusterState) -> list[NodeRow]:
     rows = []
+    slices, claims = _v1_documents(state)
+    local: dict[str, list[dict]] = defaultdict(list)
+    for piece in slices:
+        if piece.node_name:
+            local[piece.node_name].append(piece.raw)
     for name in state.node_order:
         node = state.nodes[name]
         used = state.usage_of(name)
@@ -124,6 +151,9 @@ def _nodes(state: ClusterState) -> list[NodeRow]:
             usage = inventory.usage()
             unit = MODEL_UNITS.get(inventory.model.name, "items")
             parts.append(f"{inventory.driver_name}: {usage['allocated']}/{usage['total']} {unit}")
+        if local.get(name):
+            parts += [f"{driver}: {used}/{total} devices (v1)" for driver, (used, total)
+                      in sorted(driver_usage(local[name], claims).items())]
         rows.append(NodeRow(name, object_url("Node", None, name), node.unschedulable, used.pods,
                             f"{cpu_text(used.cpu_milli)} / {cpu_text(node.cpu_milli)}",
                             "; ".join(parts), node.labels.get(NODE_GROUP_LABEL)))
@@ -143,6 +173,11 @@ def _usage(state: ClusterState) -> list[UsageRow]:
             row.total += usage["total"]
             row.allocated += usage["allocated"]
             row.nodes += 1
+    slices, claims = _v1_documents(state)
+    for driver, (used, total) in driver_usage([s.raw for s in slices], claims).items():
+        nodes = {s.node_name for s in slices if s.driver == driver and s.node_name}
+        totals[(driver, V1_MODEL)] = UsageRow(driver, V1_MODEL, "devices", total, used,
+                                              len(nodes))
     return [totals[k] for k in sorted(totals)]
 
 
@@ -165,6 +200,12 @@ def _classes(state: ClusterState) -> list[ClassRow]:
         allocated = [c for c in claims if c.allocation is not None]
         rows.append(ClassRow(rc.name, rc.driver_name, rc.mode, len(allocated),
                              len(claims) - len(allocated), sum(_held(c) for c in allocated)))
+    v1_claims = list(state.of_kind(ResourceClaimV1))
+    for dc in sorted(state.of_kind(DeviceClass), key=lambda c: c.name):
+        claims = [c for c in v1_claims if dc.name in c.class_names]
+        allocated = [c for c in claims if c.allocation is not None]
+        rows.append(ClassRow(dc.name, "", V1_MODEL, len(allocated), len(claims) - len(allocated),
+                             sum(len(c.results) for c in allocated)))
     return rows
 
 
@@ -186,7 +227,7 @@ def dashboard(state: ClusterState, recent: int = RECENT_EVENTS) -> Dashboard:
     pending = [PendingPod(p.namespace or "default", p.name,
                           object_url("Pod", p.namespace, p.name), pending_reason(p))
                for p in sorted(pods, key=lambda p: p.key) if not p.node_name]
-    claims = list(state.claims())
+    claims = [*state.claims(), *state.of_kind(ResourceClaimV1)]
     groups = [NodeGroupRow(g.name, g.min_size, g.max_size, list(g.nodes))
               for g in sorted(state.of_kind(NodeGroup), key=lambda g: g.name)]
     events = event_rows(list(reversed(state.events.items[-recent:])) if recent else [])

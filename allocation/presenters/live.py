@@ -21,6 +21,13 @@ from allocation.engine.state import ClusterState
 from allocation.presenters.dashboard import dashboard
 from allocation.presenters.negotiation import timelines
 from allocation.presenters.nodes import node_view
+from allocation.presenters.v1_claims import v1_claim_view
+from allocation.presenters.v1_devices import (
+    device_class_list,
+    device_class_view,
+    slice_list,
+    slice_view,
+)
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
 __all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "current_revision",
@@ -63,11 +70,13 @@ PAGES: dict[str, LivePage] = {
                    "dashboard_provisioning", "dashboard_events"),
         _one("dashboard", lambda state: dashboard(state))),
     "node": LivePage("nodes/<str:name>/", "allocation/node.html",
-                     _fragments("node_summary", "node_devices"),
+                     _fragments("node_summary", "node_devices", "node_v1_devices"),
                      _one("node", lambda state, name: node_view(state, name))),
+    # One page for both versions of a claim (one identity: docs/v1.md, "The console").
     "claim": LivePage("claims/<str:namespace>/<str:name>/", "allocation/claim.html",
                       _fragments("claim_detail"),
-                      _one("claim", claim_view)),
+                      _one("claim", lambda state, namespace, name: claim_view(
+                          state, namespace, name) or v1_claim_view(state, namespace, name))),
     "pod": LivePage("pods/<str:namespace>/<str:name>/", "allocation/pod.html",
                     _fragments("pod_detail", "negotiation_timeline"),
                     _one("pod", pod_view)),
@@ -75,6 +84,18 @@ PAGES: dict[str, LivePage] = {
                                      "allocation/provisioning_request.html",
                                      _fragments("provisioning_detail"),
                                      _one("pr", provisioning_view)),
+    "device_classes": LivePage("deviceclasses/", "allocation/device_classes.html",
+                               _fragments("device_class_list"),
+                               _one("classes", lambda state: device_class_list(state))),
+    "device_class": LivePage("deviceclasses/<str:name>/", "allocation/device_class.html",
+                             _fragments("device_class_detail"),
+                             _one("device_class", device_class_view)),
+    "resource_slices": LivePage("resourceslices/", "allocation/resource_slices.html",
+                                _fragments("resource_slice_list"),
+                                _one("slices", lambda state: slice_list(state))),
+    "resource_slice": LivePage("resourceslices/<str:name>/", "allocation/resource_slice.html",
+                               _fragments("resource_slice_detail"),
+                               _one("resource_slice", slice_view)),
     "negotiations": LivePage("negotiations/", "allocation/negotiations.html",
                              _fragments("negotiation_timelines"),
                              _one("timelines", lambda state: timelines(state))),

@@ -14,9 +14,11 @@ from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.models.counter import CounterInventory
 from allocation.engine.models.named import NamedInventory
 from allocation.engine.models.partitionable import PartitionableInventory
-from allocation.engine.objects import NodeResourceSlice
+from allocation.engine.objects import NodeResourceSlice, ResourceClaimV1
 from allocation.engine.state import ClusterState
+from allocation.engine.v1.results import allocated_node_name
 from allocation.presenters.common import bytes_text, cpu_text, object_url, percent
+from allocation.presenters.v1_devices import V1Pool, node_pools, nodes_pools
 
 __all__ = ["Box", "BoxStatus", "PartitionTree", "CounterBar", "NamedDevice", "CapacityRow",
            "NodeView", "NodeDevices", "node_view", "node_devices", "claim_link"]
@@ -113,6 +115,8 @@ class NodeView:
     pods: list[tuple[str, str, str | None]]
     claims: list[tuple[str, str | None]]
     node_group: str | None = None
+    v1_pools: list[V1Pool] = field(default_factory=list)
+    """The resource.k8s.io/v1 pools the node sees (``presenters/v1_devices.py``)."""
 
 
 class _TreeBuilder:
@@ -224,15 +228,18 @@ class NodeDevices:
     trees: list[PartitionTree]
     counters: list[CounterBar]
     named: list[NamedDevice]
+    v1_pools: list[V1Pool] = field(default_factory=list)
 
 
 def node_devices(state: ClusterState, names: list[str]) -> dict[str, NodeDevices]:
     """The devices of several nodes, reading the state once rather than once per node."""
     slices = _partitionable_slices(state)
+    pools = nodes_pools(state, names)
     out = {}
     for name in names:
         counters, named = _devices(state, name)
-        out[name] = NodeDevices(_trees(state, name, slices.get(name, [])), counters, named)
+        out[name] = NodeDevices(_trees(state, name, slices.get(name, [])), counters, named,
+                                pools[name])
     return out
 
 
@@ -247,7 +254,11 @@ def node_view(state: ClusterState, name: str) -> NodeView | None:
     claims = sorted((c.ref, object_url("ResourceClaim", c.namespace, c.name))
                     for c in state.claims()
                     if c.allocation is not None and c.allocation.node_name == name)
+    claims = sorted(claims + [(c.ref, object_url("ResourceClaim", c.namespace, c.name))
+                              for c in state.of_kind(ResourceClaimV1)
+                              if allocated_node_name(c.allocation) == name])
     return NodeView(name=name, labels=dict(node.labels), unschedulable=node.unschedulable,
                     capacity=_capacity(state, node), trees=_trees(state, name),
                     counters=counters, named=named, pods=pods, claims=claims,
-                    node_group=node.labels.get(NODE_GROUP_LABEL))
+                    node_group=node.labels.get(NODE_GROUP_LABEL),
+                    v1_pools=node_pools(state, name))

@@ -8,6 +8,7 @@ from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, PodTemplate, ProvisioningRequest, ResourceClaim
 from allocation.engine.state import ClusterState
+from allocation.models.claim import claim_status
 from allocation.presenters.common import (
     ConditionView,
     EventRow,
@@ -155,6 +156,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
                                 object_url("ResourceClaim", namespace, claim_name)
                                 if claim else None,
                                 claim_state(claim) if isinstance(claim, ResourceClaim)
+                                else claim_status(claim).lower() if claim  # a v1 claim
                                 else "not created yet", pc.template_name))
     pending = not pod.node_name and not pod.terminated
     reason = pending_reason(pod) if pending else None

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from allocation.engine.manifests import InvalidManifests, load_files, load_texts
-from allocation.engine.simulation import refuse_v1
 from allocation.engine.writer import as_list, dump
 from allocation.services.permissions import check_write
 from allocation.services.store import Identity, event_rows, stored_rows
@@ -64,7 +63,6 @@ def import_texts(texts: Sequence[tuple[str, str]], user=None,
     problem, nothing written) or ``NotPermitted``.
     """
     loaded = load_texts(list(texts))
-    refuse_v1(loaded)  # no stored model for them yet (docs/v1.md)
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))
 
@@ -86,6 +84,5 @@ def export_text(fmt: str = "yaml") -> str:
 def import_files(paths: Sequence[str], user=None, replace: bool = False) -> ImportResult:
     """:func:`import_texts` for files; an unreadable file is a problem like any other."""
     loaded = load_files(paths)
-    refuse_v1(loaded)
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))

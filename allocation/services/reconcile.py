@@ -34,7 +34,14 @@ from django.utils import timezone
 from allocation.engine.events import VirtualClock
 from allocation.engine.faults import Failure, fallback_manifest, report
 from allocation.engine.manifests import build_object
-from allocation.engine.objects import KObject, ObjectKey, Pod, PodSchedulingContext, ResourceClaim
+from allocation.engine.objects import (
+    KObject,
+    ObjectKey,
+    Pod,
+    PodSchedulingContext,
+    ResourceClaim,
+    ResourceClaimV1,
+)
 from allocation.engine.simulation import Simulation
 from allocation.models import Event, StoredObject, canonical_json
 from allocation.services.cluster import cluster_row, locked_cluster
@@ -312,6 +319,9 @@ def _links(obj: KObject) -> set[Identity]:
     if isinstance(obj, ResourceClaim):
         return {("", "Pod", namespace, name) for name in [*obj.reserved_pods(), obj.owner_pod]
                 if name}
+    if isinstance(obj, ResourceClaimV1):
+        return {("", "Pod", namespace, r["name"]) for r in obj.reserved_for
+                if r.get("resource") == "pods" and r.get("name")}
     if isinstance(obj, PodSchedulingContext):
         return {("", "Pod", namespace, obj.name)}
     return set()

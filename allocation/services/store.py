@@ -41,7 +41,7 @@ def model_for(obj: KObject) -> type[StoredObject]:
         if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
             return Event
         return VendorObject
-    return KIND_MODELS[obj.kind]
+    return KIND_MODELS[obj.kind_spec]
 
 
 def identity_of(obj: KObject) -> Identity:

@@ -18,13 +18,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from allocation.engine.events import VirtualClock
-from allocation.engine.manifests import LoadResult
+from allocation.engine.manifests import InvalidManifests, LoadResult
 from allocation.engine.objects import KObject
+from allocation.engine.simulation import refuse_unsimulated_v1
 from allocation.engine.state import ClusterState
 from allocation.models import Cluster, Event, StoredObject, canonical_json
 from allocation.services.broadcast import announce_after_commit
 from allocation.services.cluster import locked_cluster
 from allocation.services.store import (
+    STORED_FILE,
     Identity,
     LeftOut,
     event_rows,
@@ -114,11 +116,18 @@ def apply_plan(cluster: Cluster, plan: Plan) -> None:
         doomed[type(row)].append(row.pk)
     for model, pks in doomed.items():
         model.objects.filter(pk__in=pks).delete()
+    created: dict[type, list[StoredObject]] = defaultdict(list)
     for row, obj, document in plan.update:
+        if type(row) is not model_for(obj):
+            # Another version of the same object (a seed claim replaced by a v1 claim of
+            # that name): another table, the same place in document order (docs/v1.md).
+            type(row).objects.filter(pk=row.pk).delete()
+            created[model_for(obj)].append(model_for(obj)(
+                position=row.position, **row_values(obj, document)))
+            continue
         for name, value in row_values(obj, document).items():
             setattr(row, name, value)
         row.save()
-    created: dict[type, list[StoredObject]] = defaultdict(list)
     for obj, document in plan.create:
         model = model_for(obj)
         created[model].append(model(position=cluster.next_position, **row_values(obj, document)))
@@ -155,7 +164,21 @@ def _validate(rows: list[StoredObject], events: list[Event], plan: Plan) -> None
     loaded = LoadResult(objects=kept(rows), events=kept(events))
     for obj, _ in plan.create:
         (loaded.events if model_for(obj) is Event else loaded.objects).append(obj)
+    _refuse_unsimulated(loaded)
     ClusterState.build(loaded, VirtualClock(timezone.now()))
+
+
+def _refuse_unsimulated(loaded: LoadResult) -> None:
+    """What the engine cannot simulate yet is refused as ``simulate`` refuses it
+    (``simulation.refuse_unsimulated_v1``, docs/v1.md), judged on the whole cluster after the
+    write (a pod names stored claims) but only for the objects written now: a stored row
+    refused by a later rule must not block every other write."""
+    try:
+        refuse_unsimulated_v1(loaded)
+    except InvalidManifests as error:
+        written = [p for p in error.problems if p.file != STORED_FILE]
+        if written:
+            raise InvalidManifests(written) from None
 
 
 def write(objects: list[KObject], events: list[KObject] = (), replace_all: bool = False,

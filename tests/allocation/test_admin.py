@@ -103,3 +103,43 @@ def test_delete_goes_through_the_services(staff, params):
     assert response.status_code == 302
     assert not models.ResourceClassParameters.objects.exists()
     assert models.Cluster.objects.get().revision == 2
+
+
+DEVICE_CLASSES = "/admin/allocation/deviceclass/"
+
+
+def test_a_device_class_selector_is_compiled_as_the_v1_cel_at_its_field(staff):
+    from tests import v1_cluster as v1
+
+    import_texts([("v1.yaml", f.to_yaml([v1.device_class()]))])
+    stored = models.DeviceClass.objects.get()
+    page = staff.get(f"{DEVICE_CLASSES}{stored.pk}/change/")
+    form = page.context["adminform"].form
+    assert form.fields["cel_0"].label == "spec.selectors[0].cel.expression"
+    data = {"manifest": form["manifest"].initial, "cel_0": 'device.driver == '}
+    response = staff.post(f"{DEVICE_CLASSES}{stored.pk}/change/", data)
+    assert response.status_code == 200
+    [error] = response.context["adminform"].form.errors["cel_0"]
+    assert error.startswith("line 1, column")
+    # A seed-dialect selector is not v1 CEL: the v1 compiler is the one used.
+    data["cel_0"] = 'attributes["model"].string == "a100"'
+    response = staff.post(f"{DEVICE_CLASSES}{stored.pk}/change/", data)
+    assert "cel_0" in response.context["adminform"].form.errors
+    assert models.DeviceClass.objects.get().document == stored.document
+    data["cel_0"] = 'device.driver == "other.example.com"'
+    assert staff.post(f"{DEVICE_CLASSES}{stored.pk}/change/", data).status_code == 302
+    saved = models.DeviceClass.objects.get().manifest
+    assert saved["spec"]["selectors"][0]["cel"]["expression"] == data["cel_0"]
+
+
+def test_adding_a_device_class_with_a_bad_selector_names_the_field(staff):
+    from tests import v1_cluster as v1
+
+    bad = v1.device_class("new", 'device.capacity["gpu.example.com"].memory >= "8Gi"')
+    response = staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(bad)})
+    assert response.status_code == 200
+    [message] = response.context["adminform"].form.errors["manifest"]
+    assert message.startswith("spec.selectors[0].cel.expression: ")
+    assert not models.DeviceClass.objects.exists()
+    good = staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(v1.device_class("new"))})
+    assert good.status_code == 302 and models.DeviceClass.objects.get().name == "new"

@@ -236,3 +236,27 @@ def test_an_edit_on_a_stale_copy_is_refused_not_lost(alice):
         services.add_change(alice, other_tab, {"op": "remove-object", "kind": "Pod",
                                                "name": "p2"})
     assert Scenario.objects.get(pk=scenario.pk).changes == [REMOVE_P1]
+
+
+def test_a_scenario_on_a_v1_baseline_adds_a_pod_naming_a_v1_claim_and_promotes_it(alice,
+                                                                                  staff):
+    from tests import v1_cluster as v1
+
+    store([*v1.cluster(), node("n2"), *v1.resource_slices("n2")])
+    scenario = services.create(alice, "one more")
+    for doc in (v1.claim("c2"), pod("p2", claims={"gpu": "c2"})):
+        scenario = services.add_change(alice, scenario, {"op": "add-object", "manifest": doc})
+    diff = scenario.outcome["diff"]
+    assert diff["newly_scheduled"] == [{"pod": "default/p2", "node": "n1"}]
+    assert diff["moved_claims"] == [{"claim": "default/c2", "before": [],
+                                     "after": [f"n1/{v1.DRIVER}/n1/gpu-0-b"]}]
+    pinned = services.add_change(alice, scenario, {"op": "pin-pod", "pod": "default/p2",
+                                                   "node": "n2"})
+    assert pinned.outcome["diff"]["newly_scheduled"] == [{"pod": "default/p2", "node": "n2"}]
+    staff_copy = services.create(staff, "promote")
+    for doc in (v1.claim("c2"), pod("p2", claims={"gpu": "c2"})):
+        staff_copy = services.add_change(staff, staff_copy, {"op": "add-object",
+                                                             "manifest": doc})
+    services.promote(staff, staff_copy)
+    assert models.ResourceClaimV1.objects.filter(name="c2").exists()
+    assert models.Pod.objects.filter(name="p2").exists()

@@ -97,3 +97,15 @@ def test_deleting_sends_htmx_to_the_list_and_others_by_a_redirect(client, alice)
     assert by_htmx.status_code == 200 and by_htmx["HX-Redirect"] == "/scenarios/"
     plain = client.post(f"/scenarios/{second.pk}/delete/")
     assert plain.status_code == 302 and plain["Location"] == "/scenarios/"
+
+
+def test_the_planner_draws_v1_devices_and_device_class_selectors(client, alice):
+    from tests import v1_cluster as v1
+
+    store(v1.cluster())
+    answer = client.post("/scenarios/new/", {"name": "v1"})
+    page = client.get(answer["Location"]).content.decode()
+    assert 'data-id="n1/gpu-0-a">gpu-0-a · default/c1</span>' in page
+    assert 'class="device free"' in page and 'data-id="n1/gpu-0-b"' in page
+    assert 'aria-label="gpu-0-counters/memory: 40Gi of 80Gi used"' in page
+    assert "spec.selectors[0].cel.expression" in page  # DeviceClass selectors are editable

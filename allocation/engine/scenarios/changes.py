@@ -13,12 +13,14 @@ Operations:
 - ``unpin-pod`` (``pod``): back to the queue: unbound, reservations dropped, pin removed.
 - ``add-nodes`` (``group``, ``count``): nodes of a NodeGroup, as its scale-up would add them
   (even beyond ``maxSize``: the question is "what if we had more of these nodes").
-- ``remove-node`` (``node``): the node, its slices and capacities go; its pods are evicted
-  (unbound, their claims released) and planned again.
+- ``remove-node`` (``node``): the node, its slices and capacities go (v1 ResourceSlices
+  naming it too; network-attached ones stay); its pods are evicted (unbound, their claims
+  released: a v1 claim allocated there is deallocated) and planned again.
 - ``add-object`` (``manifest``): add or replace one object (a ProvisioningRequest, a pod...).
 - ``remove-object`` (``kind``, ``name``, optional ``namespace``).
 - ``edit-selector`` (``kind``, ``object``: ``[ns/]name``, ``path``: a dotted path to a
-  ``selector`` field, ``expression``).
+  ``selector`` field, or a DeviceClass's ``spec.selectors[i].cel.expression``,
+  ``expression``).
 - ``set-strategy`` (``strategy``: ``first-fit`` or ``best-fit``).
 """
 
@@ -33,10 +35,11 @@ from typing import Any
 from allocation.engine import kinds
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
-from allocation.engine.constants import EXPLAIN_ANNOTATION
+from allocation.engine.constants import EXPLAIN_ANNOTATION, V1_CLAIM_FINALIZER
 from allocation.engine.manifests import load_documents
 from allocation.engine.objects import ObjectKey
 from allocation.engine.state import ClusterState
+from allocation.engine.v1.results import allocated_node_name
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
 
@@ -86,7 +89,8 @@ def check_change(change: Any, index: int = 0) -> None:
         raise ChangeError(index, "strategy", f"must be one of {', '.join(STRATEGIES)}")
     if op == "add-object" and not isinstance(change["manifest"], dict):
         raise ChangeError(index, "manifest", "must be a manifest object")
-    if op == "edit-selector" and not str(change["path"]).endswith("selector"):
+    if op == "edit-selector" and not str(change["path"]).endswith(("selector",
+                                                                    "cel.expression")):
         raise ChangeError(index, "path", "must name a selector field")
 
 
@@ -162,11 +166,29 @@ def _unbind(docs: _Docs, key: ObjectKey) -> None:
             continue
         reserved = ((docs.by_key[claim_key].get("status") or {}).get("reservedFor")) or []
         if any(r.get("resource") == "pods" and r.get("name") == name for r in reserved):
-            status = docs.writable(claim_key)["status"]
+            claim = docs.writable(claim_key)
+            status = claim["status"]
             status["reservedFor"] = [r for r in reserved if not (
                 r.get("resource") == "pods" and r.get("name") == name)]
             if not status["reservedFor"]:
                 del status["reservedFor"]
+                if _is_v1(claim):
+                    _deallocate_v1(claim)
+
+
+def _is_v1(doc: dict) -> bool:
+    return doc.get("apiVersion") in kinds.RESOURCE_CLAIM_V1.api_versions
+
+
+def _deallocate_v1(claim: dict) -> None:
+    """A v1 claim no pod uses any more loses its allocation and finalizer, as the
+    resourceclaim controller deallocates it (the seed's claim controller does the same for
+    seed claims when it runs; docs/scenarios.md)."""
+    (claim.get("status") or {}).pop("allocation", None)
+    meta = claim.get("metadata") or {}
+    meta["finalizers"] = [f for f in meta.get("finalizers") or () if f != V1_CLAIM_FINALIZER]
+    if not meta["finalizers"]:
+        del meta["finalizers"]
 
 
 def _pod_key(docs: _Docs, change: dict, index: int) -> ObjectKey:
@@ -235,17 +257,23 @@ def _remove_node(docs: _Docs, change: dict, index: int, applied: Applied) -> Non
     if ObjectKey("Node", None, node) not in docs.by_key:
         raise ChangeError(index, "node", f"node {node!r} not found")
     docs.remove(ObjectKey("Node", None, node))
-    for kind in ("NodeResourceSlice", "NodeResourceCapacity"):
+    for kind in ("NodeResourceSlice", "NodeResourceCapacity", "ResourceSlice"):
         for key in docs.of_kind(kind):
             doc = docs.by_key[key]
-            holder = doc.get("spec", doc) if kind == "NodeResourceSlice" else doc
-            if holder.get("nodeName") == node:
+            holder = doc if kind == "NodeResourceCapacity" else doc.get("spec", doc)
+            if holder.get("nodeName") == node:  # network-attached v1 slices stay
                 docs.remove(key)
     for key in docs.of_kind("Pod"):
         if (docs.by_key[key].get("spec") or {}).get("nodeName") == node:
             _unbind(docs, key)
     for key in docs.of_kind("ResourceClaim"):
         allocation = (docs.by_key[key].get("status") or {}).get("allocation") or {}
+        if _is_v1(docs.by_key[key]):
+            if allocated_node_name(allocation) == node:
+                claim = docs.writable(key)
+                claim["status"].pop("reservedFor", None)
+                _deallocate_v1(claim)
+            continue
         if any((h.get("structuredData") or {}).get("nodeName") == node
                for h in allocation.get("resourceHandles") or ()):
             claim = docs.writable(key)

@@ -13,6 +13,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from allocation.engine.objects import ResourceClaimV1, ResourceSlice
+from allocation.engine.v1.results import allocated_node_name
+from allocation.engine.v1.usage import driver_usage
+
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
@@ -74,13 +78,14 @@ def summarize(state: ClusterState) -> Outcome:
                           f"{json.dumps(h.get('data', ''))}" for h in claim.allocation.handles)
         out.claims[claim.ref] = held
         classes[claim.class_name] += len(claim.allocation.picks)
-    out.classes = dict(classes)
     drivers: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for inventories in state.inventories.values():
         for inventory in inventories:
             usage = inventory.usage()
             drivers[inventory.driver_name][0] += usage.get("allocated", 0)
             drivers[inventory.driver_name][1] += usage.get("total", 0)
+    _summarize_v1(state, out.claims, classes, drivers)
+    out.classes = dict(classes)
     out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
     for obj in state.objects.values():
         if obj.kind == "ProvisioningRequest":
@@ -89,6 +94,40 @@ def summarize(state: ClusterState) -> Outcome:
                 c["type"]: f"{c.get('status')} ({c.get('reason', '')})"
                 for c in status.get("conditions") or () if "type" in c}
     return out
+
+
+def _class_of(claim: ResourceClaimV1, request: str) -> str:
+    """The DeviceClass of a result's ``request`` (``req`` or ``req/sub``)."""
+    name, _, sub = request.partition("/")
+    for entry in claim.requests:
+        if entry.name != name:
+            continue
+        if entry.exactly is not None:
+            return entry.exactly.get("deviceClassName", "")
+        return next((s.get("deviceClassName", "") for s in entry.first_available
+                     if s.get("name") == sub), "")
+    return ""
+
+
+def _summarize_v1(state: ClusterState, claims: dict[str, list[str]],
+                  classes: dict[str, int], drivers: dict[str, list[int]]) -> None:
+    """The resource.k8s.io/v1 claims and devices: a claim holds ``node/driver/pool/device``
+    (``*`` for a network-attached allocation); a driver's devices are counted by
+    ``v1.usage.driver_usage``."""
+    v1_claims = list(state.of_kind(ResourceClaimV1))
+    for claim in v1_claims:
+        if claim.allocation is None:
+            continue
+        node = allocated_node_name(claim.allocation) or "*"
+        claims[claim.ref] = sorted(f"{node}/{r['driver']}/{r['pool']}/{r['device']}"
+                                   for r in claim.results)
+        for r in claim.results:
+            classes[_class_of(claim, r.get("request", ""))] += 1
+    usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
+                         [c.as_v1() for c in v1_claims if c.allocation is not None])
+    for driver, (used, total) in usage.items():
+        drivers[driver][0] += used
+        drivers[driver][1] += total
 
 
 def diff(before: Outcome, after: Outcome) -> Diff:

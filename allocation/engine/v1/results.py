@@ -7,7 +7,7 @@ import uuid
 from allocation.engine.quantity import Quantity
 from allocation.engine.v1.errors import AllocationError
 
-__all__ = ["SHARE_ID_NAMESPACE", "build_allocation", "share_id"]
+__all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "build_allocation", "share_id"]
 
 # UUIDv5 namespace of share IDs: upstream draws them at random; the planner derives them
 # from the claim UID and the result index so output is deterministic (docs/v1.md).
@@ -150,3 +150,16 @@ def _merge(source, target: list[dict]) -> None:
         if not any(t["key"] == req["key"] and t["operator"] == req["operator"]
                    and set(t.get("values") or ()) == values for t in target):
             target.append(req)
+
+
+def allocated_node_name(allocation: dict | None) -> str | None:
+    """The one node a written allocation is bound to (``node_selector``'s node-local form,
+    ``metadata.name In [node]``), or None for a network-attached or unallocated claim."""
+    terms = ((allocation or {}).get("nodeSelector") or {}).get("nodeSelectorTerms") or []
+    if len(terms) != 1 or terms[0].get("matchExpressions"):
+        return None
+    fields = terms[0].get("matchFields") or []
+    if len(fields) == 1 and fields[0].get("key") == "metadata.name" and \
+            fields[0].get("operator") == "In" and len(fields[0].get("values") or ()) == 1:
+        return fields[0]["values"][0]
+    return None

@@ -27,7 +27,7 @@ def test_login_is_required(stored):
 def test_router_root_lists_every_endpoint(user_client):
     root = user_client.get("/api/").json()
     assert set(VIEWSETS) <= set(root)  # other apps may register more
-    assert len(VIEWSETS) == 16 and root["resourceclaims"].endswith("/api/resourceclaims/")
+    assert len(VIEWSETS) == 20 and root["resourceclaims"].endswith("/api/resourceclaims/")
 
 
 def test_schema_requires_login_like_the_rest():

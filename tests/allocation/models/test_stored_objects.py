@@ -11,28 +11,30 @@ from allocation.models.claim import claim_status
 from allocation.models.pod import pod_status
 from allocation.models.provisioning_request import provisioning_status
 from tests import factories as f
+from tests import v1_cluster as v1
 
 
 def _obj(doc):
     return load_texts([("t.yaml", f.to_yaml([doc]))]).objects[0]
 
 
-# The resource.k8s.io/v1 kinds have no models yet: the console refuses them (docs/v1.md).
-_STORED_CLASSES = {spec: cls for spec, cls in KIND_CLASSES.items()
-                   if spec not in kinds.V1_KINDS}
-
-
 def test_every_kind_of_the_contract_has_a_model():
-    assert {m.KIND_SPEC for m in models.KIND_MODELS.values()} == set(_STORED_CLASSES)
-    assert all(k == m.KIND for k, m in models.KIND_MODELS.items())
+    assert set(models.KIND_MODELS) == set(KIND_CLASSES)
+    assert all(spec is m.KIND_SPEC for spec, m in models.KIND_MODELS.items())
 
 
 def test_kind_and_scope_come_from_the_kind_registry():
-    for spec, cls in _STORED_CLASSES.items():
-        model = models.KIND_MODELS[spec.name]
+    for spec, cls in KIND_CLASSES.items():
+        model = models.KIND_MODELS[spec]
         assert (model.KIND, model.NAMESPACED) == (cls.kind, cls.namespaced) == (
             spec.name, spec.namespaced)
     assert models.Event.KIND_SPEC is kinds.EVENT and models.VendorObject.KIND == ""
+
+
+def test_the_seed_and_v1_claim_models_share_one_kind():
+    assert models.models_of_kind("ResourceClaim") == [models.ResourceClaim,
+                                                      models.ResourceClaimV1]
+    assert models.models_of_kind("DeviceClass") == [models.DeviceClass]
 
 
 def test_canonical_json_is_one_text_per_document():
@@ -62,6 +64,24 @@ def test_derived_columns():
                                                "message": "m", "lastTransitionTime":
                                                "2025-01-01T00:00:00Z"}]}})
     assert provisioning_status(request) == "NotProvisioned"
+
+
+def test_derived_columns_of_the_v1_kinds():
+    allocated = v1.claim("c1")
+    allocated["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": v1.DRIVER, "pool": "n1", "device": "gpu-0-a"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    assert models.ResourceClaimV1.columns_for(_obj(allocated)) == {
+        "classes": ",gpu,", "drivers": f",{v1.DRIVER},", "node_name": "n1",
+        "status": "Allocated"}
+    assert models.ResourceClaimV1.columns_for(_obj(v1.claim("c2")))["status"] == "Pending"
+    assert models.ResourceSlice.columns_for(_obj(v1.resource_slices()[0])) == {
+        "node_name": "n1", "driver_name": v1.DRIVER, "pool_name": "n1"}
+    assert models.ResourceClaimTemplateV1.columns_for(_obj(v1.template())) == {
+        "classes": ",gpu,"}
+    assert models.DeviceClass.columns_for(_obj(v1.device_class())) == {
+        "extended_resource_name": ""}
 
 
 @pytest.mark.django_db

@@ -47,3 +47,21 @@ def test_nodes_and_recent_events_newest_first() -> None:
 
 def test_a_pod_not_tried_yet_says_so() -> None:
     assert pending_reason(Pod(pod("p"))) == "not tried by the scheduler yet"
+
+
+def test_v1_devices_and_device_classes_are_counted() -> None:
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.simulation import simulate
+    from allocation.presenters.dashboard import V1_MODEL
+    from tests import v1_cluster as v1
+    from tests.factories import to_yaml
+
+    state = simulate(load_texts([("v1.yaml", to_yaml(v1.cluster()))])).state
+    view = dashboard(state)
+    [usage] = view.usage
+    assert (usage.driver, usage.model, usage.unit, usage.allocated, usage.total,
+            usage.nodes) == (v1.DRIVER, V1_MODEL, "devices", 2, 3, 1)
+    assert [(c.name, c.mode, c.allocated, c.pending, c.held) for c in view.classes] == [
+        ("gpu", V1_MODEL, 1, 0, 1), ("nic", V1_MODEL, 1, 0, 1)]
+    assert (view.claims_allocated, view.claims_total) == (2, 2)
+    assert view.nodes[0].devices == f"{v1.DRIVER}: 2/3 devices (v1)"

@@ -6,7 +6,11 @@ import re
 
 import pytest
 
+from allocation.engine.manifests import load_texts
+from allocation.engine.simulation import simulate
 from allocation.presenters import live
+from tests import factories as f
+from tests import v1_cluster as v1
 from tests.allocation.presenters.docs import cluster_state
 
 
@@ -19,7 +23,7 @@ def _roots(html: str) -> list[tuple[str, bool]]:
 @pytest.mark.parametrize(("page", "kwargs", "ids"), [
     ("dashboard", {}, ["dashboard-nodes", "dashboard-usage", "dashboard-pending",
                        "dashboard-provisioning", "dashboard-events"]),
-    ("node", {"name": "gpu-node"}, ["node-summary", "node-devices"]),
+    ("node", {"name": "gpu-node"}, ["node-summary", "node-devices", "node-v1-devices"]),
     ("claim", {"namespace": "default", "name": "net"}, ["claim-detail"]),
     ("pod", {"namespace": "default", "name": "waiting"}, ["pod-detail",
                                                           "negotiation-timeline"]),
@@ -27,6 +31,22 @@ def _roots(html: str) -> list[tuple[str, bool]]:
 ])
 def test_every_fragment_of_a_page_is_sent_out_of_band(page, kwargs, ids) -> None:
     html = live.render_fragments(page, kwargs, cluster_state(), 42)
+
+    assert _roots(html) == [("live-status", True)] + [(i, True) for i in ids]
+    assert "revision 42" in html
+
+
+@pytest.mark.parametrize(("page", "kwargs", "ids"), [
+    ("device_classes", {}, ["device-class-list"]),
+    ("resource_slices", {}, ["resource-slice-list"]),
+    ("device_class", {"name": "gpu"}, ["device-class-detail"]),
+    ("resource_slice", {"name": "n1-gpus"}, ["resource-slice-detail"]),
+    ("node", {"name": "n1"}, ["node-summary", "node-devices", "node-v1-devices"]),
+    ("claim", {"namespace": "default", "name": "c1"}, ["claim-detail"]),
+])
+def test_every_fragment_of_a_v1_page_is_sent_out_of_band(page, kwargs, ids) -> None:
+    state = simulate(load_texts([("v1.yaml", f.to_yaml(v1.cluster()))])).state
+    html = live.render_fragments(page, kwargs, state, 42)
 
     assert _roots(html) == [("live-status", True)] + [(i, True) for i in ids]
     assert "revision 42" in html

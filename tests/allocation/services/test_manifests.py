@@ -12,6 +12,7 @@ from allocation.services.cluster import revision
 from allocation.services.manifests import export_text, import_files, import_texts
 from allocation.services.permissions import NotPermitted
 from tests import factories as f
+from tests import v1_cluster as v1
 
 pytestmark = pytest.mark.django_db
 
@@ -120,12 +121,48 @@ def test_export_rejects_an_unknown_format():
         export_text("xml")
 
 
-def test_v1_objects_are_refused_until_they_are_simulated():
-    device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                    "metadata": {"name": "gpu"}, "spec": {}}
+def test_a_v1_cluster_is_imported_and_exported_byte_identical():
+    import_texts([("v1.yaml", f.to_yaml(v1.cluster()))])
+    assert models.ResourceClaimV1.objects.count() == 2
+    assert models.ResourceSlice.objects.filter(node_name="n1").count() == 2
+    assert models.DeviceClass.objects.count() == 2
+    items = _items(export_text())  # in document order, defaulted as the API server does
+    assert [(i["kind"], i["metadata"]["name"]) for i in items] == [
+        (d["kind"], d["metadata"]["name"]) for d in v1.cluster()]
+    assert items[5]["spec"]["devices"]["requests"][0]["exactly"] == {
+        "allocationMode": "ExactCount", "count": 1, "deviceClassName": "gpu"}
+    for fmt in ("yaml", "json"):
+        first = export_text(fmt)
+        import_texts([("all." + fmt, first)], replace=True)
+        assert export_text(fmt) == first
+
+
+def test_an_older_v1_version_is_stored_and_exported_as_v1():
+    beta = v1.device_class()
+    beta["apiVersion"] = "resource.k8s.io/v1beta1"
+    import_texts([("b.yaml", f.to_yaml([beta]))])
+    assert _items(export_text())[0]["apiVersion"] == "resource.k8s.io/v1"
+
+
+def test_a_v1_claim_replaces_the_seed_claim_of_its_name_in_place(cluster_docs):
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    position = models.ResourceClaim.objects.get(name="c1").position
+    result = import_texts([("v1.yaml", f.to_yaml([v1.device_class(), v1.claim("c1")]))])
+    assert ("", "ResourceClaim", "default", "c1") in result.updated
+    assert not models.ResourceClaim.objects.exists()
+    assert models.ResourceClaimV1.objects.get(name="c1").position == position
+    names = [(i["kind"], i["apiVersion"]) for i in _items(export_text())
+             if i["metadata"]["name"] == "c1"]
+    assert names == [("ResourceClaim", "resource.k8s.io/v1")]
+
+
+def test_what_the_engine_does_not_simulate_is_refused_as_by_simulate(cluster_docs):
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    import_texts([("v1.yaml", f.to_yaml([v1.device_class(), v1.claim("v")]))])
+    mixed = f.pod("mixed", claims={"a": "c1", "b": "v"})  # a seed and a v1 claim
     with pytest.raises(InvalidManifests) as info:
-        import_texts([("c.yaml", f.to_yaml([f.node("n1"), device_class]))])
-    assert [str(p) for p in info.value.problems] == [
-        "c.yaml:2 (DeviceClass gpu): apiVersion: resource.k8s.io/v1 DeviceClass objects are "
-        "read and checked but not simulated yet (docs/v1.md)"]
-    assert revision() == 0
+        import_texts([("p.yaml", f.to_yaml([mixed]))])
+    [problem] = info.value.problems
+    assert str(problem).startswith("p.yaml:1 (Pod default/mixed): spec.resourceClaims: a pod "
+                                   "with resource.k8s.io/v1 claims must name all its claims")
+    assert not models.Pod.objects.filter(name="mixed").exists()

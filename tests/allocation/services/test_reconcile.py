@@ -303,3 +303,36 @@ def test_a_row_the_engine_refuses_is_left_out_and_the_others_are_reconciled():
     _others_were_reconciled()
     [report] = _reports("p2")
     assert "spec.nodeName: node 'gone' not found" in report
+
+
+def test_a_pass_allocates_v1_claims_and_writes_them_back():
+    from tests import v1_cluster as v1
+
+    import_texts([("v1.yaml", f.to_yaml(v1.cluster()))])
+    result = passes.reconcile()
+    assert result.outcome == passes.SAVED, result
+    assert result.kinds == ["Event", "Node", "Pod", "ResourceClaim"]
+    claim = models.ResourceClaimV1.objects.get(name="c1")
+    assert (claim.status, claim.node_name, claim.drivers) == ("Reserved", "n1",
+                                                              f",{v1.DRIVER},")
+    status = claim.manifest["status"]
+    assert status["allocation"]["devices"]["results"] == [
+        {"request": "gpu", "driver": v1.DRIVER, "pool": "n1", "device": "gpu-0-a"}]
+    assert status["reservedFor"][0]["name"] == "p1"
+    net = models.ResourceClaimV1.objects.get(name="net").manifest["status"]["allocation"]
+    assert net["devices"]["results"][0]["consumedCapacity"] == {"bandwidth": "2G"}
+    assert (_pod("p1").node_name, _pod("p1").status) == ("n1", "Scheduled")
+    assert passes.reconcile().outcome == passes.UNCHANGED  # a fixed point across passes
+
+
+def test_a_v1_claim_allocated_for_a_pod_changed_during_the_pass_waits_with_it(monkeypatch):
+    from tests import v1_cluster as v1
+
+    import_texts([("v1.yaml", f.to_yaml(v1.cluster()))])
+    changed = f.pod("p1", claims={"gpu": "c1", "net": "net"}, node_selector={"zone": "b"})
+    _during_the_pass(monkeypatch, lambda: import_texts([("b.yaml", f.to_yaml([changed]))]))
+    result = passes.reconcile()
+    assert result.conflicts == [("", "Pod", "default", "p1"),
+                                ("", "ResourceClaim", "default", "c1"),
+                                ("", "ResourceClaim", "default", "net")]
+    assert models.ResourceClaimV1.objects.get(name="c1").status == "Pending"

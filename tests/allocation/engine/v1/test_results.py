@@ -89,3 +89,18 @@ def test_selector_with_two_terms_is_fatal():
     a = allocator([slice_("s1", [device("d0")], node=None, pool="p", nodeSelector=sel)])
     with pytest.raises(AllocationError, match="create NodeSelector for claim c0: unsupported"):
         a.allocate(node(zone="a"), [claim("c0")])
+
+
+def test_allocated_node_name_reads_the_node_local_selector_only():
+    from allocation.engine.v1.results import allocated_node_name
+
+    def selector(*terms):
+        return {"nodeSelector": {"nodeSelectorTerms": list(terms)}}
+
+    local = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+    assert allocated_node_name(selector(local)) == "n1"
+    assert allocated_node_name(None) is None and allocated_node_name({}) is None
+    rack = {"matchExpressions": [{"key": "rack", "operator": "In", "values": ["r1"]}]}
+    assert allocated_node_name(selector(rack)) is None
+    assert allocated_node_name(selector({**local, **rack})) is None
+    assert allocated_node_name(selector(local, local)) is None

@@ -74,3 +74,25 @@ def test_worker_once(capsys, tmp_path):
     code, out, _ = _run(capsys, "worker", "--once")
     assert code == 0 and out.startswith("saved at revision 2")
     assert models.Pod.objects.get().node_name == "n1"
+
+
+def test_a_v1_cluster_round_trips_byte_identical_through_the_commands(tmp_path, capsys):
+    from allocation.services.reconcile import reconcile
+    from tests import v1_cluster as v1
+
+    path = tmp_path / "v1.yaml"
+    path.write_text(f.to_yaml(v1.cluster()))
+    assert _run(capsys, "import", str(path))[0] == 0
+    reconcile()  # allocations, reservations and Events are exported too
+    code, out, _ = _run(capsys, "export")
+    assert code == 0 and "apiVersion: resource.k8s.io/v1\n  kind: ResourceClaim" in out
+    assert "shareID:" in out
+    exported = tmp_path / "export.yaml"
+    exported.write_text(out)
+    assert _run(capsys, "import", "--replace", str(exported))[0] == 0
+    assert _run(capsys, "export")[1] == out
+    first = _run(capsys, "export", "-o", "json")[1]
+    (tmp_path / "e.json").write_text(first)
+    assert _run(capsys, "import", "--replace", str(tmp_path / "e.json"))[0] == 0
+    assert _run(capsys, "export", "-o", "json")[1] == first
+    assert models.ResourceClaimV1.objects.get(name="c1").status == "Reserved"
