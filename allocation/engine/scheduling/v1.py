@@ -22,6 +22,7 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -80,11 +81,17 @@ class V1Scheduling:
         self._synced = False
         self._class_docs: list[dict] = []
         self._has_classes: bool | None = None
+        # Per pass, by pod signature (_signature): where the last identical pod was placed
+        # (the nodes before it refused it and only fill up during a pass), and the refusal
+        # of one that fit nowhere. Like the seed's PlacementCache.
+        self._placed: dict[tuple, int] = {}
+        self._failed: dict[tuple, tuple[str, dict]] = {}
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self._synced = False
         self._has_classes = None
+        self._placed, self._failed = {}, {}
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -126,16 +133,22 @@ class V1Scheduling:
             return self._bound(state, allocator, pod, attempt)
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
+        key = _signature(pod, attempt)
+        if key in self._failed:  # an identical pod found no node earlier in this pass
+            return binding.mark_unschedulable(state, pod, *self._failed[key])
+        start = self._placed.get(key, 0)
         counts: Counter[str] = Counter()
         details = []
-        order = state.node_order
+        order = state.node_order[start:] if start else state.node_order
         if pod.nominated_node_name in state.nodes:  # waiting there for binding conditions
             order = [pod.nominated_node_name, *(n for n in order
                                                  if n != pod.nominated_node_name)]
         try:
-            for name in order:
+            for index, name in enumerate(order, start):
                 refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
                 if refusal is None:
+                    if key is not None:
+                        self._placed[key] = index
                     return True
                 if refusal is _WAITING:
                     return False
@@ -151,6 +164,11 @@ class V1Scheduling:
         except _PreBindFailed as failed:
             return binding.mark_unschedulable(state, pod, f"{v1_prebind.PREBIND_ERROR}"
                                               f"{failed}", {}, SCHEDULER_ERROR) or True
+        if start:  # the nodes skipped must be counted too: scan them all once
+            del self._placed[key]
+            return self.pod(state, pod, resolved)
+        if key is not None:
+            self._failed[key] = (summary(counts, total), detail_of(details, total))
         return binding.mark_unschedulable(state, pod, summary(counts, total),
                                           detail_of(details, total))
 
@@ -225,6 +243,7 @@ class V1Scheduling:
         if waiting and self._profile(state).binding_and_status:
             verdict, why = v1_prebind.verdict(state, waiting)
             if verdict == "failed":
+                self._placed, self._failed = {}, {}  # devices were freed
                 for claim in waiting:
                     _undo(state, claim, pod)
                     if self.allocator is not None and claim.ref in self._committed:
@@ -258,7 +277,9 @@ class V1Scheduling:
 
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator for the state's slices and classes, its book in step with the
-        claims' allocations."""
+        claims' allocations; looked at once per pass (a scheduler pass changes neither)."""
+        if self._synced and self.allocator is not None:
+            return self.allocator
         slices = list(state.of_kind(ResourceSlice))
         classes = list(state.of_kind(DeviceClass))
         source = (id(state), id(state.profile), *(id(o) for o in slices), None,
@@ -285,6 +306,23 @@ class V1Scheduling:
             if key not in self._committed:
                 allocator.book.commit(key, allocation)
                 self._committed[key] = allocation
+
+
+def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
+    """What makes two pods' attempts alike: namespace, node constraints, cpu and memory,
+    the claims' specs (all unallocated) and the extended requests; None when a claim is
+    allocated or the pod waits on a node (its attempt is its own)."""
+    if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
+        return None
+    extended = ()
+    if attempt.extended:
+        spec = pod.raw.get("spec") or {}
+        extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
+                         for c in [*(spec.get("initContainers") or ()),
+                                   *(spec.get("containers") or ())])
+    return (pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
+            pod.cpu_milli, pod.memory, extended,
+            *(json.dumps(d["spec"], sort_keys=True) for d in attempt.docs))
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:

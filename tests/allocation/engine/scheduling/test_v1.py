@@ -279,3 +279,31 @@ def test_a_failure_condition_deallocates_and_the_pod_is_retried():
     assert "devices" not in claim["status"]  # the failed statuses went with the allocation
     assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
     assert _items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
+
+
+# -- alike pods share a pass's placement cache; results stay exact ------------------------
+def _template_pods(count: int) -> list[dict]:
+    docs = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+             "metadata": {"name": "t", "namespace": "default"},
+             "spec": {"spec": {"devices": {"requests": [
+                 {"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}}]
+    for i in range(count):
+        doc = pod(f"p{i}")
+        doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+        docs.append(doc)
+    return docs
+
+
+def test_alike_pods_fill_nodes_in_order_and_the_last_counts_every_node():
+    docs = [node("node-0", unschedulable=True), node("node-1"), node("node-2"), class_doc()]
+    for name in ("node-0", "node-1", "node-2"):
+        docs.append(slice_doc([device("gpu-0")], name=f"{name}-gpus", nodeName=name,
+                              pool={"name": name, "resourceSliceCount": 1}))
+    output = simulate(load(docs + _template_pods(4))).output()
+    pods = _items(output, "Pod")
+    assert [pods[f"p{i}"]["spec"].get("nodeName") for i in range(4)] == [
+        "node-1", "node-2", None, None]
+    for name in ("p2", "p3"):
+        assert _condition(output, name) == (
+            "Unschedulable", "0/3 nodes are available: 2 cannot allocate all claims, "
+            "1 node(s) were unschedulable.")
