@@ -14,6 +14,7 @@ from allocation.engine.objects import KObject
 from allocation.models import StoredObject, models_of_kind
 from allocation.services.cluster import locked_cluster
 from allocation.services.permissions import check_write
+from allocation.services.profile import console_profile
 from allocation.services.store import identity_of, model_for, row_identity
 from allocation.services.writes import write
 
@@ -38,7 +39,7 @@ def _problem(file: str, obj: KObject | None, path: str, message: str) -> Invalid
 
 def parse_one(text: str, model: type[StoredObject], file: str = "request.yaml") -> KObject:
     """The one object of ``text``, which must be of ``model``'s kind."""
-    loaded = load_texts([(file, text)])
+    loaded = load_texts([(file, text)], console_profile())
     found = [*loaded.objects, *loaded.events]
     if len(found) != 1:
         raise _problem(file, None, "", f"expected exactly one object, found {len(found)}")

@@ -18,7 +18,7 @@ __all__ = [
     "R_UNSCHEDULABLE", "R_SELECTOR", "R_CPU", "R_MEMORY", "R_PODS", "R_CLAIMS", "R_ELSEWHERE",
     "R_CLASS", "R_BUDGET", "R_UNSUITABLE", "FITS_NOW", "CLAIM_REASONS", "WAIT_INFORMATION",
     "WAIT_ALLOCATION", "WAIT_IMMEDIATE", "MAX_DETAIL_NODES", "summary", "detail_of",
-    "missing_controller",
+    "missing_controller", "FILTER_ERROR",
 ]
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -28,6 +28,9 @@ R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
 R_CLAIMS = "cannot allocate all claims"
 R_ELSEWHERE = "node(s) had resource claims allocated on other nodes"
+FILTER_ERROR = 'running "DynamicResources" filter plugin: '
+"""How kube-scheduler prefixes a Filter plugin's error in the pod's SchedulerError
+condition and FailedScheduling Event (a fatal allocator error, spec section 6)."""
 R_CLASS = "node(s) didn't match the resource class's suitable nodes"
 R_BUDGET = "allocation search gave up (step budget exhausted)"
 R_UNSUITABLE = "node(s) were reported unsuitable by the resource driver"

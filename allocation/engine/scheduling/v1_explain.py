@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.scheduling import binding
-from allocation.engine.scheduling.reasons import MAX_DETAIL_NODES, R_CLAIMS, detail_of
+from allocation.engine.scheduling.reasons import (
+    FILTER_ERROR,
+    MAX_DETAIL_NODES,
+    R_CLAIMS,
+    detail_of,
+)
 from allocation.engine.v1 import INVALID_POOLS, AllocationError, CelRuntimeError
 from allocation.engine.v1.explain import DeviceVerdict, RequestExplanation, explain_requests
 
@@ -64,9 +69,9 @@ def mark_failed(state: ClusterState, allocator: Allocator, pod: Pod,
 
     An UnschedulableError (a missing class) is the same on every node: ``Unschedulable``
     with ``0/N nodes are available: <error>.``. An AllocationError ends the attempt as
-    upstream's does, with ``SchedulerError``; the message and the annotation's ``error``
-    name the claim, request, device, expression and error of a CEL runtime error, and the
-    node gets its per-request verdicts.
+    upstream's does, with ``SchedulerError`` and kube-scheduler's ``FILTER_ERROR`` prefix;
+    the message and the annotation's ``error`` name the claim, request, device, expression
+    and error of a CEL runtime error, and the node gets its per-request verdicts.
 
     Returns:
         False, as ``binding.mark_unschedulable``.
@@ -82,7 +87,8 @@ def mark_failed(state: ClusterState, allocator: Allocator, pod: Pod,
     _add_requests(state, allocator, _pending(claims), entry)
     body = detail_of([*details[:MAX_DETAIL_NODES - 1], entry], total)
     body["error"] = fields
-    return binding.mark_unschedulable(state, pod, message, body, reason=SCHEDULER_ERROR)
+    return binding.mark_unschedulable(state, pod, FILTER_ERROR + message, body,
+                                      reason=SCHEDULER_ERROR)
 
 
 def _pending(claims: list[ResourceClaimV1]) -> list[dict]:
