@@ -163,6 +163,6 @@ def test_what_the_engine_does_not_simulate_is_refused_as_by_simulate(cluster_doc
     with pytest.raises(InvalidManifests) as info:
         import_texts([("p.yaml", f.to_yaml([mixed]))])
     [problem] = info.value.problems
-    assert str(problem).startswith("p.yaml:1 (Pod default/mixed): spec.resourceClaims: a pod "
-                                   "with resource.k8s.io/v1 claims must name all its claims")
+    assert str(problem).startswith("p.yaml:1 (Pod default/mixed): spec.resourceClaims: a pod's "
+                                   "claims and claim templates must be all resource.k8s.io/v1")
     assert not models.Pod.objects.filter(name="mixed").exists()

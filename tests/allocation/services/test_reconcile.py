@@ -311,7 +311,8 @@ def test_a_pass_allocates_v1_claims_and_writes_them_back():
     import_texts([("v1.yaml", f.to_yaml(v1.cluster()))])
     result = passes.reconcile()
     assert result.outcome == passes.SAVED, result
-    assert result.kinds == ["Event", "Node", "Pod", "ResourceClaim"]
+    assert result.kinds == ["DeviceClass", "Event", "Node", "Pod", "ResourceClaim",
+                            "ResourceSlice"]  # v1 objects gain their derived uids
     claim = models.ResourceClaimV1.objects.get(name="c1")
     assert (claim.status, claim.node_name, claim.drivers) == ("Reserved", "n1",
                                                               f",{v1.DRIVER},")

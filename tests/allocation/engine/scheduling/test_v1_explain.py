@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from allocation.engine.scheduling.reasons import FILTER_ERROR
 from allocation.engine.scheduling.v1_explain import (
     MAX_CANDIDATES,
     MAX_GROUPS,
@@ -109,8 +110,8 @@ def test_a_cel_runtime_error_is_a_scheduler_error_naming_claim_request_device_an
 
     condition, annotation = _pending(docs)
 
-    message = (f"claim default/c, request big, device {_dev('gpu-0')}: request selector #0 "
-               f"`{sel}`: CEL runtime error: no such key: cores")
+    message = (f"{FILTER_ERROR}claim default/c, request big, device {_dev('gpu-0')}: "
+               f"request selector #0 `{sel}`: CEL runtime error: no such key: cores")
     assert (condition["reason"], condition["message"]) == ("SchedulerError", message)
     assert annotation["summary"] == message
     assert annotation["error"] == {
@@ -131,8 +132,8 @@ def test_a_cel_runtime_error_in_a_class_selector_names_the_class():
     condition, annotation = _pending(docs)
 
     assert condition["message"] == (
-        f"claim default/c, request r, device {_dev('gpu-0')}: class gpu selector #0 `{sel}`: "
-        "CEL runtime error: no such key: cores")
+        f"{FILTER_ERROR}claim default/c, request r, device {_dev('gpu-0')}: class gpu "
+        f"selector #0 `{sel}`: CEL runtime error: no such key: cores")
     assert annotation["error"]["selector"] == "class gpu selector #0"
 
 
@@ -144,7 +145,8 @@ def test_other_fatal_errors_are_scheduler_errors_with_the_allocator_text():
 
     text = ("claim default/c, request r: asks for all devices, but resource pool "
             f"{DRV}/node-1 is currently being updated")
-    assert (condition["reason"], condition["message"]) == ("SchedulerError", text)
+    assert (condition["reason"], condition["message"]) == ("SchedulerError",
+                                                           FILTER_ERROR + text)
     assert annotation["error"] == {"error": text}
     assert annotation["nodes"][0]["node"] == "node-1"
 
