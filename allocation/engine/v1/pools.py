@@ -171,7 +171,9 @@ class SliceIndex:
             spec = s["spec"]
             key = (spec["driver"], spec["pool"]["name"])
             self._by_pool.setdefault(key, []).append(s)
-            if spec.get("nodeName"):
+            # a counter slice is needed on every node, whatever its node fields
+            # (1.36 NewAllocator: slicesShared; 1.35 GatherPools reads every slice)
+            if spec.get("nodeName") and not spec.get("sharedCounters"):
                 self._by_node.setdefault(spec["nodeName"], []).append(s)
             else:
                 self._shared.append(s)
