@@ -291,7 +291,8 @@ class SliceIndex:
         pools.sort(key=lambda p: p.key)
         if not self.profile.binding_slices_last:
             return pools
-        last = {id(p) for p in pools if not p.incomplete
+        # upstream's incomplete and invalid pools carry no slices, so they never go last
+        last = {id(p) for p in pools if p.usable
                 and any(d.binding_conditions for v in p.slices for d in v.devices)}
         return ([p for p in pools if id(p) not in last]
                 + [p for p in pools if id(p) in last])
