@@ -155,7 +155,10 @@ class Search:
 
     def _nothing_free(self) -> bool:
         # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
-        # pool has a free device, the search would evaluate nothing and fail.
+        # pool has a free device, the search would evaluate nothing and fail. Claims without
+        # requests need no device: they fit on any node, pools or not.
+        if not any(c.data for c in self.claims):
+            return False
         for c in self.claims:
             for rd in c.data.values():
                 if rd.all_mode or rd.admin:
