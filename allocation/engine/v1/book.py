@@ -23,7 +23,9 @@ class AllocationBook:
 
     def __init__(self) -> None:
         self.dedicated: dict[DeviceKey, str] = {}
+        # consumed capacity of shared results (only those that carry consumedCapacity)
         self.shared: dict[DeviceKey, dict[str, Fraction]] = {}
+        # the claims holding shared results of a device (upstream's shared device IDs)
         self.shared_owners: dict[DeviceKey, set[str]] = defaultdict(set)
         self.pool_dedicated: dict[tuple[str, str], int] = defaultdict(int)
         self.pool_version: dict[tuple[str, str], int] = defaultdict(int)
@@ -56,9 +58,13 @@ class AllocationBook:
                 continue
             self.pool_version[key[:2]] += 1
             if r.get("shareID"):
-                sums = self.shared.setdefault(key, {})
-                for name, value in (r.get("consumedCapacity") or {}).items():
-                    sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
+                # upstream's AggregatedCapacity only has devices whose shared results carry
+                # consumedCapacity; every shared result counts as allocated (its share ID)
+                consumed = r.get("consumedCapacity")
+                if consumed:
+                    sums = self.shared.setdefault(key, {})
+                    for name, value in consumed.items():
+                        sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
                 self.shared_owners[key].add(claim_key)
             else:
                 self.dedicated[key] = claim_key
@@ -78,14 +84,15 @@ class AllocationBook:
                 continue
             self.pool_version[key[:2]] += 1
             if r.get("shareID"):
-                sums = self.shared.get(key, {})
-                for name, value in (r.get("consumedCapacity") or {}).items():
-                    sums[name] = sums.get(name, Fraction(0)) - quantity_value(value)
-                owners = self.shared_owners[key]
+                sums = self.shared.get(key)
+                if sums is not None:
+                    for name, value in (r.get("consumedCapacity") or {}).items():
+                        sums[name] = sums.get(name, Fraction(0)) - quantity_value(value)
+                owners = self.shared_owners.get(key, set())
                 owners.discard(claim_key)
                 if not owners:
                     self.shared.pop(key, None)
-                    del self.shared_owners[key]
+                    self.shared_owners.pop(key, None)
             elif self.dedicated.get(key) == claim_key:
                 del self.dedicated[key]
                 self.pool_dedicated[key[:2]] -= 1

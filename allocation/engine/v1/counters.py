@@ -34,7 +34,8 @@ class CounterLedger:
         if cached is not None and cached[0] == version:
             return cached[1]
         avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-        shared = self.book.shared if self.profile.counters_count_shared else {}
+        # IsDeviceAllocated: dedicated, or held through any shared result
+        shared = self.book.shared_owners if self.profile.counters_count_shared else {}
         dedicated = self.book.dedicated
         for view in pool.slices + pool.other_slices:
             for dev in view.devices:
