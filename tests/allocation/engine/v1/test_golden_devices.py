@@ -162,3 +162,30 @@ def test_binding_conditions_are_copied_into_the_result():
         ["ready"], ["failed"])
     assert not allocator([slice_("s", [dev])], release="1.35").allocate(
         node(), [claim("c0")]).fits
+
+
+@pytest.mark.parametrize("capacity, request_, consumed", [
+    ({"value": "4096"}, None, "4096"),  # DecimalSI stays decimal (not 4Ki)
+    ({"value": "8Gi"}, "1024", "1024"),  # the request's format
+    ({"value": "8Gi"}, "1.5Gi", "1536Mi"),
+    ({"value": "8Gi"}, "0.5Ki", "512"),  # BinarySI below 1024 is written as decimal
+    ({"value": "10"}, "0.5", "500m"),
+    ({"value": "8k"}, "12e2", "1200"),
+    ({"value": "8k", "requestPolicy": {"default": "1e3", "validRange": {"min": "1e3"}}},
+     None, "1e3"),  # the default's DecimalExponent
+    ({"value": "8Gi", "requestPolicy": {"default": "1024", "validRange": {
+        "min": "1024", "step": "1024"}}}, "1500", "2Ki"),  # a rounded step is BinarySI
+    ({"value": "8Gi", "requestPolicy": {"default": "1024", "validRange": {
+        "min": "1024", "step": "1024"}}}, "10", "1024"),  # below min: the min's format
+    ({"value": "8k", "requestPolicy": {"default": "1k", "validValues": ["1k", "2k"]}},
+     "1500", "2k"),  # the valid value's format
+])
+def test_consumed_capacity_is_written_in_upstreams_quantity_format(capacity, request_,
+                                                                    consumed):
+    # 3.5 / section 4: consumedCapacity holds Quantities; apimachinery writes each in the
+    # canonical form of the format it was parsed with (or BinarySI for a rounded step)
+    dev = {"name": "m", "allowMultipleAllocations": True, "capacity": {"bw": capacity}}
+    a = allocator([slice_("s", [dev])])
+    extra = {"capacity": {"requests": {"bw": request_}}} if request_ else {}
+    out = a.allocate(node(), [claim("c0", request(**extra))])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": consumed}
