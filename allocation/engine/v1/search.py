@@ -198,7 +198,7 @@ class Search:
                 raise AllocationError(f"claim {claim.key}, request {req['name']}: has "
                                       "subrequests, but the DRAPrioritizedList feature is "
                                       "disabled")
-            if not p.consumable_capacity:
+            if not p.consumable_capacity and p.capacity_gate_checked:
                 exactly = req.get("exactly") or {}
                 if exactly.get("capacity") is not None:
                     raise AllocationError(

@@ -50,12 +50,15 @@ def test_empty_constraint_is_fatal_in_preflight():
         a.allocate(node(), [claim("c0", constraints=[{"requests": ["req"]}])])
 
 
-def test_capacity_request_with_its_gate_off_is_fatal():
-    # 3.3 preflight: "capacity with its gate off"
-    a = allocator([slice_("s", [device("d0")])], release="1.35")
+def test_capacity_request_with_its_gate_off_is_fatal_where_the_variant_knows_it():
+    # 3.3 preflight: "capacity with its gate off" -- checked by the variants that know
+    # consumable capacity (1.36 incubating); 1.35's incubating ignores the field
     c = claim("c0", request(capacity={"requests": {"mem": "1"}}))
+    a = allocator([slice_("s", [device("d0")])], gates="DRAConsumableCapacity=false")
     with pytest.raises(AllocationError, match="DRAConsumableCapacity feature is disabled"):
         a.allocate(node(), [c])
+    a = allocator([slice_("s", [device("d0")])], release="1.35")
+    assert picked(a.allocate(node(), [c])) == [[("req", "d0")]]
 
 
 def test_all_request_on_an_invalid_pool_is_fatal():
