@@ -256,6 +256,12 @@ class Profile:
         return self._supports("binding_and_status") and self._minor <= 35
 
     @property
+    def every_taint_blocks(self) -> bool:
+        """[1.34] every taint must be tolerated, whatever its effect (allTaintsTolerated);
+        from 1.35 only NoSchedule and NoExecute block."""
+        return self._minor == 34
+
+    @property
     def max_taints(self) -> int:
         return 4 if self._minor == 34 else 16
 

@@ -407,7 +407,7 @@ class Search:
             skip = multi and (key in self.book.shared or key in self.allocating_capacity)
             if not skip and self.counters.short(pool, dev, consume=True):
                 return None
-        if p.device_taints and untolerated_taint(dev, rd.tolerations):
+        if p.device_taints and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks):
             return None  # counters stay consumed: upstream does not release them here
         base, sub = (rd.parent, rd.name) if rd.parent else (rd.name, "")
         constraints = claim.constraints
