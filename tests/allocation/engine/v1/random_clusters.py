@@ -166,6 +166,15 @@ def _slices(draw, features: set[str], uses: set[str]) -> list[dict]:
             out.append(_slice(f"{node_name}-old", GPU, node_name,
                               [_device(draw, "gpu-old", GPU, set(), set(), None)],
                               generation=0, nodeName=node_name))
+    if "counters" in features and draw(st.integers(0, 3)) == 0:
+        # per-device node selection (KEP-4815): each device names its node, or all nodes
+        devs = [_device(draw, f"pd-{i}", GPU, features, uses, None)
+                for i in range(draw(st.integers(1, 3)))]
+        for d in devs:
+            where = draw(st.sampled_from([*NODES, "all"]))
+            d.update({"allNodes": True} if where == "all" else {"nodeName": where})
+        out.append(_slice("per-device", GPU, "per-device", devs, perDeviceNodeSelection=True))
+        uses.add("per-device")
     if draw(st.booleans()):
         devs = [_device(draw, f"nic-{i}", NIC, features, uses, None)
                 for i in range(draw(st.integers(1, 3)))]

@@ -20,8 +20,10 @@ distinctAttribute (it forgets values: 3.3, 3.12), and shared counters together w
 constraints or multi-allocatable devices (counters stay consumed after a taint or
 constraint refusal, and multi-allocatable devices never give theirs back on backtracking:
 docs/v1.md "Where the planner knowingly follows upstream's bugs"). Fits are checked in
-every cluster (distinctAttribute only for the attribute's presence). Release 1.34 (legacy
-pools) is only run for crashes and determinism, in ``test_properties``.
+every cluster (distinctAttribute only for the attribute's presence). Per-device node
+selection is part of the clusters: a device of such a slice is usable only on its node.
+Release 1.34 (legacy pools) is only run for crashes and determinism, in
+``test_properties``.
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ def _visible(cluster: Cluster, node: dict):
         if spec.get("sharedCounters"):
             if not partitionable:
                 continue
+        elif spec.get("perDeviceNodeSelection"):
+            if not any(_node_match(node, d) for d in spec.get("devices") or ()):
+                continue
         elif not _node_match(node, spec):
             continue
         groups[(spec["driver"], spec["pool"]["name"])].append(s)
@@ -107,7 +112,8 @@ def _visible(cluster: Cluster, node: dict):
         pool_devices[key] = [(s, d) for s in same for d in s["spec"].get("devices") or ()]
         for s in sorted(kept, key=lambda s: s["metadata"]["name"]):
             for d in s["spec"].get("devices") or ():
-                devices.append(_Dev(len(devices), s, d))
+                if not s["spec"].get("perDeviceNodeSelection") or _node_match(node, d):
+                    devices.append(_Dev(len(devices), s, d))
     return devices, counter_sets, pool_devices, problems
 
 
