@@ -113,6 +113,17 @@ BAD = [
     ("bindingConditions 5", _cluster(slice=slice_doc([_dev(
         bindingConditions=[f"c{i}" for i in range(5)], bindingFailureConditions=["f"])])),
      "ResourceSlice", "s1", "spec.devices[0].bindingConditions"),
+    ("consumed counters 33 in one set", _cluster(slice=slice_doc([_dev(consumesCounters=[
+        {"counterSet": "s", "counters": {f"c{i}": {"value": "1"} for i in range(33)}}])])),
+     "ResourceSlice", "s1", "spec.devices[0].consumesCounters[0].counters"),
+    ("bindingFailureConditions 5", _cluster(slice=slice_doc([_dev(
+        bindingConditions=["ok"], bindingFailureConditions=[f"f{i}" for i in range(5)])])),
+     "ResourceSlice", "s1", "spec.devices[0].bindingFailureConditions"),
+    ("attribute domain over 63", _cluster(slice=slice_doc([_dev(
+        attributes={"d" * 61 + ".io/model": {"int": 1}})])),
+     "ResourceSlice", "s1", "spec.devices[0].attributes." + "d" * 61 + ".io/model"),
+    ("request name not a DNS label", _cluster(claim=claim_doc([request("R_1")])),
+     "ResourceClaim", "default/c", "spec.devices.requests[0].name"),
     ("requests 33", _cluster(claim=claim_doc([request(f"r{i}") for i in range(33)])),
      "ResourceClaim", "default/c", "spec.devices.requests"),
     ("request selectors 33", _cluster(claim=claim_doc([request(selectors=[_SELECTOR] * 33)])),
