@@ -63,7 +63,7 @@ class Allocator:
                                        consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
-        self.book = book if book is not None else AllocationBook()
+        self.book = book if book is not None else AllocationBook(profile.consumable_capacity)
         self.book.release_listeners.append(self._freed)
         # nodes known to have no free device in any usable pool, and which nodes see a pool
         self._full: set[str] = set()

@@ -2,8 +2,8 @@
 
 ``commit`` adds one claim's allocation, ``release`` takes it away again; nothing is ever
 recomputed from every claim. Admin-access results are not recorded (they block nobody),
-results with a ``shareID`` add their consumed capacity to the device's sum, every other
-result makes its device dedicated.
+results with a ``shareID`` add their consumed capacity to the device's sum (with
+DRAConsumableCapacity on), every other result makes its device dedicated.
 """
 
 from __future__ import annotations
@@ -21,9 +21,14 @@ DeviceKey = tuple[str, str, str]  # (driver, pool, device)
 class AllocationBook:
     """Dedicated devices, shared consumed capacity and per-pool versions."""
 
-    def __init__(self) -> None:
+    def __init__(self, consumable_capacity: bool = True) -> None:
+        # with DRAConsumableCapacity off a result's shareID is ignored: the device is
+        # dedicated (the scheduler's GatherAllocatedState checks the gate)
+        self.consumable_capacity = consumable_capacity
         self.dedicated: dict[DeviceKey, str] = {}
+        # consumed capacity of shared results (only those that carry consumedCapacity)
         self.shared: dict[DeviceKey, dict[str, Fraction]] = {}
+        # the claims holding shared results of a device (upstream's shared device IDs)
         self.shared_owners: dict[DeviceKey, set[str]] = defaultdict(set)
         self.pool_dedicated: dict[tuple[str, str], int] = defaultdict(int)
         self.pool_version: dict[tuple[str, str], int] = defaultdict(int)
@@ -45,7 +50,7 @@ class AllocationBook:
         results = list((allocation.get("devices") or {}).get("results") or ())
         for r in results:
             key = (r["driver"], r["pool"], r["device"])
-            if r.get("adminAccess") or r.get("shareID"):
+            if r.get("adminAccess") or self._shared(r):
                 continue
             owner = self.dedicated.get(key)
             if owner is not None:
@@ -55,10 +60,14 @@ class AllocationBook:
             if r.get("adminAccess"):
                 continue
             self.pool_version[key[:2]] += 1
-            if r.get("shareID"):
-                sums = self.shared.setdefault(key, {})
-                for name, value in (r.get("consumedCapacity") or {}).items():
-                    sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
+            if self._shared(r):
+                # upstream's AggregatedCapacity only has devices whose shared results carry
+                # consumedCapacity; every shared result counts as allocated (its share ID)
+                consumed = r.get("consumedCapacity")
+                if consumed:
+                    sums = self.shared.setdefault(key, {})
+                    for name, value in consumed.items():
+                        sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
                 self.shared_owners[key].add(claim_key)
             else:
                 self.dedicated[key] = claim_key
@@ -77,18 +86,22 @@ class AllocationBook:
             if r.get("adminAccess"):
                 continue
             self.pool_version[key[:2]] += 1
-            if r.get("shareID"):
-                sums = self.shared.get(key, {})
-                for name, value in (r.get("consumedCapacity") or {}).items():
-                    sums[name] = sums.get(name, Fraction(0)) - quantity_value(value)
-                owners = self.shared_owners[key]
+            if self._shared(r):
+                sums = self.shared.get(key)
+                if sums is not None:
+                    for name, value in (r.get("consumedCapacity") or {}).items():
+                        sums[name] = sums.get(name, Fraction(0)) - quantity_value(value)
+                owners = self.shared_owners.get(key, set())
                 owners.discard(claim_key)
                 if not owners:
                     self.shared.pop(key, None)
-                    del self.shared_owners[key]
+                    self.shared_owners.pop(key, None)
             elif self.dedicated.get(key) == claim_key:
                 del self.dedicated[key]
                 self.pool_dedicated[key[:2]] -= 1
+
+    def _shared(self, result: dict) -> bool:
+        return bool(result.get("shareID")) and self.consumable_capacity
 
     def owner(self, key: DeviceKey) -> str | None:
         """The claim a device is dedicated to, if any."""

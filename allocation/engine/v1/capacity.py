@@ -1,14 +1,22 @@
-"""Consumable capacity (KEP-5075): rounding requests up to a device's request policy and
-checking what is left (docs/v1.md, consumable capacity)."""
+"""Consumable capacity (KEP-5075): rounding requests up to a device's request policy,
+checking what is left, and writing the consumed amounts as upstream serializes them
+(docs/v1.md, consumable capacity)."""
 
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 from allocation.engine.quantity import Quantity
 
-__all__ = ["capacity_fits", "consumed_capacity"]
+__all__ = ["capacity_fits", "consumed_capacity", "consumed_texts", "go_quantity_text",
+           "quantity_format"]
+
+BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P",
+                     18: "E"}
 
 
 def _go_mod(a: int, b: int) -> int:
@@ -16,28 +24,32 @@ def _go_mod(a: int, b: int) -> int:
     return int(math.fmod(a, b)) if abs(a) < 2**52 and abs(b) < 2**52 else a - b * int(a / b)
 
 
-def _consumed(requested: Fraction | None, cap) -> Fraction:
+def _consumed(requested: Fraction | None, cap, fmt: str = DECIMAL_SI) -> tuple[Fraction, str]:
+    """The amount consumed and the quantity format upstream's result carries (the format of
+    the quantity it was copied from; a rounded range step is a new BinarySI quantity)."""
     if requested is None:
-        return cap.default if cap.default is not None else cap.value
+        if cap.default is not None:
+            return cap.default, cap.formats["default"]
+        return cap.value, cap.formats["value"]
     if not cap.has_policy:
-        return requested
+        return requested, fmt
     if cap.has_range and cap.min is not None:
         if requested < cap.min:
-            return cap.min
+            return cap.min, cap.formats["min"]
         if cap.step is None:
-            return requested
+            return requested, fmt
         # upstream uses Quantity.Value(): integers, rounded up
         req, step, low = math.ceil(requested), math.ceil(cap.step), math.ceil(cap.min)
         added = req - low
         n = int(added / step)
         if _go_mod(added, step) != 0:
             n += 1
-        return Fraction(low + step * n)
+        return Fraction(low + step * n), BINARY_SI
     if cap.valid_values is not None:
-        for value in cap.valid_values:
+        for value, value_fmt in zip(cap.valid_values, cap.formats["valid"], strict=True):
             if requested <= value:
-                return value
-    return requested
+                return value, value_fmt
+    return requested, fmt
 
 
 def _violates(value: Fraction, cap) -> bool:
@@ -59,8 +71,59 @@ def _violates(value: Fraction, cap) -> bool:
 
 def consumed_capacity(requests: dict[str, Fraction] | None, device) -> dict[str, Fraction]:
     """What one allocation of ``device`` consumes, per capacity (zeros included)."""
-    return {name: _consumed((requests or {}).get(name), cap)
+    return {name: _consumed((requests or {}).get(name), cap)[0]
             for name, cap in device.capacity.items()}
+
+
+def consumed_texts(requests: dict[str, Fraction] | None, formats: dict[str, str] | None,
+                   device) -> dict[str, str]:
+    """``consumedCapacity`` of one shared result as upstream writes it: every capacity,
+    each amount in the format of the quantity it came from (``formats``: the request's)."""
+    out = {}
+    for name, cap in device.capacity.items():
+        value, fmt = _consumed((requests or {}).get(name), cap,
+                               (formats or {}).get(name, DECIMAL_SI))
+        out[name] = go_quantity_text(value, fmt)
+    return out
+
+
+def quantity_format(text) -> str:
+    """The format apimachinery's ParseQuantity gives ``text``: BinarySI for a binary
+    suffix, DecimalExponent for an ``e``/``E`` exponent, else DecimalSI."""
+    text = str(text).strip()
+    if text.endswith(_BINARY_SUFFIXES[1:]):
+        return BINARY_SI
+    if re.search(r"[0-9.][eE][-+]?[0-9]+$", text):
+        return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def go_quantity_text(value: Fraction, fmt: str) -> str:
+    """``value`` in apimachinery's canonical form for ``fmt`` (Quantity.String): BinarySI
+    as a whole multiple of the largest power of 1024 (below 1024 or fractional: decimal),
+    decimal forms as mantissa and an exponent that is a multiple of 3."""
+    if value == 0:
+        return "0"
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    if fmt == BINARY_SI and value >= 1024 and value.denominator == 1:
+        number, power = value.numerator, 0
+        while number % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
+            number //= 1024
+            power += 1
+        return f"{sign}{number}{_BINARY_SUFFIXES[power]}"
+    exponent = 0
+    while value.denominator != 1:
+        value *= 10
+        exponent -= 1
+    mantissa = value.numerator
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    power = exponent // 3 * 3
+    mantissa *= 10 ** (exponent - power)
+    if fmt != DECIMAL_EXPONENT and power in _DECIMAL_SUFFIXES:
+        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES[power]}"
+    return f"{sign}{mantissa}" + (f"e{power}" if power else "")
 
 
 def capacity_fits(requests: dict[str, Fraction] | None, device,
@@ -77,7 +140,7 @@ def capacity_fits(requests: dict[str, Fraction] | None, device,
             if name not in device.capacity:
                 return f"capacity {name} is not defined"
     for name, cap in device.capacity.items():
-        want = _consumed((requests or {}).get(name), cap)
+        want = _consumed((requests or {}).get(name), cap)[0]
         if _violates(want, cap):
             return (f"capacity {name}: {_q(want)} violates the request policy "
                     f"({_policy(cap)})")

@@ -23,18 +23,29 @@ class CounterLedger:
         self.profile = profile
         self.consumed: dict = {}
         self._slices: dict = {}
+        # upstream keys its counter maps by pool name only (PoolID.Pool): the first pool of
+        # a name that is checked in this call gives every pool of that name its counters
+        self._by_name: dict[str, dict] = {}
 
     def available(self, pool: Pool, dev=None) -> dict:
         """Counter values of the pool minus what allocated devices consume (cached per
-        book version of the pool); [1.34] of ``dev``'s own slice."""
+        book version of the pool); [1.34] of ``dev``'s own slice. As upstream, the first
+        pool of a name asked in this call answers for every pool of that name."""
         if self.profile.legacy_pools:
             return self._slice_available(pool, dev)
+        found = self._by_name.get(pool.name)
+        if found is None:
+            found = self._by_name[pool.name] = self._pool_available(pool)
+        return found
+
+    def _pool_available(self, pool: Pool) -> dict:
         version = self.book.pool_version.get(pool.key, 0)
         cached = pool.counter_cache
         if cached is not None and cached[0] == version:
             return cached[1]
         avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-        shared = self.book.shared if self.profile.counters_count_shared else {}
+        # IsDeviceAllocated: dedicated, or held through any shared result
+        shared = self.book.shared_owners if self.profile.counters_count_shared else {}
         dedicated = self.book.dedicated
         for view in pool.slices + pool.other_slices:
             for dev in view.devices:
@@ -75,7 +86,7 @@ class CounterLedger:
         # [1.34] counters are consumed per slice (upstream keys them by slice name)
         if self.profile.legacy_pools:
             return ("slice", dev.slice.get("metadata", {}).get("name", ""))
-        return pool.key
+        return pool.name  # not (driver, pool): upstream's consumedCounters[PoolID.Pool]
 
     def short(self, pool: Pool, dev, consume: bool) -> tuple | None:
         """``(set, counter, available, needed)`` of the first counter that would go

@@ -46,13 +46,21 @@ GATES: dict[str, tuple] = {
 
 # The allocator variants in upstream's order of preference, with the optional features
 # each supports (structured/internal/*: SupportedFeatures).
+_INCUBATING = frozenset({"admin_access", "prioritized_list", "partitionable_devices",
+                         "device_taints"})
 _VARIANTS = (
     ("stable", frozenset()),
-    ("incubating", frozenset({"admin_access", "prioritized_list", "partitionable_devices",
-                              "device_taints"})),
-    ("experimental", frozenset({"admin_access", "prioritized_list", "partitionable_devices",
-                                "device_taints", "binding_and_status", "consumable_capacity",
-                                "list_type_attributes"})),
+    ("incubating", _INCUBATING),
+    ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
+                                    "list_type_attributes"}),
+)
+# 1.36 promoted binding conditions and consumable capacity to incubating
+# (structured/internal/incubating SupportedFeatures of v0.36.2); experimental adds list types
+_VARIANTS_136 = (
+    ("stable", frozenset()),
+    ("incubating", _INCUBATING | {"binding_and_status", "consumable_capacity"}),
+    ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
+                                    "list_type_attributes"}),
 )
 
 
@@ -165,10 +173,24 @@ class Profile:
         wanted = {f for f in ("admin_access", "prioritized_list", "partitionable_devices",
                               "device_taints", "binding_and_status", "consumable_capacity",
                               "list_type_attributes") if getattr(self, f)}
-        for name, supported in _VARIANTS:
+        for name, supported in self._variants:
             if wanted <= supported:
                 return name
         return "experimental"
+
+    @property
+    def _variants(self) -> tuple:
+        return _VARIANTS_136 if self._minor >= 36 else _VARIANTS
+
+    def _supports(self, feature: str) -> bool:
+        """Whether the chosen variant's code knows ``feature`` (enabled or not)."""
+        return feature in dict(self._variants)[self.variant]
+
+    @property
+    def capacity_gate_checked(self) -> bool:
+        """The variant knows consumable capacity, so capacity requests with the gate off
+        are a preflight error; older variants ignore them."""
+        return self._supports("consumable_capacity")
 
     # -- release quirks --
     @property
@@ -217,19 +239,27 @@ class Profile:
 
     @property
     def distinct_attribute(self) -> bool:
-        """distinctAttribute constraints exist only in the experimental variant."""
-        return self.variant == "experimental"
+        """distinctAttribute constraints exist only in the variants with consumable capacity
+        (experimental; from 1.36 incubating too)."""
+        return self._supports("consumable_capacity")
 
     @property
     def binding_slices_last(self) -> bool:
-        """The experimental variant puts pools with binding-condition devices last."""
-        return self.variant == "experimental"
+        """The variants with binding conditions put pools with binding-condition devices
+        last (experimental; from 1.36 incubating too), whether the gate is on or not."""
+        return self._supports("binding_and_status")
 
     @property
     def binding_slices_last_in_pool(self) -> bool:
         """[1.34/1.35 experimental] slices with binding-condition devices were added to
         their pool after the others."""
-        return self.variant == "experimental" and self._minor <= 35
+        return self._supports("binding_and_status") and self._minor <= 35
+
+    @property
+    def every_taint_blocks(self) -> bool:
+        """[1.34] every taint must be tolerated, whatever its effect (allTaintsTolerated);
+        from 1.35 only NoSchedule and NoExecute block."""
+        return self._minor == 34
 
     @property
     def max_taints(self) -> int:

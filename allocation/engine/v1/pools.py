@@ -15,6 +15,7 @@ from typing import Any
 
 from allocation.engine.labels import node_selector_matches
 from allocation.engine.quantity import Quantity
+from allocation.engine.v1.capacity import quantity_format
 from allocation.engine.v1.features import Profile
 
 __all__ = ["Device", "Pool", "SliceIndex", "node_view", "quantity_value"]
@@ -67,7 +68,7 @@ class Device:
 
 class _Capacity:
     __slots__ = ("value", "default", "valid_values", "min", "max", "step", "has_policy",
-                 "has_range")
+                 "has_range", "formats")
 
     def __init__(self, raw: dict) -> None:
         self.value = quantity_value(raw["value"])
@@ -83,6 +84,11 @@ class _Capacity:
         self.min = quantity_value(rng["min"]) if "min" in rng else None
         self.max = quantity_value(rng["max"]) if "max" in rng else None
         self.step = quantity_value(rng["step"]) if "step" in rng else None
+        # the quantity formats upstream copies into consumedCapacity (capacity.py)
+        self.formats = {"value": quantity_format(raw["value"]),
+                        "default": quantity_format(policy.get("default", "")),
+                        "min": quantity_format(rng.get("min", "")),
+                        "valid": [quantity_format(v) for v in values or ()]}
 
 
 @dataclass
@@ -171,7 +177,9 @@ class SliceIndex:
             spec = s["spec"]
             key = (spec["driver"], spec["pool"]["name"])
             self._by_pool.setdefault(key, []).append(s)
-            if spec.get("nodeName"):
+            # a counter slice is needed on every node, whatever its node fields
+            # (1.36 NewAllocator: slicesShared; 1.35 GatherPools reads every slice)
+            if spec.get("nodeName") and not spec.get("sharedCounters"):
                 self._by_node.setdefault(spec["nodeName"], []).append(s)
             else:
                 self._shared.append(s)
@@ -289,7 +297,8 @@ class SliceIndex:
         pools.sort(key=lambda p: p.key)
         if not self.profile.binding_slices_last:
             return pools
-        last = {id(p) for p in pools if not p.incomplete
+        # upstream's incomplete and invalid pools carry no slices, so they never go last
+        last = {id(p) for p in pools if p.usable
                 and any(d.binding_conditions for v in p.slices for d in v.devices)}
         return ([p for p in pools if id(p) not in last]
                 + [p for p in pools if id(p) in last])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-from allocation.engine.quantity import Quantity
 from allocation.engine.v1.errors import AllocationError
 
 __all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "build_allocation", "share_id"]
@@ -46,8 +45,8 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
         if p.consumed is not None:
             r["shareID"] = share_id(uid, i)
             if p.consumed:
-                r["consumedCapacity"] = {k: str(Quantity(v)) for k, v in
-                                         sorted(p.consumed.items())}
+                # the formats upstream serializes (capacity.consumed_texts), not ours
+                r["consumedCapacity"] = dict(sorted(p.consumed_text.items()))
         results.append(r)
     allocation: dict = {"devices": {"results": results}}
     config = _config(claim, chosen, classes)

@@ -14,7 +14,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
-from allocation.engine.v1.capacity import capacity_fits, consumed_capacity
+from allocation.engine.v1.capacity import (
+    capacity_fits,
+    consumed_capacity,
+    consumed_texts,
+    quantity_format,
+)
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
@@ -57,21 +62,24 @@ class Outcome:
 class Pick:
     """One device picked for one request (or subrequest) of one claim."""
 
-    __slots__ = ("request_name", "device", "admin", "tolerations", "consumed")
+    __slots__ = ("request_name", "device", "admin", "tolerations", "consumed", "consumed_text")
 
-    def __init__(self, request_name, device, admin, tolerations, consumed) -> None:
+    def __init__(self, request_name, device, admin, tolerations, consumed,
+                 consumed_text=None) -> None:
         self.request_name = request_name
         self.device = device
         self.admin = admin
         self.tolerations = tolerations
         self.consumed = consumed  # dict for shared (multi-allocatable) results, else None
+        self.consumed_text = consumed_text  # the same amounts as upstream writes them
 
 
 class RequestData:
     """A request or subrequest, prepared for the search."""
 
     __slots__ = ("name", "parent", "klass", "class_selectors", "selectors", "all_mode",
-                 "num_devices", "all_devices", "admin", "tolerations", "capacity", "claim")
+                 "num_devices", "all_devices", "admin", "tolerations", "capacity",
+                 "capacity_formats", "claim")
 
     def __init__(self, body: dict, parent: str | None) -> None:
         self.name = body["name"]
@@ -82,6 +90,7 @@ class RequestData:
         reqs = (body.get("capacity") or {}).get("requests")
         self.capacity = ({k: quantity_value(v) for k, v in reqs.items()}
                          if reqs is not None else None)
+        self.capacity_formats = {k: quantity_format(v) for k, v in (reqs or {}).items()}
         self.num_devices = 0 if self.all_mode else int(body.get("count", 1))
         self.all_devices: list = []
         self.klass = None
@@ -156,7 +165,10 @@ class Search:
 
     def _nothing_free(self) -> bool:
         # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
-        # pool has a free device, the search would evaluate nothing and fail.
+        # pool has a free device, the search would evaluate nothing and fail. Claims without
+        # requests need no device: they fit on any node, pools or not.
+        if not any(c.data for c in self.claims):
+            return False
         for c in self.claims:
             for rd in c.data.values():
                 if rd.all_mode or rd.admin:
@@ -187,7 +199,7 @@ class Search:
                 raise AllocationError(f"claim {claim.key}, request {req['name']}: has "
                                       "subrequests, but the DRAPrioritizedList feature is "
                                       "disabled")
-            if not p.consumable_capacity:
+            if not p.consumable_capacity and p.capacity_gate_checked:
                 exactly = req.get("exactly") or {}
                 if exactly.get("capacity") is not None:
                     raise AllocationError(
@@ -401,7 +413,7 @@ class Search:
             skip = multi and (key in self.book.shared or key in self.allocating_capacity)
             if not skip and self.counters.short(pool, dev, consume=True):
                 return None
-        if p.device_taints and untolerated_taint(dev, rd.tolerations):
+        if p.device_taints and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks):
             return None  # counters stay consumed: upstream does not release them here
         base, sub = (rd.parent, rd.name) if rd.parent else (rd.name, "")
         constraints = claim.constraints
@@ -417,17 +429,18 @@ class Search:
         holders = self.allocating.setdefault(key, set())
         if not multi:
             holders.add(ci)
-        consumed = None
+        consumed = texts = None
         if self.consumable:
             if self.capacity_reason(rd, dev):
                 return None  # as upstream: constraints and marks are not rolled back
             if multi:
                 consumed = consumed_capacity(rd.capacity, dev)
+                texts = consumed_texts(rd.capacity, rd.capacity_formats, dev)
                 sums = self.allocating_capacity.setdefault(key, {})
                 for name, value in consumed.items():
                     sums[name] = sums.get(name, Fraction(0)) + value
         tolerations = rd.tolerations
-        claim.picks.append(Pick(rd.result_name, dev, rd.admin, tolerations, consumed))
+        claim.picks.append(Pick(rd.result_name, dev, rd.admin, tolerations, consumed, texts))
         count = len(claim.picks) - 1
 
         def undo():

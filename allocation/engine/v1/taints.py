@@ -23,10 +23,11 @@ def tolerates(toleration: dict, taint: dict) -> bool:
     return False
 
 
-def untolerated_taint(device, tolerations) -> dict | None:
-    """The first NoSchedule/NoExecute taint of ``device`` no toleration tolerates."""
+def untolerated_taint(device, tolerations, every_effect: bool = False) -> dict | None:
+    """The first NoSchedule/NoExecute taint of ``device`` no toleration tolerates; with
+    ``every_effect`` ([1.34] allTaintsTolerated) the first of any effect."""
     for taint in device.taints:
-        if taint.get("effect") in _BLOCKING and not any(
+        if (every_effect or taint.get("effect") in _BLOCKING) and not any(
                 tolerates(t, taint) for t in tolerations):
             return taint
     return None

@@ -88,3 +88,14 @@ def test_incremental_book_equals_a_book_rebuilt_from_the_live_claims(ops):
     assert {k: v for k, v in book.shared.items()} == fresh.shared
     assert {k: v for k, v in book.pool_dedicated.items() if v} == {
         k: v for k, v in fresh.pool_dedicated.items() if v}
+
+
+def test_share_id_is_ignored_with_consumable_capacity_off():
+    # the scheduler's GatherAllocatedState: a shareID counts only with the gate on
+    book = AllocationBook(consumable_capacity=False)
+    book.commit("default/a", {"devices": {"results": [
+        {"request": "r", "driver": "d", "pool": "p", "device": "x", "shareID": "s",
+         "consumedCapacity": {"bw": "1"}}]}})
+    assert book.dedicated == {("d", "p", "x"): "default/a"} and not book.shared
+    book.release("default/a")
+    assert not book.dedicated

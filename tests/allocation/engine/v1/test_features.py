@@ -7,10 +7,13 @@ import pytest
 from allocation.engine.v1 import FeatureGateError, make_profile, parse_feature_gates
 
 
-def test_default_profile_is_136_experimental_with_every_feature():
+def test_default_profile_is_136_incubating_with_every_feature():
+    # 1.36 promoted binding conditions and consumable capacity to incubating; experimental
+    # adds only list-type attributes (off)
     p = make_profile()
     assert p.release == "1.36"
-    assert p.variant == "experimental"
+    assert p.variant == "incubating"
+    assert make_profile("1.36", "DRAListTypeAttributes=true").variant == "experimental"
     assert all([p.admin_access, p.prioritized_list, p.partitionable_devices, p.device_taints,
                 p.binding_and_status, p.consumable_capacity, p.extended_resource])
     assert not p.list_type_attributes
@@ -29,6 +32,11 @@ def test_variant_follows_the_enabled_features():
     assert make_profile("1.35", "DRAConsumableCapacity=true").variant == "experimental"
     assert make_profile("1.36", "DRAConsumableCapacity=false,DRADeviceBindingConditions=false"
                         ).variant == "incubating"
+    # the 1.36 incubating code knows distinctAttribute and binding-condition pool order
+    p = make_profile("1.36", "DRADeviceBindingConditions=false")
+    assert p.distinct_attribute and p.binding_slices_last and p.capacity_gate_checked
+    p = make_profile("1.35")
+    assert not (p.distinct_attribute or p.binding_slices_last or p.capacity_gate_checked)
 
 
 def test_release_quirks():

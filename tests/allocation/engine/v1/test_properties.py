@@ -11,6 +11,7 @@ purpose.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter, defaultdict
 from fractions import Fraction
 
@@ -18,8 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allocation.engine.quantity import Quantity
+from allocation.engine.simulation import simulate_files
+from allocation.engine.v1 import Allocator
 from allocation.engine.v1.constraints import lookup_attribute
 from allocation.engine.v1.pools import Device
+from allocation.engine.writer import dump
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     FakeSelector,
@@ -30,6 +34,9 @@ from tests.allocation.engine.v1.builders import (
     request,
     slice_,
 )
+from tests.allocation.engine.v1.random_clusters import Cluster, schedule
+from tests.allocation.engine.v1.random_clusters import clusters as v1_clusters
+from tests.factories import pod
 
 SELECTORS = [f'device.attributes["{DRIVER}"].model == "a"',
              f'device.attributes["{DRIVER}"].numa == 0', "true"]
@@ -168,7 +175,8 @@ def _results(out, a):
             yield ci, r, devs[(r["driver"], r["pool"], r["device"])]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_allocations_are_valid_and_complete(cluster):
     slices, claims = cluster
@@ -207,7 +215,8 @@ def test_allocations_are_valid_and_complete(cluster):
         assert _constraints_hold(claims[ci], devs)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(clusters(), st.sampled_from(["1.35", "1.36"]), st.lists(st.booleans(), max_size=6))
 def test_committed_state_stays_within_capacities_and_counters(cluster, release, releases):
     slices, claims = cluster
@@ -235,3 +244,126 @@ def test_committed_state_stays_within_capacities_and_counters(cluster, release, 
                         if dev.consumes and (key in a.book.dedicated or key in a.book.shared)),
                        Fraction(0))
             assert used <= total
+
+
+# -- scheduling random clusters (random_clusters.py) --
+
+SCHEDULING = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILES = st.sampled_from([("1.36", ""), ("1.35", ""), ("1.35", "AllAlpha=true"),
+                            ("1.34", ""), ("1.34", "AllAlpha=true")])
+
+
+def _scheduled(cluster: Cluster):
+    alloc = Allocator(cluster.profile, slices=cluster.slices, classes=cluster.classes)
+    return schedule(alloc, cluster.nodes, cluster.pods)
+
+
+def _devices(cluster: Cluster) -> dict:
+    """Every device of the newest generation of each pool, by (driver, pool, name)."""
+    newest = {}
+    for s in cluster.slices:
+        pool = (s["spec"]["driver"], s["spec"]["pool"]["name"])
+        newest[pool] = max(newest.get(pool, 0), s["spec"]["pool"]["generation"])
+    return {(s["spec"]["driver"], s["spec"]["pool"]["name"], d["name"]): d
+            for s in cluster.slices for d in s["spec"].get("devices") or ()
+            if s["spec"]["pool"]["generation"] == newest[(s["spec"]["driver"],
+                                                          s["spec"]["pool"]["name"])]}
+
+
+@SCHEDULING
+@given(st.data())
+def test_committed_allocations_never_overbook(data):
+    """Over every committed allocation: a device is in at most one non-admin result unless
+    it allows multiple allocations (consumable capacity on); shared results never consume
+    more than a capacity; shared counters never go below zero. Counters count every
+    allocated device in 1.36 (IsDeviceAllocated) and dedicated ones before (spec 3.4)."""
+    release, gates = data.draw(PROFILES)
+    cluster = data.draw(v1_clusters(release, gates))
+    trace = _scheduled(cluster)
+    profile = cluster.profile
+    devices = _devices(cluster)
+    holders = Counter()
+    consumed = defaultdict(lambda: defaultdict(Fraction))
+    allocated = set()
+    for allocation in trace.allocations.values():
+        for r in allocation["devices"]["results"]:
+            key = (r["driver"], r["pool"], r["device"])
+            raw = devices[key]
+            if r.get("adminAccess"):
+                continue
+            if r.get("shareID"):
+                assert profile.consumable_capacity and raw.get("allowMultipleAllocations")
+                for name, value in (r.get("consumedCapacity") or {}).items():
+                    consumed[key][name] += Quantity.parse(value).value
+                if profile.counters_count_shared:
+                    allocated.add(key)
+            else:
+                holders[key] += 1
+                allocated.add(key)
+    assert all(n == 1 for n in holders.values()), holders
+    for key, sums in consumed.items():
+        caps = devices[key]["capacity"]
+        assert all(v <= Quantity.parse(caps[n]["value"]).value for n, v in sums.items())
+    if profile.legacy_pools:
+        return  # [1.34] counters are local to their slice
+    for s in cluster.slices:
+        for cs in s["spec"].get("sharedCounters") or ():
+            pool = (s["spec"]["driver"], s["spec"]["pool"]["name"])
+            for counter, value in cs["counters"].items():
+                used = sum((Quantity.parse(c["counters"][counter]["value"]).value
+                            for key in allocated if key[:2] == pool
+                            for c in devices[key].get("consumesCounters") or ()
+                            if c["counterSet"] == cs["name"] and counter in c["counters"]),
+                           Fraction(0))
+                assert used <= Quantity.parse(value["value"]).value, (pool, counter)
+
+
+@SCHEDULING
+@given(st.data())
+def test_scheduling_is_deterministic_and_raises_only_allocation_errors(data):
+    """Every profile, 1.34 included: the same cluster gives the same placements and
+    allocations twice; nothing but AllocationError (caught by ``schedule``) escapes."""
+    release, gates = data.draw(PROFILES)
+    cluster = data.draw(v1_clusters(release, gates))
+    first, second = _scheduled(cluster), _scheduled(cluster)
+    assert first.placements == second.placements
+    assert first.attempts == second.attempts
+    assert first.allocations == second.allocations
+
+
+def _documents(cluster: Cluster) -> list[dict]:
+    docs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "default", "labels": {"resource.kubernetes.io/admin-access": "true"}}}]
+    for n in cluster.nodes:
+        docs.append({**n, "status": {"allocatable": {"cpu": "8", "memory": "32Gi",
+                                                     "pods": "110"}}})
+    docs += cluster.slices + cluster.classes
+    for pi, claims in enumerate(cluster.pods):
+        docs += claims
+        docs.append(pod(f"pod-{pi}", claims={f"c{i}": c["metadata"]["name"]
+                                             for i, c in enumerate(claims)}))
+    return docs
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(v1_clusters("1.36"))
+def test_simulate_files_on_random_clusters_never_fails_and_is_deterministic(cluster):
+    """``simulate`` (default profile, 1.36) on a random valid v1 cluster file: no
+    exception, the same output text twice, and the pods where the allocator's own
+    node-by-node loop puts them."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cluster.yaml"
+        path.write_text(dump({"apiVersion": "v1", "kind": "List",
+                              "items": _documents(cluster)}, "yaml"))
+        first = simulate_files([str(path)], output="json")
+        assert first == simulate_files([str(path)], output="json")
+    items = json.loads(first)["items"]
+    placed = {i["metadata"]["name"]: i["spec"].get("nodeName") for i in items
+              if i["kind"] == "Pod"}
+    assert [placed[f"pod-{i}"] for i in range(len(cluster.pods))] == _scheduled(
+        cluster).placements

@@ -10,6 +10,7 @@ from tests.allocation.engine.v1.builders import (
     allocator,
     claim,
     device,
+    device_class,
     first_available,
     node,
     picked,
@@ -136,3 +137,33 @@ def test_135_binding_slices_come_last_within_their_pool():
         node(), [claim("c0")])) == [[("req", "y")]]
     assert picked(allocator([bound, plain]).allocate(node(), [claim("c0")])) == [
         [("req", "x")]]
+
+
+def _named_pool(driver: str, set_name: str, value: str, *devs) -> list[dict]:
+    return [slice_(f"{driver}-counters", [], driver=driver, pool="node-1", count=2,
+                   sharedCounters=[{"name": set_name, "counters": {
+                       "mem": {"value": value}}}]),
+            slice_(f"{driver}-devices", list(devs), driver=driver, pool="node-1", count=2)]
+
+
+def _eats_from(name: str, set_name: str, value: str) -> dict:
+    return {"name": name, "consumesCounters": [
+        {"counterSet": set_name, "counters": {"mem": {"value": value}}}]}
+
+
+def test_counters_of_two_drivers_with_one_pool_name_are_mixed_within_a_call():
+    # upstream keys availableCounters/consumedCounters by PoolID.Pool (docs/v1.md)
+    other = "nic.example.com"
+    classes = [device_class("gpu"), device_class("nic", f'device.driver == "{other}"')]
+    both = claim("c0", request("g", "gpu"), request("n", "nic"))
+    # one set name: both drivers' consumption lands in one counter, 4 + 4 > 4
+    a = allocator(_named_pool(DRIVER, "set", "4", _eats_from("g0", "set", "4"))
+                  + _named_pool(other, "set", "4", _eats_from("n0", "set", "4")), classes)
+    assert not a.allocate(node(), [both]).fits
+    assert picked(a.allocate(node(), [claim("c1", request("n", "nic"))])) == [[("n", "n0")]]
+    # two set names: the gpu pool's sets answer for both, so the nic set is never checked
+    a = allocator(_named_pool(DRIVER, "g-set", "4", _eats_from("g0", "g-set", "4"))
+                  + _named_pool(other, "n-set", "4", _eats_from("n0", "n-set", "100")),
+                  classes)
+    assert picked(a.allocate(node(), [both])) == [[("g", "g0"), ("n", "n0")]]
+    assert not a.allocate(node(), [claim("c1", request("n", "nic"))]).fits

@@ -38,3 +38,13 @@ def test_none_effect_and_gate_off_do_not_block():
 def test_admin_access_does_not_bypass_taints():
     a = allocator([slice_("s1", [_tainted("d0", "NoExecute")])])
     assert not a.allocate(node(), [claim("c0", request(adminAccess=True))]).fits
+
+
+def test_134_requires_every_taint_to_be_tolerated_whatever_its_effect():
+    # v0.34.9 allTaintsTolerated: no effect filter (1.35 added taintPreventsAllocation)
+    dev = {"name": "d0", "taints": [{"key": "k", "value": "v", "effect": "None"}]}
+    gates = "DRADeviceTaints=true"
+    assert not allocator([slice_("s1", [dev])], release="1.34", gates=gates).allocate(
+        node(), [claim("c0")]).fits
+    assert allocator([slice_("s1", [dev])], release="1.35", gates=gates).allocate(
+        node(), [claim("c0")]).fits
