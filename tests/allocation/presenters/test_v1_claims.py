@@ -23,7 +23,8 @@ def test_an_allocated_claim_shows_its_results_selector_and_reservation():
                                   (("bandwidth", "2G"),))
     [result] = view.results
     assert (result.request, result.driver, result.pool, result.device, result.admin_access,
-            result.consumed) == ("gpu", v1.DRIVER, "n1", "nic-0", False, (("bandwidth", "2G"),))
+            result.consumed) == ("gpu", v1.DRIVER, "n1", "nic-0", False,
+                               (("bandwidth", "1953125Ki"),))  # upstream's rounded form
     assert result.share_id
     assert view.node_selector == "metadata.name In [n1]"
     assert view.reserved_for == [("p1", "/pods/default/p1/")]

@@ -321,7 +321,8 @@ def test_a_pass_allocates_v1_claims_and_writes_them_back():
         {"request": "gpu", "driver": v1.DRIVER, "pool": "n1", "device": "gpu-0-a"}]
     assert status["reservedFor"][0]["name"] == "p1"
     net = models.ResourceClaimV1.objects.get(name="net").manifest["status"]["allocation"]
-    assert net["devices"]["results"][0]["consumedCapacity"] == {"bandwidth": "2G"}
+    # A validRange step rounding is written as upstream's new BinarySI quantity (docs/v1.md).
+    assert net["devices"]["results"][0]["consumedCapacity"] == {"bandwidth": "1953125Ki"}
     assert (_pod("p1").node_name, _pod("p1").status) == ("n1", "Scheduled")
     assert passes.reconcile().outcome == passes.UNCHANGED  # a fixed point across passes
 

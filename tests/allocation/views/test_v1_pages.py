@@ -39,7 +39,7 @@ def test_the_node_page_shows_the_allocation(reconciled):
     assert "free" in _row(html, "data-device", "gpu-0-b")
     nic = _row(html, "data-device", "nic-0")
     assert "2G in use" in nic and 'aria-label="2G of 10G in use"' in nic
-    assert "<code>bandwidth=2G</code>" in nic
+    assert "<code>bandwidth=1953125Ki</code>" in nic
     counter = _row(html, "data-counter", "gpu-0-counters/memory")
     assert "40Gi / 80Gi" in counter and 'style="width: 50%"' in counter
     assert '<a href="/claims/default/c1/">default/c1</a>' in html  # claims allocated here
@@ -53,7 +53,7 @@ def test_the_claim_page_shows_results_selector_and_reservation(reconciled):
     cells = re.findall(r"<td>(.*?)</td>", result, re.S)
     assert cells[:5] == ["gpu", DRIVER, "n1", "<code>nic-0</code>", "no"]
     assert re.fullmatch(r"[0-9a-f-]{36}", cells[5])  # the shareID
-    assert "<code>bandwidth=2G</code>" in cells[6]
+    assert "<code>bandwidth=1953125Ki</code>" in cells[6]
     assert "<code>metadata.name In [n1]</code>" in html
     assert '<a href="/pods/default/p1/">p1</a>' in html
     assert '<a href="/deviceclasses/nic/">nic</a>' in html
