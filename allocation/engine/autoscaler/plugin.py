@@ -7,7 +7,8 @@ and offers ``SimulateAddNode`` (:meth:`~AutoscalerSimulation.add_node`),
 (:meth:`~AutoscalerSimulation.evict_pod`) and the Filter question "does this pod fit this
 node, and if not why" (:meth:`~AutoscalerSimulation.fits`). Nothing is ever written back
 to the state it started from. Decisions use the scheduler's own checks, so a pod that fits
-here is a pod the scheduler would place.
+here is a pod the scheduler would place; pods with resource.k8s.io/v1 claims are simulated
+with the v1 allocator on the snapshot (:mod:`.v1pods`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from allocation.engine import kinds
 from allocation.engine.allocator import explain_node
+from allocation.engine.autoscaler.v1pods import V1Pods
 from allocation.engine.claims import claim_from_template, deallocate
 from allocation.engine.models import Strategy
 from allocation.engine.objects import Node, Pod, PodTemplate
@@ -76,6 +78,7 @@ class AutoscalerSimulation:
         self.strategy = strategy
         self._plans = Plans()  # the snapshot's classes and parameters never change
         self._cache: PlacementCache[str] = PlacementCache()
+        self._v1 = V1Pods()  # its own v1 allocator and book, over this snapshot
 
     @classmethod
     def start(cls, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> AutoscalerSimulation:
@@ -150,6 +153,9 @@ class AutoscalerSimulation:
         found, node = self._pod(pod), self.state.nodes.get(node_name)
         if found is None or node is None:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
+        if V1Pods.claims(self.state, found) is not None:
+            status = self.fork().bind_pod(found, node_name)  # nothing is taken here
+            return Status(status.ok, f"fits node {node_name}" if status.ok else status.message)
         _needs, picks, reason = self._try(found, node, keep=False)
         return Status(picks is not None, reason or f"fits node {node_name}")
 
@@ -160,6 +166,10 @@ class AutoscalerSimulation:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
         if found.node_name:
             return Status(False, f"pod {found.ref} is bound to {found.node_name} already")
+        claims = V1Pods.claims(self.state, found)
+        if claims is not None:
+            refusal = self._v1.bind(self.state, found, node, claims)
+            return Status(refusal is None, refusal or node_name)
         needs, picks, reason = self._try(found, node, keep=True)
         if picks is None:
             return Status(False, reason or "does not fit")
@@ -173,6 +183,10 @@ class AutoscalerSimulation:
         if found is None:
             return Status(False, "pod not found")
         state = self.state
+        claims = V1Pods.claims(state, found)
+        if claims is not None:
+            placed, why = self._v1.place(state, found, claims)
+            return Status(placed is not None, placed or why)
         needs = self._needs(found)
         if needs.error is not None:
             return Status(False, needs.error)
@@ -217,7 +231,10 @@ class AutoscalerSimulation:
         state.charge(found, node, -1)
         found.node_name = None
         released = []
-        for pod_claim in found.claims:
+        claims = V1Pods.claims(state, found)
+        if claims is not None:
+            released = V1Pods.evict(state, found, claims)
+        for pod_claim in found.claims if claims is None else ():
             name = found.claim_name(pod_claim)
             claim = state.get("ResourceClaim", found.namespace, name)
             if claim is None or found.name not in claim.reserved_pods():

@@ -102,6 +102,17 @@ class V1Scheduling:
         return binding.mark_unschedulable(state, pod, summary(counts, total),
                                           detail_of(details, total))
 
+    def try_node(self, state: ClusterState, pod: Pod, node: Node,
+                 claims: list[ResourceClaimV1]) -> str | None:
+        """Place ``pod`` on ``node`` now (allocate, reserve, bind) or say why not: for
+        callers that choose the node (the autoscaler's SimulateBindPod,
+        docs/autoscaling.md). Call :meth:`begin` first when allocations may have changed.
+
+        Raises:
+            AllocationError, UnschedulableError: fatal for the pod's scheduling attempt.
+        """
+        return self._try(state, self._ready(state), pod, node, claims, True)
+
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:
         if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
