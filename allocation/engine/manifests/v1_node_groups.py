@@ -75,7 +75,7 @@ def check_v1_slices(data: dict, profile: Profile, problems: ProblemList) -> None
     of the group's specs of that driver, and the v1 ResourceSlice schema and rules."""
     entries = [(i, e) for i, e in enumerate(_entries(data) or ()) if is_v1_slice_spec(e)]
     drivers = [e.get("driver") for _, e in entries]
-    schema = dict(v1_schemas())[kinds.RESOURCE_SLICE]
+    spec_schema = dict(v1_schemas())[kinds.RESOURCE_SLICE].fields["spec"]
     for index, entry in entries:
         where = join(_PATH, index)
         for name in V1_NODE_FIELDS:
@@ -97,14 +97,14 @@ def check_v1_slices(data: dict, profile: Profile, problems: ProblemList) -> None
             body["pool"] = {k: v for k, v in pool.items() if k != "name"}
         elif pool is not None:
             body["pool"] = pool  # the schema says why
-        local = ProblemList()
         if isinstance(body.get("pool", {}), dict) and isinstance(body.get("driver"), str):
             [doc] = v1_node_slices([body], _PLACEHOLDER_NODE)
         else:
             doc = _slice_doc(body)
-        schema.check(doc, "", local)
-        if not local:
+        before = len(problems)
+        spec_schema.check(doc["spec"], where, problems)  # messages may name paths too
+        if len(problems) == before:
+            local = ProblemList()
             check_v1_document("ResourceSlice", doc, profile, local)
-        for path, message in local.items:
-            if path.startswith("spec"):  # not the slice names the autoscaler makes
+            for path, message in local.items:
                 problems.add(_below(path, where), message)
