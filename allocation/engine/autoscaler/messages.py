@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from allocation.engine.objects import DeviceRequest, Pod, ResourceClaimV1
+from allocation.engine.autoscaler.v1pods import V1Pods
+from allocation.engine.objects import DeviceRequest, Pod
 from allocation.engine.resolve import plan_claim
 
 if TYPE_CHECKING:
@@ -26,14 +27,14 @@ def demand(state: ClusterState, pod: Pod) -> str:
     """What the pod asks for, in words: "1 device of class gpu and 2 cpu"."""
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
-    for pod_claim in pod.claims:
+    v1 = V1Pods.claims(state, pod)
+    for claim in v1 or ():
+        for request in claim.requests if claim is not None else ():
+            _v1_request(per_class, request)
+    for pod_claim in pod.claims if v1 is None else ():
         name = pod.claim_name(pod_claim)
         claim = state.get("ResourceClaim", pod.namespace, name)
         if claim is None:
-            continue
-        if isinstance(claim, ResourceClaimV1):
-            for request in claim.requests:
-                _v1_request(per_class, request)
             continue
         plan = plan_claim(state, claim)
         if plan.controller or plan.error or not plan.requests:

@@ -21,7 +21,7 @@ from allocation.engine.allocator import explain_node
 from allocation.engine.autoscaler.v1pods import V1Pods
 from allocation.engine.claims import claim_from_template, deallocate
 from allocation.engine.models import Strategy
-from allocation.engine.objects import Node, Pod, PodTemplate
+from allocation.engine.objects import Node, Pod, PodTemplate, ResourceClaimTemplate
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -113,13 +113,14 @@ class AutoscalerSimulation:
         state = self.state
         if state.get("Pod", pod.namespace, pod.name) is not None:
             return Status(False, f"pod {pod.ref} exists already")
-        state.add(pod)
+        pod = V1Pods.add_pod(state, pod)  # with the claims of its v1 templates
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace, pod_claim.template_name)
             name = pod.claim_name(pod_claim)
-            if template is not None and state.get("ResourceClaim", pod.namespace, name) is None:
+            if isinstance(template, ResourceClaimTemplate) \
+                    and state.get("ResourceClaim", pod.namespace, name) is None:
                 state.add(claim_from_template(pod, pod_claim.name, template))
         return Status(True, f"added pod {pod.ref}")
 

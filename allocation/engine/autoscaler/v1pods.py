@@ -5,6 +5,11 @@ a ``V1Scheduling`` of its own, so an ``allocation.engine.v1.Allocator`` of its o
 snapshot's slices (a would-be node's included) and classes, whose book is synchronised
 from the snapshot's claims. The real cluster's allocator and book are never touched, and a
 pod placed here is a pod the scheduler would place the same way.
+
+A pod added to a simulation gets the claims of its v1 ResourceClaimTemplate entries as
+upstream's resourceclaim controller makes them (``v1/templates.claim_from_template``),
+recorded in ``status.resourceClaimStatuses``, so a ProvisioningRequest's pods are
+evaluated with the claims they would get.
 """
 
 from __future__ import annotations
@@ -13,12 +18,18 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import CLAIMS_COMPONENT, V1_CLAIM_FINALIZER
+from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
 from allocation.engine.scheduling.reasons import summary
-from allocation.engine.scheduling.v1 import V1Scheduling, v1_claims
+from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.v1 import AllocationError, UnschedulableError
+from allocation.engine.v1.templates import (
+    ClaimNotCreated,
+    claim_from_template,
+    resolve_claim_name,
+)
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import Node, Pod, ResourceClaimV1
+    from allocation.engine.objects import Node
     from allocation.engine.state import ClusterState
 
 __all__ = ["V1Pods"]
@@ -32,8 +43,57 @@ class V1Pods:
 
     @staticmethod
     def claims(state: ClusterState, pod: Pod) -> list[ResourceClaimV1 | None] | None:
-        """The pod's claims when they are v1 claims (None for a missing one), else None."""
-        return v1_claims(state, pod) if pod.claims else None
+        """The pod's claims when any is a v1 claim or comes from a v1 template (None for
+        one missing or not created), else None: the pod is then the seed paths'. A
+        template entry is the claim ``status.resourceClaimStatuses`` records."""
+        if not pod.claims:
+            return None
+        doc = pod.to_manifest()
+        found: list[ResourceClaimV1 | None] = []
+        v1 = False
+        for entry, raw in zip(pod.claims, doc["spec"]["resourceClaims"], strict=True):
+            if entry.template_name:
+                template = state.get("ResourceClaimTemplate", pod.namespace,
+                                     entry.template_name)
+                v1 = v1 or isinstance(template, ResourceClaimTemplateV1)
+            try:
+                name, _owned = resolve_claim_name(doc, raw)
+            except (ClaimNotCreated, ValueError):
+                name = None
+            claim = state.get("ResourceClaim", pod.namespace, name) if name else None
+            v1 = v1 or isinstance(claim, ResourceClaimV1)
+            found.append(claim if isinstance(claim, ResourceClaimV1) else None)
+        return found if v1 else None
+
+    @staticmethod
+    def add_pod(state: ClusterState, pod: Pod) -> Pod:
+        """Add ``pod`` with the claims of its v1 template entries, recorded in its
+        ``status.resourceClaimStatuses`` (a missing template is reported when the pod is
+        placed).
+
+        Returns:
+            the pod as added (a new object when it got claims).
+        """
+        state.add(pod)  # gives it its uid, from which the claim names are derived
+        doc = pod.to_manifest()
+        statuses = []
+        for entry in pod.claims:
+            template = state.get("ResourceClaimTemplate", pod.namespace,
+                                 entry.template_name) if entry.template_name else None
+            if not isinstance(template, ResourceClaimTemplateV1):
+                continue
+            claim = ResourceClaimV1(claim_from_template(
+                doc, entry.name, template.to_manifest(),
+                lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
+            state.add(claim)
+            statuses.append({"name": entry.name, "resourceClaimName": claim.name})
+        if not statuses:
+            return pod
+        doc.setdefault("status", {})["resourceClaimStatuses"] = statuses
+        state.remove(pod)
+        made = Pod(doc, pod.source)
+        state.add(made)
+        return made
 
     def bind(self, state: ClusterState, pod: Pod, node: Node,
              claims: list[ResourceClaimV1 | None]) -> str | None:
@@ -101,6 +161,10 @@ class V1Pods:
 
 def _missing(pod: Pod, claims: list) -> str | None:
     for entry, claim in zip(pod.claims, claims, strict=True):
-        if claim is None:
-            return f"resourceclaim \"{pod.namespace}/{pod.claim_name(entry)}\" not found"
+        if claim is not None:
+            continue
+        if entry.template_name:
+            return (f"resourceclaimtemplate \"{pod.namespace}/{entry.template_name}\" not "
+                    "found or its claim not created")
+        return f"resourceclaim \"{pod.namespace}/{entry.claim_name}\" not found"
     return None
