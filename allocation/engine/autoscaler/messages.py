@@ -28,8 +28,8 @@ def demand(state: ClusterState, pod: Pod) -> str:
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
     v1 = V1Pods.claims(state, pod)
-    for claim in v1 or ():
-        for request in claim.requests if claim is not None else ():
+    for claim in v1.claims if v1 is not None else ():
+        for request in claim.requests:
             _v1_request(per_class, request)
     for pod_claim in pod.claims if v1 is None else ():
         name = pod.claim_name(pod_claim)

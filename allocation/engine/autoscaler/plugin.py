@@ -113,7 +113,7 @@ class AutoscalerSimulation:
         state = self.state
         if state.get("Pod", pod.namespace, pod.name) is not None:
             return Status(False, f"pod {pod.ref} exists already")
-        pod = V1Pods.add_pod(state, pod)  # with the claims of its v1 templates
+        V1Pods.add_pod(state, pod)  # with the claims of its v1 templates
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue

@@ -4,7 +4,8 @@ Each simulation runs the scheduler's own v1 half (``scheduling/v1.py``) on its s
 a ``V1Scheduling`` of its own, so an ``allocation.engine.v1.Allocator`` of its own over the
 snapshot's slices (a would-be node's included) and classes, whose book is synchronised
 from the snapshot's claims. The real cluster's allocator and book are never touched, and a
-pod placed here is a pod the scheduler would place the same way.
+pod placed here is a pod the scheduler would place the same way. A pod's claims are
+resolved, and refused before any node, as the scheduler does (``scheduling/v1_claims.py``).
 
 A pod added to a simulation gets the claims of its v1 ResourceClaimTemplate entries as
 upstream's resourceclaim controller makes them (``v1/templates.claim_from_template``),
@@ -17,19 +18,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from allocation.engine.constants import CLAIMS_COMPONENT, V1_CLAIM_FINALIZER
-from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.claims_v1 import deallocate_v1
+from allocation.engine.constants import CLAIMS_COMPONENT
+from allocation.engine.objects import ResourceClaimTemplateV1, ResourceClaimV1
 from allocation.engine.scheduling.reasons import summary
-from allocation.engine.scheduling.v1 import V1Scheduling
+from allocation.engine.scheduling.v1 import FILTER_ERROR, V1Scheduling
+from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use, v1_claims
 from allocation.engine.v1 import AllocationError, UnschedulableError
-from allocation.engine.v1.templates import (
-    ClaimNotCreated,
-    claim_from_template,
-    resolve_claim_name,
-)
+from allocation.engine.v1.templates import claim_from_template
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import Node
+    from allocation.engine.objects import Node, Pod
     from allocation.engine.state import ClusterState
 
 __all__ = ["V1Pods"]
@@ -42,90 +41,71 @@ class V1Pods:
         self.scheduling = V1Scheduling()
 
     @staticmethod
-    def claims(state: ClusterState, pod: Pod) -> list[ResourceClaimV1 | None] | None:
-        """The pod's claims when any is a v1 claim or comes from a v1 template (None for
-        one missing or not created), else None: the pod is then the seed paths'. A
-        template entry is the claim ``status.resourceClaimStatuses`` records."""
+    def claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
+        """The pod's v1 claims or PreFilter's refusal, as the scheduler resolves them; None
+        when the pod is the seed paths'."""
         if not pod.claims:
             return None
-        doc = pod.to_manifest()
-        found: list[ResourceClaimV1 | None] = []
-        v1 = False
-        for entry, raw in zip(pod.claims, doc["spec"]["resourceClaims"], strict=True):
-            if entry.template_name:
-                template = state.get("ResourceClaimTemplate", pod.namespace,
-                                     entry.template_name)
-                v1 = v1 or isinstance(template, ResourceClaimTemplateV1)
-            try:
-                name, _owned = resolve_claim_name(doc, raw)
-            except (ClaimNotCreated, ValueError):
-                name = None
-            claim = state.get("ResourceClaim", pod.namespace, name) if name else None
-            v1 = v1 or isinstance(claim, ResourceClaimV1)
-            found.append(claim if isinstance(claim, ResourceClaimV1) else None)
-        return found if v1 else None
+        resolved = v1_claims(state, pod)
+        if resolved is not None and resolved.error is None \
+                and in_use(resolved.claims, pod) is not None:
+            return PodClaimsV1(error=IN_USE)
+        return resolved
 
     @staticmethod
-    def add_pod(state: ClusterState, pod: Pod) -> Pod:
+    def add_pod(state: ClusterState, pod: Pod) -> None:
         """Add ``pod`` with the claims of its v1 template entries, recorded in its
         ``status.resourceClaimStatuses`` (a missing template is reported when the pod is
-        placed).
-
-        Returns:
-            the pod as added (a new object when it got claims).
-        """
+        placed)."""
         state.add(pod)  # gives it its uid, from which the claim names are derived
-        doc = pod.to_manifest()
-        statuses = []
+        namespace = pod.namespace
+        doc = {"metadata": {"name": pod.name, "namespace": namespace, "uid": pod.meta.uid}}
         for entry in pod.claims:
-            template = state.get("ResourceClaimTemplate", pod.namespace,
+            template = state.get("ResourceClaimTemplate", namespace,
                                  entry.template_name) if entry.template_name else None
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue
             claim = ResourceClaimV1(claim_from_template(
                 doc, entry.name, template.to_manifest(),
-                lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
+                lambda n: state.get("ResourceClaim", namespace, n) is not None))
             state.add(claim)
-            statuses.append({"name": entry.name, "resourceClaimName": claim.name})
-        if not statuses:
-            return pod
-        doc.setdefault("status", {})["resourceClaimStatuses"] = statuses
-        state.remove(pod)
-        made = Pod(doc, pod.source)
-        state.add(made)
-        return made
+            pod = state.writable(pod)
+            pod.resource_claim_statuses.append({"name": entry.name,
+                                                "resourceClaimName": claim.name})
 
-    def bind(self, state: ClusterState, pod: Pod, node: Node,
-             claims: list[ResourceClaimV1 | None]) -> str | None:
+    def bind(self, state: ClusterState, pod: Pod, node: Node, resolved: PodClaimsV1
+             ) -> str | None:
         """Bind ``pod`` to ``node``, allocating its claims there; why not, or None."""
-        missing = _missing(pod, claims)
-        if missing:
-            return missing
+        if resolved.error is not None:
+            return resolved.error
         self.scheduling.begin()
         try:
-            return self.scheduling.try_node(state, pod, node, [c for c in claims if c])
-        except (AllocationError, UnschedulableError) as error:
+            return self.scheduling.try_node(state, pod, node, resolved.claims)
+        except AllocationError as error:
+            return f"{FILTER_ERROR}{error}"
+        except UnschedulableError as error:
             return str(error)
 
-    def place(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1 | None]
+    def place(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1
               ) -> tuple[str | None, str | None]:
         """Bind ``pod`` to the first node in name order that takes it, as the scheduler
         does.
 
         Returns:
-            ``(node name, None)``, or ``(None, why)`` in kube-scheduler's summary form.
+            ``(node name, None)``, or ``(None, why)`` in the scheduler's words.
         """
         total = len(state.node_order)
-        missing = _missing(pod, claims)
-        if missing:
-            return None, f"0/{total} nodes are available: {missing}"
-        found = [c for c in claims if c]
+        if resolved.error is not None:
+            return None, f"0/{total} nodes are available: {resolved.error}"
         self.scheduling.begin()
         counts: Counter[str] = Counter()
         for name in state.node_order:
             try:
-                refusal = self.scheduling.try_node(state, pod, state.nodes[name], found)
-            except (AllocationError, UnschedulableError) as error:
+                refusal = self.scheduling.try_node(state, pod, state.nodes[name],
+                                                   resolved.claims)
+            except AllocationError as error:
+                return None, f"{FILTER_ERROR}{error}"
+            except UnschedulableError as error:
                 return None, f"0/{total} nodes are available: {error}"
             if refusal is None:
                 return name, None
@@ -133,38 +113,24 @@ class V1Pods:
         return None, summary(counts, total, end="")
 
     @staticmethod
-    def evict(state: ClusterState, pod: Pod, claims: list[ResourceClaimV1 | None]
-              ) -> list[str]:
-        """Drop the pod's reservations; a claim no other pod reserves is deallocated (its
-        allocation and delete-protection finalizer go, docs/v1.md section 4).
+    def evict(state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> list[str]:
+        """Drop the pod's reservations; a claim no other pod reserves is deallocated
+        (``claims_v1.deallocate_v1``, as the claim controller does).
 
         Returns:
             the references of the claims deallocated.
         """
         released = []
-        for claim in claims:
-            if claim is None or pod.meta.uid not in claim.reserved_pod_uids:
+        for claim in resolved.claims:
+            if pod.meta.uid not in claim.reserved_pod_uids:
                 continue
             claim = state.writable(claim)
             claim.reserved_for = [r for r in claim.reserved_for if r.get("uid") != pod.meta.uid]
             if claim.reserved_for or claim.allocation is None:
                 continue
-            claim.allocation = None
-            claim.meta.finalizers = [f for f in claim.meta.finalizers
-                                     if f != V1_CLAIM_FINALIZER]
+            claim = deallocate_v1(state, claim)
             state.events.record(claim, "Normal", "Deallocated",
                                 f"pod {pod.ref} evicted in simulation",
                                 component=CLAIMS_COMPONENT)
             released.append(claim.ref)
         return released
-
-
-def _missing(pod: Pod, claims: list) -> str | None:
-    for entry, claim in zip(pod.claims, claims, strict=True):
-        if claim is not None:
-            continue
-        if entry.template_name:
-            return (f"resourceclaimtemplate \"{pod.namespace}/{entry.template_name}\" not "
-                    "found or its claim not created")
-        return f"resourceclaim \"{pod.namespace}/{entry.claim_name}\" not found"
-    return None

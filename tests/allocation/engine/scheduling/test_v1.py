@@ -87,3 +87,45 @@ def test_a_node_group_without_v1_slices_cannot_fit_a_v1_pod_and_nothing_fails():
     assert simulation.failures == []
     assert events == ["pod didn't trigger scale-up: node group gpu-pool cannot fit it: "
                       "cannot allocate all claims"]
+
+
+def _condition(output: dict, name: str) -> tuple[str, str]:
+    condition = _items(output, "Pod")[name]["status"]["conditions"][0]
+    return condition["reason"], condition["message"]
+
+
+def test_a_cel_runtime_error_fails_the_attempt_with_scheduler_error():
+    broken = class_doc(selectors=[{"cel": {
+        "expression": 'device.attributes["gpu.example.com"].model == "x"'}}])
+    docs = [node("node-1"), broken, slice_doc([device("gpu-0")]), claim_doc(name="c"),
+            pod("p", claims={"gpu": "c"})]
+    output = simulate(load(docs)).output()
+    reason, message = _condition(output, "p")
+    assert reason == "SchedulerError"
+    assert message.startswith('running "DynamicResources" filter plugin: ')
+    assert "CEL runtime error" in message
+    events = [(e["type"], e["reason"], e["message"]) for e in output["items"]
+              if e["kind"] == "Event" and e["involvedObject"]["name"] == "p"]
+    assert events == [("Warning", "FailedScheduling", message)]
+
+
+def test_a_claim_being_deleted_is_refused_before_any_node():
+    deleting = claim_doc(name="c")
+    deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    deleting["metadata"]["finalizers"] = ["example.com/keep"]
+    docs = [*_cluster()[:5], deleting, pod("p", claims={"gpu": "c"})]
+    assert _condition(simulate(load(docs)).output(), "p") == (
+        "Unschedulable", '0/2 nodes are available: resourceclaim "c" is being deleted.')
+
+
+def test_a_missing_v1_claim_beside_a_present_one_is_named():
+    docs = [*_cluster()[:5], claim_doc(name="c"),
+            pod("p", claims={"gpu": "c", "more": "absent"})]
+    assert _condition(simulate(load(docs)).output(), "p") == (
+        "Unschedulable", '0/2 nodes are available: resourceclaim "default/absent" not found.')
+
+
+def test_the_pod_scheduled_condition_is_true_after_binding():
+    output = simulate(load(_cluster())).output()
+    condition = _items(output, "Pod")["pod-a"]["status"]["conditions"][0]
+    assert (condition["type"], condition["status"]) == ("PodScheduled", "True")
