@@ -14,7 +14,7 @@ from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.manifests import load_texts
 from allocation.engine.objects import PodTemplate, ResourceClaimV1
 from allocation.engine.objects.provisioning import backoff
-from allocation.engine.simulation import Simulation, simulate
+from allocation.engine.simulation import simulate
 from tests.allocation.engine.autoscaler.builders import (
     condition,
     gpu_basics,
@@ -253,9 +253,7 @@ def _v1_run(*requests: dict, count: int = 1):
     docs = [node("node-1"), class_doc(), _v1_template(count=count),
             slice_doc(v1_devices(1), name="node-1-gpus"), pod_template(),
             v1_node_group(max_size=2), *requests]
-    simulation = Simulation.from_loaded(load(docs))
-    simulation.settle()
-    return simulation.state
+    return simulate(load(docs)).state
 
 
 def test_check_capacity_with_v1_templates_evaluates_the_claims_the_pods_would_get():

@@ -122,3 +122,32 @@ def test_place_says_why_no_node_takes_the_pod():
         False, "0/1 nodes are available: 1 cannot allocate all claims")
     assert sim.place("pod-m").message == (
         "0/1 nodes are available: resourceclaim \"default/claim-missing\" not found")
+
+
+def test_pods_with_v1_template_claims_scale_up_too():
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "gpu", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [request(count=2)]}}}}
+    docs = [node("cpu-1"), class_doc(), template, v1_node_group(max_size=3)]
+    docs += [pod(f"pod-{n}", templates={"gpu": "gpu"}) for n in "ab"]
+    output = simulate(load(docs)).output()
+    pods = _items(output, "Pod")
+    assert [pods[p]["spec"].get("nodeName") for p in ("pod-a", "pod-b")] == [
+        "gpu-pool-1", "gpu-pool-2"]
+    claim = pods["pod-b"]["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
+    assert [r["pool"] for r in _items(output, "ResourceClaim")[claim]["status"]["allocation"]
+            ["devices"]["results"]] == ["gpu-pool-2", "gpu-pool-2"]
+
+
+def test_a_fatal_allocator_error_is_reported_as_the_scheduler_reports_it():
+    broken = class_doc(selectors=[{"cel": {
+        "expression": 'device.attributes["gpu.example.com"].model == "x"'}}])
+    docs = [node("node-1"), broken, slice_doc(v1_devices(1), name="node-1-gpus"),
+            *_pods("a")]
+    state = simulate(load(docs)).state
+    sim = AutoscalerSimulation(state)
+    status = sim.place("pod-a")
+    assert not status.ok
+    assert status.message.startswith('running "DynamicResources" filter plugin: ')
+    assert "CEL runtime error" in status.message
+    assert sim.bind_pod("pod-a", "node-1").message == status.message
