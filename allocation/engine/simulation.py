@@ -26,6 +26,8 @@ from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.faults import Failure, clear_recovered, describe
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, load_files
+from allocation.engine.objects import NodeGroup
+from allocation.engine.objects.planner import is_v1_slice_spec
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
 from allocation.engine.writer import as_list, dump
@@ -138,7 +140,8 @@ def _name(controller) -> str:
 
 
 def refuse_v1(loaded: LoadResult) -> None:
-    """Refuse every resource.k8s.io/v1 object: the console has no stored model for them yet
+    """Refuse every resource.k8s.io/v1 object (and NodeGroup v1 slice spec): the console has
+    no stored model for them yet
     (docs/v1.md), and a bad-input answer (one problem per object) is better than an
     internal error.
 
@@ -146,6 +149,13 @@ def refuse_v1(loaded: LoadResult) -> None:
         InvalidManifests: one problem per v1 object.
     """
     found = [_v1_problem(obj) for obj in loaded.objects if obj.kind_spec in kinds.V1_KINDS]
+    # A node group's v1 slice specs would make v1 ResourceSlices when it grows.
+    found += [_not_simulated(obj, f"spec.resourceSlices[{index}]", "resource.k8s.io/v1 "
+                             "slice specs of a NodeGroup are read and checked but not "
+                             "simulated by the console yet (docs/v1.md)")
+              for obj in loaded.objects if isinstance(obj, NodeGroup)
+              for index, entry in enumerate(obj.raw["spec"].get("resourceSlices") or ())
+              if is_v1_slice_spec(entry)]
     if found:
         raise InvalidManifests(found)
 

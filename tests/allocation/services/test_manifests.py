@@ -129,3 +129,15 @@ def test_v1_objects_are_refused_until_they_are_simulated():
         "c.yaml:2 (DeviceClass gpu): apiVersion: resource.k8s.io/v1 DeviceClass objects are "
         "read and checked but not simulated yet (docs/v1.md)"]
     assert revision() == 0
+
+
+def test_a_node_group_with_v1_slice_specs_is_refused_too():
+    group = {"apiVersion": "draplanner.io/v1alpha1", "kind": "NodeGroup",
+             "metadata": {"name": "g"}, "spec": {"maxSize": 1, "resourceSlices": [
+                 {"driver": "gpu.example.com", "devices": [{"name": "gpu-0"}]}]}}
+    with pytest.raises(InvalidManifests) as info:
+        import_texts([("g.yaml", f.to_yaml([group]))])
+    assert [str(p) for p in info.value.problems] == [
+        "g.yaml:1 (NodeGroup g): spec.resourceSlices[0]: resource.k8s.io/v1 slice specs of a "
+        "NodeGroup are read and checked but not simulated by the console yet (docs/v1.md)"]
+    assert revision() == 0
