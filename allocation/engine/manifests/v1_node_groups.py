@@ -72,10 +72,13 @@ def prepare_node_group(data: dict, profile: Profile) -> tuple[dict, list[tuple[s
 def check_v1_slices(data: dict, profile: Profile, problems: ProblemList) -> None:
     """Report what is wrong with the v1 slice specs of a NodeGroup ``data`` that passed its
     schema: fields the autoscaler fills in, a ``resourceSliceCount`` that is not the number
-    of the group's specs of that driver, and the v1 ResourceSlice schema and rules."""
+    of the group's specs of that driver, a device or counter-set name repeated in a driver's
+    specs (each new node's pool would be invalid, docs/v1.md), and the v1 ResourceSlice
+    schema and rules."""
     entries = [(i, e) for i, e in enumerate(_entries(data) or ()) if is_v1_slice_spec(e)]
     drivers = [e.get("driver") for _, e in entries]
     spec_schema = dict(v1_schemas())[kinds.RESOURCE_SLICE].fields["spec"]
+    _repeated_names(entries, problems)
     for index, entry in entries:
         where = join(_PATH, index)
         for name in V1_NODE_FIELDS:
@@ -108,3 +111,21 @@ def check_v1_slices(data: dict, profile: Profile, problems: ProblemList) -> None
             check_v1_document("ResourceSlice", doc, profile, local)
             for path, message in local.items:
                 problems.add(_below(path, where), message)
+
+
+def _repeated_names(entries: list[tuple[int, dict]], problems: ProblemList) -> None:
+    """A device or counter-set name used in two of a driver's specs makes the pool of every
+    new node invalid (never allocated from); within one spec the schema says so."""
+    seen: dict[tuple, str] = {}
+    for index, entry in entries:
+        for field, what in (("devices", "device"), ("sharedCounters", "counter set")):
+            items = entry.get(field)
+            for position, item in enumerate(items if isinstance(items, list) else ()):
+                name = item.get("name") if isinstance(item, dict) else None
+                if not isinstance(name, str) or not isinstance(entry.get("driver"), str):
+                    continue
+                where = f"{join(_PATH, index)}.{field}[{position}]"
+                first = seen.setdefault((entry["driver"], field, name), where)
+                if first != where and not first.startswith(f"{join(_PATH, index)}."):
+                    problems.add(f"{where}.name", f"{what} {name!r} is also at {first}: "
+                                 "the pool of each new node would be invalid")

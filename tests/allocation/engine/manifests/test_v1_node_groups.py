@@ -64,3 +64,11 @@ def test_a_slice_count_matching_the_groups_slices_of_the_driver_is_accepted():
     loaded = load([_group(counters, devices)])
     assert [s["driver"] for s in loaded.objects[0].v1_resource_slices] == [V1_DRIVER] * 2
     assert loaded.objects[0].resource_slices == []
+
+
+def test_a_name_repeated_in_a_drivers_slices_would_make_each_pool_invalid():
+    one = {"driver": V1_DRIVER, "devices": [{"name": "gpu-0"}]}
+    other = {"driver": "other.example.com", "devices": [{"name": "gpu-0"}]}
+    assert problems([_group(one, other, dict(one))]) == [
+        "spec.resourceSlices[2].devices[0].name: device 'gpu-0' is also at "
+        "spec.resourceSlices[0].devices[0]: the pool of each new node would be invalid"]
