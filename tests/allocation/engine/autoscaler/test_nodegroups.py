@@ -84,3 +84,19 @@ def test_simulate_exits_2_naming_the_group_and_field_of_a_bad_v1_slice_spec(tmp_
         f"{path}:2 (NodeGroup gpu-pool): spec.resourceSlices[0].devices[1].name: duplicate "
         "name 'gpu-0' (also at spec.resourceSlices[0].devices[0])",
         "2 problem(s); nothing was simulated."]
+
+
+def test_simulate_warns_of_a_gated_field_of_a_group_slice_and_grows_without_it(tmp_path):
+    group = v1_node_group(slices=[{"driver": V1_DRIVER, "devices": [
+        {"name": "gpu-0", "taints": [{"key": "k", "effect": "NoSchedule"}]}]}])
+    path = tmp_path / "group.yaml"
+    path.write_text(to_yaml([node("cpu-1"), class_doc(), group, claim_doc(name="c"),
+                             pod("p", claims={"gpu": "c"})]))
+    result = subprocess.run([sys.executable, "manage.py", "simulate", str(path),
+                             "--kubernetes-version", "1.34"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"warning: {path}:3 (NodeGroup gpu-pool): spec.resourceSlices[0].devices[0].taints: "
+        "field dropped: feature gate DRADeviceTaints is off in Kubernetes 1.34"]
+    assert "nodeName: gpu-pool-1" in result.stdout  # the taint is gone: the pod fits there

@@ -4,6 +4,7 @@ scale-up from zero with a node group's v1 slices, and the simulation interface."
 from __future__ import annotations
 
 from allocation.engine.autoscaler import AutoscalerSimulation
+from allocation.engine.objects import stable_uid
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.autoscaler.builders import V1_DRIVER, v1_devices, v1_node_group
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, request, slice_doc
@@ -35,7 +36,8 @@ def test_pods_with_v1_claims_scale_a_group_up_from_zero():
         "0/3 nodes are available: 3 cannot allocate all claims.")
     assert _items(output, "ResourceSlice")["gpu-pool-2-gpu.example.com-0"] == {
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-        "metadata": {"name": "gpu-pool-2-gpu.example.com-0"},
+        "metadata": {"name": "gpu-pool-2-gpu.example.com-0", "uid": stable_uid(
+            "ResourceSlice", None, "gpu-pool-2-gpu.example.com-0")},
         "spec": {"driver": V1_DRIVER, "devices": v1_devices(2), "nodeName": "gpu-pool-2",
                  "pool": {"name": "gpu-pool-2", "generation": 0, "resourceSliceCount": 1}}}
     results = {n: c["status"]["allocation"]["devices"]["results"]
