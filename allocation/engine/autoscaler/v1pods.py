@@ -78,13 +78,12 @@ class V1Pods:
         """Bind ``pod`` to ``node``, allocating its claims there; why not, or None."""
         if resolved.error is not None:
             return resolved.error
-        self.scheduling.begin()
-        try:
-            return self.scheduling.try_node(state, pod, node, resolved.claims)
-        except AllocationError as error:
-            return f"{FILTER_ERROR}{error}"
-        except UnschedulableError as error:
-            return str(error)
+        placed, counts, fatal = self._attempt(state, pod, [node], resolved)
+        if placed is not None:
+            return None
+        if isinstance(fatal, AllocationError):
+            return f"{FILTER_ERROR}{fatal}"
+        return str(fatal) if fatal else next(iter(counts))
 
     def place(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1
               ) -> tuple[str | None, str | None]:
@@ -97,20 +96,27 @@ class V1Pods:
         total = len(state.node_order)
         if resolved.error is not None:
             return None, f"0/{total} nodes are available: {resolved.error}"
-        self.scheduling.begin()
-        counts: Counter[str] = Counter()
-        for name in state.node_order:
-            try:
-                refusal = self.scheduling.try_node(state, pod, state.nodes[name],
-                                                   resolved.claims)
-            except AllocationError as error:
-                return None, f"{FILTER_ERROR}{error}"
-            except UnschedulableError as error:
-                return None, f"0/{total} nodes are available: {error}"
-            if refusal is None:
-                return name, None
-            counts[refusal] += 1
+        nodes = [state.nodes[name] for name in state.node_order]
+        placed, counts, fatal = self._attempt(state, pod, nodes, resolved)
+        if placed is not None:
+            return placed, None
+        if isinstance(fatal, AllocationError):
+            return None, f"{FILTER_ERROR}{fatal}"
+        if fatal is not None:
+            return None, f"0/{total} nodes are available: {fatal}"
         return None, summary(counts, total, end="")
+
+    def _attempt(self, state: ClusterState, pod: Pod, nodes: list[Node],
+                 resolved: PodClaimsV1) -> tuple[str | None, Counter[str], Exception | None]:
+        """``(node taken, refusal counts, the error that ended the attempt)``: an
+        AllocationError is kube-scheduler's SchedulerError, an UnschedulableError (a
+        missing DeviceClass) holds for every node."""
+        self.scheduling.begin()
+        try:
+            placed, counts = self.scheduling.try_nodes(state, pod, nodes, resolved.claims)
+        except (AllocationError, UnschedulableError) as error:
+            return None, Counter(), error
+        return placed, counts, None
 
     @staticmethod
     def evict(state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> list[str]:

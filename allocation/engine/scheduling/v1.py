@@ -106,17 +106,27 @@ class V1Scheduling:
         return binding.mark_unschedulable(state, pod, summary(counts, total),
                                           detail_of(details, total))
 
-    def try_node(self, state: ClusterState, pod: Pod, node: Node,
-                 claims: list[ResourceClaimV1]) -> str | None:
-        """Place ``pod`` on ``node`` now (allocate, reserve, bind) or say why not: for
-        callers that choose the node (the autoscaler's SimulateBindPod,
-        docs/autoscaling.md). Call :meth:`begin` first when allocations may have changed.
+    def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
+                  claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:
+        """Place ``pod`` on the first of ``nodes`` that takes it (allocate, reserve, bind):
+        for callers that choose the nodes (the autoscaler's what-if, docs/autoscaling.md).
+        Call :meth:`begin` first when allocations may have changed.
+
+        Returns:
+            the node's name (None: no node) and how many nodes refused for each reason.
 
         Raises:
             AllocationError, UnschedulableError: fatal for the pod's scheduling attempt.
         """
+        allocator = self._ready(state)
         docs = [_claim_doc(c) for c in claims if not c.allocated]
-        return self._try(state, self._ready(state), pod, node, claims, docs, True)
+        counts: Counter[str] = Counter()
+        for node in nodes:
+            refusal = self._try(state, allocator, pod, node, claims, docs, True)
+            if refusal is None:
+                return node.name, counts
+            counts[refusal] += 1
+        return None, counts
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:

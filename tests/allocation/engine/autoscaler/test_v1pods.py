@@ -153,3 +153,13 @@ def test_a_fatal_allocator_error_is_reported_as_the_scheduler_reports_it():
     assert status.message.startswith('running "DynamicResources" filter plugin: ')
     assert "CEL runtime error" in status.message
     assert sim.bind_pod("pod-a", "node-1").message == status.message
+
+
+def test_a_missing_device_class_holds_for_every_node():
+    docs = [node("node-1"), node("node-2"), class_doc(),
+            claim_doc([request(deviceClassName="absent")], name="c"),
+            pod("p", claims={"gpu": "c"})]
+    sim = AutoscalerSimulation(simulate(load(docs)).state)
+    placed, bound = sim.place("p"), sim.bind_pod("p", "node-2")
+    assert bound.message.endswith("device class absent does not exist")
+    assert placed.message == f"0/2 nodes are available: {bound.message}"
