@@ -27,7 +27,7 @@ def demand(state: ClusterState, pod: Pod) -> str:
     """What the pod asks for, in words: "1 device of class gpu and 2 cpu"."""
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
-    v1 = V1Pods.claims(state, pod)
+    v1 = V1Pods().claims(state, pod)
     for claim in v1.claims if v1 is not None else ():
         for request in claim.requests:
             _v1_request(per_class, request)

@@ -154,7 +154,7 @@ class AutoscalerSimulation:
         found, node = self._pod(pod), self.state.nodes.get(node_name)
         if found is None or node is None:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
-        if V1Pods.claims(self.state, found) is not None:
+        if self._v1.claims(self.state, found) is not None:
             status = self.fork().bind_pod(found, node_name)  # nothing is taken here
             return Status(status.ok, f"fits node {node_name}" if status.ok else status.message)
         _needs, picks, reason = self._try(found, node, keep=False)
@@ -167,7 +167,7 @@ class AutoscalerSimulation:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
         if found.node_name:
             return Status(False, f"pod {found.ref} is bound to {found.node_name} already")
-        claims = V1Pods.claims(self.state, found)
+        claims = self._v1.claims(self.state, found)
         if claims is not None:
             refusal = self._v1.bind(self.state, found, node, claims)
             return Status(refusal is None, refusal or node_name)
@@ -184,7 +184,7 @@ class AutoscalerSimulation:
         if found is None:
             return Status(False, "pod not found")
         state = self.state
-        claims = V1Pods.claims(state, found)
+        claims = self._v1.claims(state, found)
         if claims is not None:
             placed, why = self._v1.place(state, found, claims)
             return Status(placed is not None, placed or why)
@@ -232,7 +232,7 @@ class AutoscalerSimulation:
         state.charge(found, node, -1)
         found.node_name = None
         released = []
-        claims = V1Pods.claims(state, found)
+        claims = self._v1.claims(state, found)
         if claims is not None:
             released = V1Pods.evict(state, found, claims)
         for pod_claim in found.claims if claims is None else ():

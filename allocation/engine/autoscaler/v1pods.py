@@ -23,7 +23,7 @@ from allocation.engine.constants import CLAIMS_COMPONENT
 from allocation.engine.objects import ResourceClaimTemplateV1, ResourceClaimV1
 from allocation.engine.scheduling.reasons import summary
 from allocation.engine.scheduling.v1 import FILTER_ERROR, V1Scheduling
-from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use, v1_claims
+from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use
 from allocation.engine.v1 import AllocationError, UnschedulableError
 from allocation.engine.v1.templates import claim_from_template
 
@@ -40,13 +40,11 @@ class V1Pods:
     def __init__(self) -> None:
         self.scheduling = V1Scheduling()
 
-    @staticmethod
-    def claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
-        """The pod's v1 claims or PreFilter's refusal, as the scheduler resolves them; None
-        when the pod is the seed paths'."""
-        if not pod.claims:
-            return None
-        resolved = v1_claims(state, pod)
+    def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
+        """The pod's v1 claims or PreFilter's refusal, as the scheduler resolves them
+        (``V1Scheduling.claims``: a pod whose extended resources DRA may serve is v1's
+        too); None when the pod is the seed paths'."""
+        resolved = self.scheduling.claims(state, pod)
         if resolved is not None and resolved.error is None \
                 and in_use(resolved.claims, pod) is not None:
             return PodClaimsV1(error=IN_USE)
