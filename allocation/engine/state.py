@@ -35,6 +35,7 @@ from allocation.engine.objects import (
     OpaqueObject,
     Pod,
     ResourceClaim,
+    ResourceSlice,
     stable_uid,
 )
 
@@ -277,9 +278,10 @@ class ClusterState:
                 self.charge(pod, pod.node_name, +1)
         self.epoch += 1
 
-    def add_node(self, node: Node, slices: Iterable[NodeResourceSlice] = (),
+    def add_node(self, node: Node, slices: Iterable[NodeResourceSlice | ResourceSlice] = (),
                  capacities: Iterable[NodeResourceCapacity] = ()) -> None:
-        """Add a node with the slices and capacities it publishes, indexing only that node.
+        """Add a node with the slices (seed or resource.k8s.io/v1, which the v1 allocator
+        reads from the objects) and capacities it publishes, indexing only that node.
 
         Raises ValueError (nothing added) if the node exists or a slice names another node.
         """
@@ -296,7 +298,7 @@ class ClusterState:
         order = list(self.node_order)
         bisect.insort(order, node.name)
         self.node_order = order
-        self._index(slices, capacities)
+        self._index([s for s in slices if isinstance(s, NodeResourceSlice)], capacities)
         self.usage[node.name] = Usage()
         self.epoch += 1  # new capacity: cached "nothing fits" answers are stale
 
@@ -315,7 +317,8 @@ class ClusterState:
             users = [f"pod(s) {', '.join(pods)}"] if pods else []
             users += [f"allocated claim(s) {', '.join(claims)}"] if claims else []
             raise NodeInUse(f"node {name} is in use by {' and '.join(users)}; evict them first")
-        for obj in list(self.of_kind(NodeResourceSlice | NodeResourceCapacity)):
+        for obj in list(self.of_kind(NodeResourceSlice | NodeResourceCapacity
+                                     | ResourceSlice)):
             if obj.node_name == name:
                 self.remove(obj)
         self.remove(self.nodes[name])

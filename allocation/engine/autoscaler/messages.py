@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from allocation.engine.objects import Pod
+from allocation.engine.autoscaler.v1pods import V1Pods
+from allocation.engine.objects import DeviceRequest, Pod
 from allocation.engine.resolve import plan_claim
 
 if TYPE_CHECKING:
@@ -26,7 +27,11 @@ def demand(state: ClusterState, pod: Pod) -> str:
     """What the pod asks for, in words: "1 device of class gpu and 2 cpu"."""
     parts: list[str] = []
     per_class: Counter[tuple[str, str]] = Counter()
-    for pod_claim in pod.claims:
+    v1 = V1Pods().claims(state, pod)
+    for claim in v1.claims if v1 is not None else ():
+        for request in claim.requests:
+            _v1_request(per_class, request)
+    for pod_claim in pod.claims if v1 is None else ():
         name = pod.claim_name(pod_claim)
         claim = state.get("ResourceClaim", pod.namespace, name)
         if claim is None:
@@ -43,13 +48,26 @@ def demand(state: ClusterState, pod: Pod) -> str:
             else:
                 per_class[("device", claim.class_name)] += 1
     for (word, class_name), count in per_class.items():
-        parts.append(f"{plural(count, word)} of class {class_name}")
+        parts.append(f"all devices of class {class_name}" if word == "all" else
+                     f"{plural(count, word)} of class {class_name}")
     if pod.cpu_milli:
         cpu = pod.cpu_milli / 1000
         parts.append(f"{cpu:g} cpu")
     if pod.memory:
         parts.append(f"{pod.memory / 2**30:g}Gi memory")
     return " and ".join(parts) if parts else "no resources"
+
+
+def _v1_request(per_class: Counter[tuple[str, str]], request: DeviceRequest) -> None:
+    """A v1 request in words: ``count`` devices, all devices, or the first of its
+    subrequests' classes that is available ("gpu or cpu-only")."""
+    if request.exactly is None:
+        per_class[("device", " or ".join(request.class_names))] += 1
+    elif request.exactly.get("allocationMode") == "All":
+        per_class[("all", request.exactly["deviceClassName"])] += 1
+    else:
+        per_class[("device", request.exactly["deviceClassName"])] += int(
+            request.exactly.get("count", 1))
 
 
 def fit_message(fit: int, total: int, blocked: int | None = None, needs: str = "",

@@ -4,7 +4,9 @@ A group's nodes are named ``<group>-<n>`` (the lowest free ``n`` from 1) and lab
 ``draplanner.io/node-group: <group>``. Their slices and capacities are copies of
 ``capacityFromNode``'s (the numeric seed's ``autoscaling.k8s.io/node-resource-capacity``
 annotation names that node on each copy) or built from the group's inline
-``resourceSlices``/``resourceCapacities`` (scaling from zero).
+``resourceSlices``/``resourceCapacities`` (scaling from zero). resource.k8s.io/v1 slices
+are either kind too: a spec or a copy gets the new node's name as ``nodeName`` and pool
+(``objects.planner.v1_node_slices``), so the v1 allocator sees each new node's own pool.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
 from allocation.engine.constants import NODE_GROUP_LABEL
-from allocation.engine.objects import Node, NodeGroup, NodeResourceCapacity, NodeResourceSlice
+from allocation.engine.objects import (
+    Node,
+    NodeGroup,
+    NodeResourceCapacity,
+    NodeResourceSlice,
+    ResourceSlice,
+)
+from allocation.engine.objects.planner import V1_NODE_FIELDS, v1_node_slices
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -34,6 +43,8 @@ class Blueprint:
     node: dict = field(default_factory=dict)
     slices: list[dict] = field(default_factory=list)
     capacities: list[dict] = field(default_factory=list)
+    v1_slices: list[dict] = field(default_factory=list)
+    """v1 ResourceSlice specs (copies of ``source``'s slices name its pools)."""
     source: str | None = None
     problem: str | None = None
 
@@ -41,8 +52,10 @@ class Blueprint:
     def name(self) -> str:
         return self.group.name
 
-    def make(self, name: str) -> tuple[Node, list[NodeResourceSlice], list[NodeResourceCapacity]]:
-        """The node ``name`` with its own copies of the group's slices and capacities."""
+    def make(self, name: str) -> tuple[Node, list[NodeResourceSlice | ResourceSlice],
+                                       list[NodeResourceCapacity]]:
+        """The node ``name`` with its own copies of the group's slices (seed, then v1) and
+        capacities."""
         raw = copy.deepcopy(self.node)
         raw["metadata"]["name"] = name
         slices = []
@@ -52,6 +65,8 @@ class Blueprint:
                 "kind": "NodeResourceSlice",
                 "metadata": {"name": f"{name}-slice-{index}"},
                 "spec": {**copy.deepcopy(spec), "nodeName": name}}))
+        slices.extend(ResourceSlice(doc) for doc in v1_node_slices(self.v1_slices, name,
+                                                                   self.source))
         capacities = []
         for index, entry in enumerate(self.capacities):
             capacities.append(NodeResourceCapacity({
@@ -90,10 +105,32 @@ def _blueprint(state: ClusterState, group: NodeGroup, slices_by_node: dict, capa
                             for s in slices_by_node.get(source, ())]
         blueprint.capacities = [{"driverName": c.driver_name, "instances": c.instances}
                                 for c in capacities_by_node.get(source, ())]
+        blueprint.v1_slices = _v1_copies(state, source)
     else:
         blueprint.slices = [dict(s) for s in group.resource_slices]
         blueprint.capacities = [dict(c) for c in group.resource_capacities]
+        blueprint.v1_slices = [dict(s) for s in group.v1_resource_slices]
     return blueprint
+
+
+def _v1_copies(state: ClusterState, source: str) -> list[dict]:
+    """The specs of the v1 slices node ``source`` publishes, by name: its ``nodeName``
+    slices and the pools' slices without a node (shared counters, Kubernetes 1.35), of
+    each pool's newest generation only (docs/v1.md, visible pools)."""
+    pools: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for piece in state.of_kind(ResourceSlice):
+        if piece.node_name == source:
+            pools.setdefault(piece.pool_key, [])
+    for piece in state.of_kind(ResourceSlice):
+        own = piece.node_name == source or not any(
+            piece.spec.get(k) not in (None, False) for k in V1_NODE_FIELDS)
+        if own and piece.pool_key in pools:
+            pools[piece.pool_key].append(piece)
+    specs = []
+    for pieces in pools.values():
+        newest = max(p.pool_generation for p in pieces)
+        specs.extend(p for p in pieces if p.pool_generation == newest)
+    return [copy.deepcopy(p.spec) for p in sorted(specs, key=lambda p: p.name)]
 
 
 def blueprints(state: ClusterState) -> list[Blueprint]:

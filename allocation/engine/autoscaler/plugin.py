@@ -7,7 +7,8 @@ and offers ``SimulateAddNode`` (:meth:`~AutoscalerSimulation.add_node`),
 (:meth:`~AutoscalerSimulation.evict_pod`) and the Filter question "does this pod fit this
 node, and if not why" (:meth:`~AutoscalerSimulation.fits`). Nothing is ever written back
 to the state it started from. Decisions use the scheduler's own checks, so a pod that fits
-here is a pod the scheduler would place.
+here is a pod the scheduler would place; pods with resource.k8s.io/v1 claims are simulated
+with the v1 allocator on the snapshot (:mod:`.v1pods`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from dataclasses import dataclass
 
 from allocation.engine import kinds
 from allocation.engine.allocator import explain_node
+from allocation.engine.autoscaler.v1pods import V1Pods
 from allocation.engine.claims import claim_from_template, deallocate
 from allocation.engine.models import Strategy
-from allocation.engine.objects import Node, Pod, PodTemplate
+from allocation.engine.objects import Node, Pod, PodTemplate, ResourceClaimTemplate
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -76,6 +78,7 @@ class AutoscalerSimulation:
         self.strategy = strategy
         self._plans = Plans()  # the snapshot's classes and parameters never change
         self._cache: PlacementCache[str] = PlacementCache()
+        self._v1 = V1Pods()  # its own v1 allocator and book, over this snapshot
 
     @classmethod
     def start(cls, state: ClusterState, strategy: str = Strategy.FIRST_FIT) -> AutoscalerSimulation:
@@ -110,13 +113,14 @@ class AutoscalerSimulation:
         state = self.state
         if state.get("Pod", pod.namespace, pod.name) is not None:
             return Status(False, f"pod {pod.ref} exists already")
-        state.add(pod)
+        V1Pods.add_pod(state, pod)  # with the claims of its v1 templates
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace, pod_claim.template_name)
             name = pod.claim_name(pod_claim)
-            if template is not None and state.get("ResourceClaim", pod.namespace, name) is None:
+            if isinstance(template, ResourceClaimTemplate) \
+                    and state.get("ResourceClaim", pod.namespace, name) is None:
                 state.add(claim_from_template(pod, pod_claim.name, template))
         return Status(True, f"added pod {pod.ref}")
 
@@ -150,6 +154,9 @@ class AutoscalerSimulation:
         found, node = self._pod(pod), self.state.nodes.get(node_name)
         if found is None or node is None:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
+        if self._v1.claims(self.state, found) is not None:
+            status = self.fork().bind_pod(found, node_name)  # nothing is taken here
+            return Status(status.ok, f"fits node {node_name}" if status.ok else status.message)
         _needs, picks, reason = self._try(found, node, keep=False)
         return Status(picks is not None, reason or f"fits node {node_name}")
 
@@ -160,6 +167,10 @@ class AutoscalerSimulation:
             return Status(False, f"{'pod' if found is None else 'node'} not found")
         if found.node_name:
             return Status(False, f"pod {found.ref} is bound to {found.node_name} already")
+        claims = self._v1.claims(self.state, found)
+        if claims is not None:
+            refusal = self._v1.bind(self.state, found, node, claims)
+            return Status(refusal is None, refusal or node_name)
         needs, picks, reason = self._try(found, node, keep=True)
         if picks is None:
             return Status(False, reason or "does not fit")
@@ -173,6 +184,10 @@ class AutoscalerSimulation:
         if found is None:
             return Status(False, "pod not found")
         state = self.state
+        claims = self._v1.claims(state, found)
+        if claims is not None:
+            placed, why = self._v1.place(state, found, claims)
+            return Status(placed is not None, placed or why)
         needs = self._needs(found)
         if needs.error is not None:
             return Status(False, needs.error)
@@ -217,7 +232,10 @@ class AutoscalerSimulation:
         state.charge(found, node, -1)
         found.node_name = None
         released = []
-        for pod_claim in found.claims:
+        claims = self._v1.claims(state, found)
+        if claims is not None:
+            released = V1Pods.evict(state, found, claims)
+        for pod_claim in found.claims if claims is None else ():
             name = found.claim_name(pod_claim)
             claim = state.get("ResourceClaim", found.namespace, name)
             if claim is None or found.name not in claim.reserved_pods():

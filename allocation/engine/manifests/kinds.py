@@ -37,6 +37,7 @@ from allocation.engine.manifests.schema import (
 )
 from allocation.engine.manifests.v1_schema import v1_schemas
 from allocation.engine.models import registry
+from allocation.engine.objects.planner import is_v1_slice_spec
 
 __all__ = ["schema_of"]
 
@@ -58,6 +59,19 @@ def _slice_spec(with_node: bool) -> Obj:
         fields[model.name] = model.slice_schema
     required = ("nodeName", "driverName") if with_node else ("driverName",)
     return Obj(fields, required=required, one_of=(tuple(m.name for m in models),))
+
+
+class _NodeGroupSlice(Schema):
+    """An entry of a NodeGroup's ``resourceSlices``: a seed slice spec, or a
+    resource.k8s.io/v1 one, which ``v1_node_groups`` checks under the Kubernetes
+    profile."""
+
+    def __init__(self) -> None:
+        self.seed = _slice_spec(with_node=False)
+
+    def check(self, value, path: str, problems) -> None:
+        if not is_v1_slice_spec(value):
+            self.seed.check(value, path, problems)
 
 
 def _model_union(attr: str, base: dict[str, Schema]) -> Obj:
@@ -160,7 +174,7 @@ def _planner_kinds() -> list[tuple[KindSpec, Obj]]:
             "spec": Obj({
                 "minSize": Int(minimum=0), "maxSize": Int(minimum=0), "template": template,
                 "capacityFromNode": Str(DNS_SUBDOMAIN),
-                "resourceSlices": ListOf(_slice_spec(with_node=False)),
+                "resourceSlices": ListOf(_NodeGroupSlice()),
                 "resourceCapacities": ListOf(capacity),
             }, required=("maxSize",)),
             "status": Obj({"size": Int(minimum=0), "nodes": ListOf(Str())}),

@@ -5,7 +5,8 @@ Either every document is valid and :func:`load_files` returns the objects, or it
 
 Documents of the resource.k8s.io/v1 kinds (any served version) are first converted to v1,
 stripped of the fields of disabled feature gates (each a warning on the result) and
-defaulted, as the API server does, under a Kubernetes profile (docs/v1.md).
+defaulted, as the API server does, under a Kubernetes profile (docs/v1.md); so are the v1
+slice specs of a NodeGroup (``v1_node_groups``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
+from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
 from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
 from allocation.engine.v1.features import Profile, make_profile
@@ -104,6 +106,8 @@ def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
     # broken the schema has already reported why.
     with contextlib.suppress(KeyError, TypeError, AttributeError, ValueError):
         check_document(kind, data, problems)
+        if spec == kinds.NODE_GROUP:
+            check_v1_slices(data, profile, problems)
 
 
 def build_object(data: dict, source: Source | None = None) -> KObject:
@@ -204,6 +208,13 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
                             source_path(path, version),
                             f"field dropped: feature gate {gate} is off in Kubernetes "
                             f"{profile.release}") for path, gate in prepared.dropped)
+            elif isinstance(data, dict) and data.get("kind") == kinds.NODE_GROUP.name:
+                data, dropped = prepare_node_group(data, profile)  # its v1 slice specs
+                kind, namespace, name = _ident(data)
+                result.warnings.extend(
+                    Problem(file_name, raw.doc, kind, namespace, name, join(prefix, path),
+                            f"field dropped: feature gate {gate} is off in Kubernetes "
+                            f"{profile.release}") for path, gate in dropped)
             if trusted is None or not trusted(data):
                 _validate(data, problems, profile)
             kind, namespace, name = _ident(data)

@@ -9,6 +9,7 @@ from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
 from allocation.engine.models import registry
 from allocation.engine.objects import provisioning as limits
+from allocation.engine.objects.planner import is_v1_slice_spec
 from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, placeholders
 
 __all__ = ["check_document"]
@@ -69,7 +70,8 @@ def _node_group(data: dict, problems: ProblemList) -> None:
         problems.add("spec.capacityFromNode", "set either capacityFromNode or inline "
                      "resourceSlices/resourceCapacities, not both")
     for index, entry in enumerate(spec.get("resourceSlices") or ()):
-        _slice_spec(entry, f"spec.resourceSlices[{index}]", problems)
+        if not is_v1_slice_spec(entry):  # v1 specs: manifests/v1_node_groups.py
+            _slice_spec(entry, f"spec.resourceSlices[{index}]", problems)
     for index, entry in enumerate(spec.get("resourceCapacities") or ()):
         _capacities(entry.get("instances"), f"spec.resourceCapacities[{index}].instances",
                     problems)

@@ -95,9 +95,9 @@ def pod_needs(state: ClusterState, pod: Pod, plans: Plans, blocker: Blocker) -> 
             else:
                 needs.error = f"resourceclaim \"{pod.namespace}/{name}\" not found"
             return needs
-        if isinstance(claim, ResourceClaimV1):  # scheduling/v1.py places these (docs/v1.md)
+        if isinstance(claim, ResourceClaimV1):  # scheduling/v1.py and autoscaler/v1pods.py
             needs.error = (f"resourceclaim \"{claim.ref}\" is a resource.k8s.io/v1 claim, "
-                           "which only the scheduler simulates yet")
+                           "which control-plane negotiation does not handle")
             return needs
         if pod_claim.template_name and claim.owner_pod != pod.name:
             needs.error = (f"resourceclaim \"{claim.ref}\" was not created for the pod "

@@ -168,6 +168,36 @@ class V1Scheduling:
                                           v1_explain.detail(state, allocator, found, details,
                                                             total))
 
+    def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
+                  claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:
+        """Place ``pod`` on the first of ``nodes`` that takes it, as :meth:`pod` does
+        (allocate, reserve, bind or wait for binding conditions there): for callers that
+        choose the nodes (the autoscaler's what-if, docs/autoscaling.md). Call
+        :meth:`begin` first when allocations may have changed.
+
+        Returns:
+            the node's name (None: no node) and how many nodes refused for each reason.
+
+        Raises:
+            AllocationError, UnschedulableError: fatal for the pod's scheduling attempt.
+        """
+        allocator = self._ready(state)
+        extended = v1_extended.existing_claim(state, pod)
+        found = [*claims, *([extended] if extended is not None else [])]
+        attempt = _Attempt(found, [_claim_doc(c) for c in found if not c.allocated])
+        if extended is None:
+            attempt.extended = v1_extended.wanted(self._profile(state), pod)
+        counts: Counter[str] = Counter()
+        for node in nodes:
+            try:
+                refusal = self._try(state, allocator, pod, node, attempt)
+            except _PreBindFailed as failed:
+                refusal = f"{v1_prebind.PREBIND_ERROR}{failed}"
+            if refusal is None or refusal is _WAITING:
+                return node.name, counts
+            counts[refusal] += 1
+        return None, counts
+
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                attempt: _Attempt) -> bool:
         claims = attempt.claims

@@ -338,3 +338,27 @@ def test_a_v1_claim_allocated_for_a_pod_changed_during_the_pass_waits_with_it(mo
                                 ("", "ResourceClaim", "default", "c1"),
                                 ("", "ResourceClaim", "default", "net")]
     assert models.ResourceClaimV1.objects.get(name="c1").status == "Pending"
+
+
+def test_a_node_group_with_v1_slice_specs_grows_and_its_slices_are_stored():
+    from tests import v1_cluster as v1
+
+    group = {"apiVersion": "draplanner.io/v1alpha1", "kind": "NodeGroup",
+             "metadata": {"name": "g"}, "spec": {
+                 "minSize": 0, "maxSize": 1,
+                 "template": {"metadata": {"labels": {"pool": "g"}},
+                              "status": {"allocatable": {"cpu": "8", "memory": "32Gi",
+                                                         "pods": "110"}}},
+                 "resourceSlices": [{"driver": v1.DRIVER,
+                                     "devices": [{"name": "gpu-0"}]}]}}
+    import_texts([("g.yaml", f.to_yaml([group, v1.device_class(), v1.claim("c1"),
+                                        f.pod("p1", claims={"gpu": "c1"})]))])
+    for _ in range(3):  # the group grows, then the pod is placed on the new node
+        if passes.reconcile().outcome == passes.UNCHANGED:
+            break
+    [node] = models.Node.objects.all()
+    [slice_row] = models.ResourceSlice.objects.all()
+    assert slice_row.manifest["spec"]["nodeName"] == node.name
+    assert _pod("p1").node_name == node.name
+    claim = models.ResourceClaimV1.objects.get(name="c1").manifest["status"]["allocation"]
+    assert claim["devices"]["results"][0]["device"] == "gpu-0"

@@ -64,3 +64,20 @@ def condition(obj: dict | object, type_: str) -> dict | None:
     conditions = obj.conditions if hasattr(obj, "conditions") else (
         (obj.get("status") or {}).get("conditions") or [])
     return next((c for c in conditions if c.get("type") == type_), None)
+
+
+V1_DRIVER = "gpu.example.com"
+
+
+def v1_devices(count: int, prefix: str = "gpu") -> list[dict]:
+    return [{"name": f"{prefix}-{i}"} for i in range(count)]
+
+
+def v1_node_group(name: str = "gpu-pool", max_size: int = 2, slices: list[dict] | None = None,
+                  capacity_from: str | None = None) -> dict:
+    """A NodeGroup with resource.k8s.io/v1 slice specs (default: one slice of 2 GPUs)."""
+    group = node_group(name, max_size=max_size, devices=0, capacity_from=capacity_from)
+    if capacity_from is None:
+        group["spec"]["resourceSlices"] = slices if slices is not None else [
+            {"driver": V1_DRIVER, "devices": v1_devices(2)}]
+    return group

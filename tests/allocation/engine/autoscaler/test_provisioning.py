@@ -9,8 +9,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allocation.engine.autoscaler import AutoscalerSimulation, pod_from_template
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.manifests import load_texts
+from allocation.engine.objects import PodTemplate, ResourceClaimV1
 from allocation.engine.objects.provisioning import backoff
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.autoscaler.builders import (
@@ -20,7 +22,10 @@ from tests.allocation.engine.autoscaler.builders import (
     node_group,
     pod_template,
     provreq,
+    v1_devices,
+    v1_node_group,
 )
+from tests.allocation.engine.manifests.v1_docs import class_doc, load, request, slice_doc
 from tests.factories import named_slice, node, pod, problems_of, run, to_yaml
 
 CHECK = "check-capacity.autoscaling.x-k8s.io"
@@ -234,3 +239,64 @@ def test_spec_limits_and_immutable_spec():
         f"was computed for a different spec (digest "
         f"{written['status']['statuses']['draplanner.io/spec-digest']}); create a new "
         "ProvisioningRequest instead of editing this one, or drop its status"]
+
+
+def _v1_template(name: str = "gpu", count: int = 1) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [request(count=count)]}}}}
+
+
+def _v1_run(*requests: dict, count: int = 1):
+    """node-1 with one v1 GPU, pods taking a claim from the v1 template ``gpu`` (``count``
+    devices each), a node group of 2 nodes with 2 GPUs each."""
+    docs = [node("node-1"), class_doc(), _v1_template(count=count),
+            slice_doc(v1_devices(1), name="node-1-gpus"), pod_template(),
+            v1_node_group(max_size=2), *requests]
+    return simulate(load(docs)).state
+
+
+def test_check_capacity_with_v1_templates_evaluates_the_claims_the_pods_would_get():
+    state = _v1_run(provreq("fits", CHECK, [("worker", 1)]),
+                    provreq("short", CHECK, [("worker", 2)]))
+    found = condition(_req(state, "fits"), "Provisioned")
+    assert (found["status"], found["reason"], found["message"]) == (
+        "True", "CapacityIsFound", "1 of 1 pod fits")
+    found = condition(_req(state, "short"), "Provisioned")
+    assert (found["status"], found["reason"], found["message"]) == (
+        "False", "CapacityIsNotFound", "1 of 2 pods fit; pod 2 needs 1 device of class gpu "
+        "(0/1 nodes are available: 1 cannot allocate all claims)")
+    assert list(state.nodes) == ["node-1"]
+    assert [c.name for c in state.of_kind(ResourceClaimV1)] == []  # nothing written back
+
+
+def test_atomic_scale_up_with_v1_templates_adds_the_least_nodes_or_nothing():
+    state = _v1_run(provreq("four", pod_sets=[("worker", 4)]))
+    found = condition(_req(state, "four"), "Provisioned")
+    assert (found["status"], found["reason"], found["message"]) == (
+        "True", "CapacityIsProvisioned", "added 2 nodes to node group gpu-pool (0 -> 2, "
+        "maxSize 2): gpu-pool-1, gpu-pool-2; all 4 pods fit")
+    assert sorted(state.nodes) == ["gpu-pool-1", "gpu-pool-2", "node-1"]
+    state = _v1_run(provreq("pairs", pod_sets=[("worker", 3)]), count=2)
+    found = condition(_req(state, "pairs"), "Provisioned")
+    assert (found["status"], found["reason"], found["message"]) == (
+        "False", "CapacityIsNotFound", "0 of 3 pods fit; pod 1 needs 2 devices of class gpu "
+        "(0/1 nodes are available: 1 cannot allocate all claims); node group gpu-pool would "
+        "need more than its 2 free node(s) (maxSize 2); nothing was added; retrying in 1m")
+    assert list(state.nodes) == ["node-1"]
+
+
+def test_the_pods_of_a_request_get_claims_named_as_upstream_names_them():
+    state = _v1_run()
+    template = PodTemplate(pod_template())
+    state.add(template)
+    sim = AutoscalerSimulation(state)
+    assert sim.add_pod(pod_from_template(template, "req-0-0")).ok
+    pod_ = sim.state.get("Pod", "default", "req-0-0")
+    [status] = pod_.to_manifest()["status"]["resourceClaimStatuses"]
+    claim = sim.state.get("ResourceClaim", "default", status["resourceClaimName"])
+    assert status["name"] == "gpu" and status["resourceClaimName"].startswith("req-0-0-gpu-")
+    assert claim.meta.owner_references[0]["uid"] == pod_.meta.uid
+    assert sim.place("req-0-0").message == "node-1"
+    assert claim.name in [c.name for c in sim.state.of_kind(ResourceClaimV1)
+                          if c.allocated]

@@ -85,14 +85,13 @@ def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
         "node-2")
 
 
-def test_the_autoscaler_says_it_does_not_simulate_v1_claims_and_nothing_fails():
+def test_a_node_group_without_v1_slices_cannot_fit_a_v1_pod_and_nothing_fails():
     simulation = simulate(load([*_cluster(), node_group()]))
     events = [e["message"] for e in simulation.output()["items"]
               if e["kind"] == "Event" and e["reason"] == "NotTriggerScaleUp"]
     assert simulation.failures == []
     assert events == ["pod didn't trigger scale-up: node group gpu-pool cannot fit it: "
-                      "resourceclaim \"default/claim-c\" is a resource.k8s.io/v1 claim, which "
-                      "only the scheduler simulates yet"]
+                      "cannot allocate all claims"]
 
 
 def _condition(output: dict, name: str) -> tuple[str, str]:
