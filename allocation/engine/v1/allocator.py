@@ -63,6 +63,10 @@ class Allocator:
                                        consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
+        # counters for benchmarks: devices that reached the selector step of a search, and
+        # selector results computed (misses of the per-device cache)
+        self.examined = 0
+        self.evaluated = 0
         self.book = book if book is not None else AllocationBook()
         self.book.release_listeners.append(self._freed)
         # nodes known to have no free device in any usable pool, and which nodes see a pool
@@ -184,6 +188,7 @@ class Allocator:
         src = sel.source
         found = cache.get(src)
         if found is None:
+            self.evaluated += 1
             try:
                 found = bool(sel.matches(dev.driver, dev.raw))
             except CelEvaluationError as exc:

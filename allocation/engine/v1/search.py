@@ -277,6 +277,7 @@ class Search:
     # -- per-device checks --
     def selectable(self, rd: RequestData, view, dev) -> bool:
         """Binding conditions, class then request selectors (lazy), per-device nodes."""
+        self.alloc.examined += 1
         if dev.binding_conditions and not self.profile.binding_and_status:
             return False
         result = self.alloc.selector_result
