@@ -134,8 +134,9 @@ class Search:
         if not self.claims:
             return Outcome([])
         if self._nothing_free():
-            self.alloc.note_full(self.node_name, self.pools)
-            return self._no_fit()
+            outcome = self._no_fit()
+            self.alloc.note_full(self.node_name, self.pools, outcome.reason)
+            return outcome
         done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
             return self._no_fit()
