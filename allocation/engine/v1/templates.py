@@ -1,0 +1,176 @@
+"""Claims from resource.k8s.io/v1 ResourceClaimTemplates, as upstream's resourceclaim
+controller makes them (pkg/controller/resourceclaim; docs/v1.md, "Template claims").
+
+Pure functions over plain dicts (a Pod and a ResourceClaimTemplate document in, a v1
+ResourceClaim document out), so the simulation's claim controller and the autoscaler's
+what-if both use them. Where upstream is random (the API server's ``generateName``
+suffix, the object's uid), the result is derived from the pod's UID and the pod claim
+name, so output is deterministic (docs/v1.md, "Planner decisions").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
+from allocation.engine.objects.meta import json_copy, stable_uid
+
+__all__ = [
+    "NAME_ALPHABET",
+    "MAX_BASE_LEN",
+    "SUFFIX_LEN",
+    "ClaimNotCreated",
+    "generate_name",
+    "name_suffix",
+    "generated_claim_name",
+    "claim_from_template",
+    "pod_claim_sources",
+    "resolve_claim_name",
+    "not_for_pod",
+    "pod_owner_reference",
+]
+
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+"""Kubernetes' alphabet for random name suffixes (k8s.io/apimachinery util/rand): no
+vowels, no look-alikes."""
+
+MAX_BASE_LEN = 57
+"""Upstream's limit for ``<pod>-<podClaimName>-``: a hyphen and 5 random characters still
+fit a 63-character name."""
+
+SUFFIX_LEN = 5
+"""The API server's ``generateName`` suffix length."""
+
+_CLAIM_API_VERSION = "resource.k8s.io/v1"
+
+
+class ClaimNotCreated(LookupError):
+    """A pod's template claim has no entry in ``pod.status.resourceClaimStatuses`` yet
+    (upstream's ``resourceclaim.ErrClaimNotFound``)."""
+
+
+def generate_name(pod_name: str, pod_claim_name: str) -> str:
+    """The ``generateName`` upstream gives a claim: ``<pod>-<podClaimName>-``; over
+    :data:`MAX_BASE_LEN` characters both parts are cut in proportion to their length and
+    joined by one hyphen (no trailing hyphen then, as upstream).
+
+    Returns:
+        The base the suffix is appended to.
+    """
+    base = f"{pod_name}-{pod_claim_name}-"
+    if len(base) <= MAX_BASE_LEN:
+        return base
+    # Go evaluates both slices with the untruncated length (integer division).
+    pod_part = pod_name[:len(pod_name) * MAX_BASE_LEN // len(base)]
+    claim_part = pod_claim_name[:len(pod_claim_name) * MAX_BASE_LEN // len(base)]
+    return f"{pod_part}-{claim_part}"
+
+
+def name_suffix(pod_uid: str, pod_claim_name: str, attempt: int = 0) -> str:
+    """A deterministic 5-character suffix in :data:`NAME_ALPHABET` for the claim of
+    ``pod_claim_name`` of the pod with ``pod_uid``; ``attempt`` > 0 gives another one
+    (upstream retries with a new random name when the name is taken)."""
+    seed = f"{pod_uid}/{pod_claim_name}" + (f"/{attempt}" if attempt else "")
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:SUFFIX_LEN])
+
+
+def generated_claim_name(pod_name: str, pod_uid: str, pod_claim_name: str,
+                         taken: Callable[[str], bool] = lambda name: False) -> str:
+    """The name of the claim made for ``pod_claim_name``: :func:`generate_name` plus
+    :func:`name_suffix`, the first of the suffix attempts that ``taken`` does not refuse.
+
+    Returns:
+        A name of at most 62 characters.
+    """
+    base = generate_name(pod_name, pod_claim_name)
+    attempt = 0
+    while True:
+        name = base + name_suffix(pod_uid, pod_claim_name, attempt)
+        if not taken(name):
+            return name
+        attempt += 1
+
+
+def pod_owner_reference(pod: dict) -> dict:
+    """The controller owner reference upstream puts on what it creates for ``pod``."""
+    meta = pod.get("metadata") or {}
+    return {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta.get("uid"),
+            "controller": True, "blockOwnerDeletion": True}
+
+
+def claim_from_template(pod: dict, pod_claim_name: str, template: dict,
+                        taken: Callable[[str], bool] = lambda name: False) -> dict:
+    """The v1 ResourceClaim upstream creates for the pod's entry ``pod_claim_name`` from
+    ``template``: generated name (:func:`generated_claim_name`), the template's labels,
+    its annotations plus ``resource.kubernetes.io/pod-claim-name``, the pod as controller
+    owner, the template's claim spec, and a uid derived from the name.
+
+    Returns:
+        A new document; ``pod`` and ``template`` are not changed.
+    """
+    pod_meta = pod.get("metadata") or {}
+    namespace = pod_meta.get("namespace") or "default"
+    name = generated_claim_name(pod_meta["name"], pod_meta.get("uid") or "", pod_claim_name,
+                                taken)
+    spec = template.get("spec") or {}
+    claim_meta = spec.get("metadata") or {}
+    metadata: dict = {"name": name, "generateName": generate_name(pod_meta["name"],
+                                                                  pod_claim_name),
+                      "namespace": namespace,
+                      "uid": stable_uid("ResourceClaim", namespace, name)}
+    if claim_meta.get("labels"):
+        metadata["labels"] = json_copy(claim_meta["labels"])
+    metadata["annotations"] = {**json_copy(claim_meta.get("annotations") or {}),
+                               POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
+    metadata["ownerReferences"] = [pod_owner_reference(pod)]
+    return {"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim", "metadata": metadata,
+            "spec": json_copy(spec.get("spec") or {})}
+
+
+def pod_claim_sources(entry: dict) -> tuple[str | None, str | None]:
+    """``(resourceClaimName, resourceClaimTemplateName)`` of one ``spec.resourceClaims``
+    entry (the flat form, or the older ``source`` wrapper)."""
+    source = entry.get("source") or entry
+    return source.get("resourceClaimName"), source.get("resourceClaimTemplateName")
+
+
+def resolve_claim_name(pod: dict, entry: dict) -> tuple[str | None, bool]:
+    """Which claim a pod's ``spec.resourceClaims`` entry stands for, as upstream's
+    ``resourceclaim.Name``: a named claim is itself; a template entry is what
+    ``pod.status.resourceClaimStatuses`` records for it (None: no claim needed).
+
+    Returns:
+        ``(claim name or None, must_check_owner)``; the owner must be checked
+        (:func:`not_for_pod`) for a template claim.
+
+    Raises:
+        ClaimNotCreated: a template entry without a status entry yet.
+        ValueError: an entry naming neither a claim nor a template.
+    """
+    meta = pod.get("metadata") or {}
+    ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+    claim_name, template_name = pod_claim_sources(entry)
+    if claim_name is not None:
+        return claim_name, False
+    if template_name is not None:
+        for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+            if status.get("name") == entry["name"]:
+                return status.get("resourceClaimName"), True
+        raise ClaimNotCreated(f'pod "{ref}": ResourceClaim not created yet')
+    raise ValueError(f'pod "{ref}", spec.resourceClaim "{entry.get("name")}": '
+                     "unsupported ResourceClaim source")
+
+
+def not_for_pod(pod: dict, claim: dict) -> str | None:
+    """Why ``claim`` is not the pod's own template claim (the pod is not its controller
+    owner, upstream's ``resourceclaim.IsForPod``), or None when it is."""
+    pod_meta = pod.get("metadata") or {}
+    uid = pod_meta.get("uid")
+    for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller") and ref.get("uid") == uid:
+            return None
+    return (f"ResourceClaim {claim['metadata']['name']} was not created for pod "
+            f"{pod_meta.get('namespace') or 'default'}/{pod_meta.get('name')} "
+            "(pod is not owner)")

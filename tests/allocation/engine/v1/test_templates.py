@@ -1,0 +1,138 @@
+"""Template claims as upstream's resourceclaim controller makes them (docs/v1.md)."""
+
+import pytest
+
+from allocation.engine.v1.templates import (
+    MAX_BASE_LEN,
+    NAME_ALPHABET,
+    ClaimNotCreated,
+    claim_from_template,
+    generate_name,
+    generated_claim_name,
+    name_suffix,
+    not_for_pod,
+    resolve_claim_name,
+)
+
+
+def _pod(name="web", uid="uid-1", statuses=None, claims=None):
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "team", "uid": uid},
+           "spec": {"resourceClaims": claims or [
+               {"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]}}
+    if statuses is not None:
+        pod["status"] = {"resourceClaimStatuses": statuses}
+    return pod
+
+
+TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "gpu-template", "namespace": "team"},
+    "spec": {"metadata": {"labels": {"app": "web"}, "annotations": {"note": "x"}},
+             "spec": {"devices": {"requests": [{"name": "g", "exactly": {
+                 "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}},
+}
+
+
+def test_generate_name_short_keeps_trailing_hyphen():
+    assert generate_name("web", "gpu") == "web-gpu-"
+
+
+def test_generate_name_truncates_in_proportion_like_upstream():
+    pod, claim = "p" * 60, "c" * 30
+    # base is 92 characters: pod part 60*57//92 = 37, claim part 30*57//92 = 18
+    assert generate_name(pod, claim) == "p" * 37 + "-" + "c" * 18
+    assert len(generate_name(pod, claim)) <= MAX_BASE_LEN
+
+
+def test_generate_name_exactly_at_limit_is_kept():
+    pod = "p" * (MAX_BASE_LEN - 5)  # "<pod>-gpu-" is 57 characters
+    assert generate_name(pod, "gpu") == pod + "-gpu-"
+
+
+def test_suffix_is_deterministic_in_the_kubernetes_alphabet():
+    suffix = name_suffix("uid-1", "gpu")
+    assert len(suffix) == 5 and set(suffix) <= set(NAME_ALPHABET)
+    assert suffix == name_suffix("uid-1", "gpu")
+    assert suffix != name_suffix("uid-2", "gpu")
+    assert suffix != name_suffix("uid-1", "gpu", attempt=1)
+
+
+def test_generated_name_skips_taken_names():
+    first = generated_claim_name("web", "uid-1", "gpu")
+    second = generated_claim_name("web", "uid-1", "gpu", taken=lambda n: n == first)
+    assert first.startswith("web-gpu-") and second.startswith("web-gpu-")
+    assert second != first and len(second) == len("web-gpu-") + 5
+
+
+def test_claim_from_template_copies_as_upstream():
+    claim = claim_from_template(_pod(), "gpu", TEMPLATE)
+    meta = claim["metadata"]
+    assert claim["apiVersion"] == "resource.k8s.io/v1" and claim["kind"] == "ResourceClaim"
+    assert meta["name"] == "web-gpu-" + name_suffix("uid-1", "gpu")
+    assert meta["generateName"] == "web-gpu-" and meta["namespace"] == "team"
+    assert meta["labels"] == {"app": "web"}
+    assert meta["annotations"] == {"note": "x",
+                                   "resource.kubernetes.io/pod-claim-name": "gpu"}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "web",
+                                        "uid": "uid-1", "controller": True,
+                                        "blockOwnerDeletion": True}]
+    assert claim["spec"] == TEMPLATE["spec"]["spec"]
+    assert claim["spec"] is not TEMPLATE["spec"]["spec"]
+    assert meta["uid"] == claim_from_template(_pod(), "gpu", TEMPLATE)["metadata"]["uid"]
+    assert TEMPLATE["spec"]["metadata"]["annotations"] == {"note": "x"}  # not changed
+
+
+def test_claim_from_template_without_labels_has_none():
+    template = {**TEMPLATE, "spec": {"spec": TEMPLATE["spec"]["spec"]}}
+    meta = claim_from_template(_pod(), "gpu", template)["metadata"]
+    assert "labels" not in meta
+    assert meta["annotations"] == {"resource.kubernetes.io/pod-claim-name": "gpu"}
+
+
+def test_long_names_fit_63_characters():
+    claim = claim_from_template(_pod(name="a" * 63), "b" * 63, TEMPLATE)
+    assert len(claim["metadata"]["name"]) == 62
+
+
+def test_resolve_named_claim_is_itself():
+    pod = _pod(claims=[{"name": "gpu", "resourceClaimName": "shared"}])
+    assert resolve_claim_name(pod, pod["spec"]["resourceClaims"][0]) == ("shared", False)
+
+
+def test_resolve_template_claim_reads_the_pod_status():
+    pod = _pod(statuses=[{"name": "gpu", "resourceClaimName": "web-gpu-abcde"}])
+    entry = pod["spec"]["resourceClaims"][0]
+    assert resolve_claim_name(pod, entry) == ("web-gpu-abcde", True)
+
+
+def test_resolve_template_claim_not_needed():
+    pod = _pod(statuses=[{"name": "gpu"}])
+    assert resolve_claim_name(pod, pod["spec"]["resourceClaims"][0]) == (None, True)
+
+
+def test_resolve_template_claim_not_created_yet():
+    pod = _pod()
+    with pytest.raises(ClaimNotCreated, match='pod "team/web": ResourceClaim not created yet'):
+        resolve_claim_name(pod, pod["spec"]["resourceClaims"][0])
+
+
+def test_resolve_older_source_form():
+    entry = {"name": "gpu", "source": {"resourceClaimTemplateName": "t"}}
+    pod = _pod(statuses=[{"name": "gpu", "resourceClaimName": "x"}], claims=[entry])
+    assert resolve_claim_name(pod, entry) == ("x", True)
+
+
+def test_resolve_entry_without_source_is_refused():
+    pod = _pod(claims=[{"name": "gpu"}])
+    with pytest.raises(ValueError, match="unsupported"):
+        resolve_claim_name(pod, pod["spec"]["resourceClaims"][0])
+
+
+def test_not_for_pod_checks_the_controller_owner():
+    pod = _pod()
+    claim = claim_from_template(pod, "gpu", TEMPLATE)
+    assert not_for_pod(pod, claim) is None
+    assert not_for_pod(_pod(uid="uid-2"), claim) == (
+        f"ResourceClaim {claim['metadata']['name']} was not created for pod team/web "
+        "(pod is not owner)")
