@@ -64,7 +64,9 @@ class V1Scheduling:
         self._synced = False
 
     def begin(self) -> None:
-        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
+        """A new scheduler pass: the slices and classes are checked and the book is
+        synchronised again before the first v1 pod (a pass changes neither slices nor
+        classes, so once per pass is enough)."""
         self._synced = False
 
     def pod(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1 | None]) -> bool:
@@ -153,16 +155,17 @@ class V1Scheduling:
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator for the state's slices and classes, its book in step with the
         claims' allocations."""
+        if self._synced:
+            return self.allocator
         slices = list(state.of_kind(ResourceSlice))
         classes = list(state.of_kind(DeviceClass))
         source = (id(state), *(id(o) for o in slices), None, *(id(o) for o in classes))
         if self.allocator is None or source != self._source:
             self.allocator = Allocator(make_profile(), slices=[s.as_v1() for s in slices],
                                        classes=[c.as_v1() for c in classes])
-            self._source, self._committed, self._synced = source, {}, False
-        if not self._synced:
-            self._sync(state, self.allocator)
-            self._synced = True
+            self._source, self._committed = source, {}
+        self._sync(state, self.allocator)
+        self._synced = True
         return self.allocator
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
