@@ -15,12 +15,14 @@ allocations it has not seen and releases those that are gone.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.cache import PlacementCache, pod_signature
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -32,6 +34,7 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
+    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     claim_key,
@@ -62,6 +65,10 @@ class V1Scheduling:
         self._source: tuple = ()
         self._committed: dict[str, dict] = {}
         self._synced = False
+        # where twins (same pod signature, same pending claim specs) resume the node scan;
+        # stale after any release of pod capacity (state.epoch) or of devices (_releases)
+        self.cache: PlacementCache[None] = PlacementCache()
+        self._releases = 0
 
     def begin(self) -> None:
         """A new scheduler pass: the slices and classes are checked and the book is
@@ -87,22 +94,46 @@ class V1Scheduling:
         found = [c for c in claims if c is not None]
         if pod.node_name:
             return self._bound(state, allocator, pod, found)
-        counts: Counter[str] = Counter()
-        details = []
+        pending = [c for c in found if not c.allocated]
+        attempt = allocator.attempt([c.as_v1() for c in pending])
+        key = _signature(pod, found)
+        epoch = (state.epoch, self._releases)
+        start = self.cache.start(key, epoch) if key is not None else 0
         try:
-            for name in state.node_order:
-                node = state.nodes[name]
-                refusal = self._try(state, allocator, pod, node, found, True)
-                if refusal is None:
-                    return True
-                counts[refusal] += 1
-                if len(details) < MAX_DETAIL_NODES:
-                    details.append({"node": name, "reason": refusal})
+            placed, counts, details = self._scan(state, allocator, pod, found, attempt,
+                                                 range(start, total))
+            if placed is None and start:
+                # Nothing fits: the summary counts every node, so the nodes before the cursor
+                # are asked too (they refused a twin, so they refuse this pod).
+                placed, counts, details = self._scan(state, allocator, pod, found, attempt,
+                                                     range(total))
         except (AllocationError, UnschedulableError) as error:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {error}.", {})
+        if placed is not None:
+            if key is not None:
+                self.cache.placed(key, epoch, placed)
+            return True
         return binding.mark_unschedulable(state, pod, summary(counts, total),
                                           detail_of(details, total))
+
+    def _scan(self, state: ClusterState, allocator: Allocator, pod: Pod,
+              claims: list[ResourceClaimV1], attempt: Attempt, indexes: range
+              ) -> tuple[int | None, Counter[str], list[dict]]:
+        """Try the nodes at ``indexes`` of the node order until one takes the pod: its index
+        (or None), and the refusals of the nodes tried before."""
+        counts: Counter[str] = Counter()
+        details = []
+        order = state.node_order
+        for index in indexes:
+            refusal = self._try(state, allocator, pod, state.nodes[order[index]], claims, True,
+                                attempt)
+            if refusal is None:
+                return index, counts, details
+            counts[refusal] += 1
+            if len(details) < MAX_DETAIL_NODES:
+                details.append({"node": order[index], "reason": refusal})
+        return None, counts, details
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:
@@ -122,8 +153,10 @@ class V1Scheduling:
             f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
 
     def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
-             claims: list[ResourceClaimV1], check_capacity: bool) -> str | None:
-        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not."""
+             claims: list[ResourceClaimV1], check_capacity: bool,
+             attempt: Attempt | None = None) -> str | None:
+        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``attempt``
+        is ``allocator.attempt`` of the pending claims when the caller tries many nodes."""
         refusal = fit.node_refusal(state, pod, node, PodNeeds(), check_capacity)
         if refusal:
             return refusal
@@ -132,7 +165,9 @@ class V1Scheduling:
             return NOT_AVAILABLE
         pending = [c for c in claims if not c.allocated]
         if pending:
-            outcome = allocator.allocate(node_doc, [c.as_v1() for c in pending])
+            if attempt is None:
+                attempt = allocator.attempt([c.as_v1() for c in pending])
+            outcome = attempt.allocate(node_doc)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
             for claim, allocation in zip(pending, outcome.allocations, strict=True):
@@ -163,10 +198,15 @@ class V1Scheduling:
         if self.allocator is None or source != self._source:
             self.allocator = Allocator(make_profile(), slices=[s.as_v1() for s in slices],
                                        classes=[c.as_v1() for c in classes])
+            self.allocator.book.release_listeners.append(self._released)
             self._source, self._committed = source, {}
+            self.cache = PlacementCache()
         self._sync(state, self.allocator)
         self._synced = True
         return self.allocator
+
+    def _released(self, _pool_keys: set) -> None:
+        self._releases += 1
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
         current = {}
@@ -182,6 +222,15 @@ class V1Scheduling:
             if key not in self._committed:
                 allocator.commit(doc, allocation)
                 self._committed[key] = allocation
+
+
+def _signature(pod: Pod, claims: list[ResourceClaimV1]) -> tuple | None:
+    """The placement-cache key of a pod whose claims are all pending (None otherwise): what
+    the node checks read of the pod and the claims' specs (twins from one template are equal,
+    so a node that refused one refuses the next, until something is released)."""
+    if any(c.allocated for c in claims):
+        return None
+    return (*pod_signature(pod), *(json.dumps(c.spec, sort_keys=True) for c in claims))
 
 
 def _gone(current: dict, key: str, allocation: dict) -> bool:
