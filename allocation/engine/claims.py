@@ -3,6 +3,8 @@
 It creates ``<pod>-<podClaimName>`` claims owned by their pod, drops reservations of pods
 that finished or are gone, and deallocates structured ``WaitForFirstConsumer`` claims that
 no pod reserves any more (``Immediate`` claims stay allocated, as the seeds say).
+resource.k8s.io/v1 claims and templates follow upstream's rules instead; it hands them to
+``claims_v1.V1ClaimController`` in the same pass.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
+from allocation.engine.claims_v1 import V1ClaimController
 from allocation.engine.constants import (
     CLAIMS_COMPONENT,
     POD_CLAIM_NAME_ANNOTATION,
@@ -48,6 +51,9 @@ class ClaimController:
 
     name = "claims"
 
+    def __init__(self) -> None:
+        self.v1 = V1ClaimController()
+
     def next_wakeup(self, state: ClusterState) -> None:
         """The claim controller has no timers."""
         return None
@@ -55,6 +61,7 @@ class ClaimController:
     def reconcile(self, state: ClusterState) -> bool:
         changed = self._create_from_templates(state)
         changed |= self._release(state)
+        changed |= self.v1.reconcile(state)
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
@@ -74,8 +81,9 @@ class ClaimController:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace,
                                  pod_claim.template_name)
-            if template is None:
-                continue  # the scheduler reports the missing template on the pod
+            if not isinstance(template, ResourceClaimTemplate):
+                # missing: the scheduler reports it on the pod; v1: claims_v1.py
+                continue
             state.add(claim_from_template(pod, pod_claim.name, template))
             changed = True
         return changed

@@ -151,30 +151,35 @@ def refuse_v1(loaded: LoadResult) -> None:
 
 
 def refuse_unsimulated_v1(loaded: LoadResult) -> None:
-    """Refuse the resource.k8s.io/v1 objects ``simulate`` does not simulate yet (docs/v1.md,
+    """Refuse what ``simulate`` cannot simulate of resource.k8s.io/v1 (docs/v1.md,
     "Simulating v1"), with one problem per object rather than an internal error.
 
-    Simulated: DeviceClasses, ResourceSlices and ResourceClaims that pods name directly
-    (``resourceClaimName``), each pod's claims all v1 (``scheduling/v1.py``). Refused: v1
-    ResourceClaimTemplates, and pods mixing v1 claims with seed (v1alpha2) claims or
-    templates.
+    Simulated: DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates
+    (``claims_v1.py``, ``scheduling/v1.py``). Refused: a pod whose claims mix v1 claims or
+    templates with seed (v1alpha2) ones; upstream has no seed dialect, so no rule says how
+    one scheduling attempt would treat both.
 
     Raises:
         InvalidManifests: one problem per refused object.
     """
-    found = [_v1_problem(obj) for obj in loaded.objects
-             if obj.kind_spec == kinds.RESOURCE_CLAIM_TEMPLATE_V1]
-    claims = {(obj.namespace, obj.name): obj.kind_spec == kinds.RESOURCE_CLAIM_V1
-              for obj in loaded.objects
-              if obj.kind_spec in (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM)}
+    dialects = {}
+    for obj in loaded.objects:
+        if obj.kind_spec in (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM,
+                             kinds.RESOURCE_CLAIM_TEMPLATE_V1, kinds.RESOURCE_CLAIM_TEMPLATE):
+            dialects[(obj.kind_name, obj.namespace, obj.name)] = obj.kind_spec in (
+                kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
+    found = []
     for obj in loaded.objects:
         if obj.kind_spec != kinds.POD:
             continue
-        v1 = [claims.get((obj.namespace, obj.claim_name(c))) for c in obj.claims]
-        if True in v1 and (False in v1 or any(c.template_name for c in obj.claims)):
+        v1 = {dialects.get(("ResourceClaimTemplate", obj.namespace, c.template_name)
+                           if c.template_name else
+                           ("ResourceClaim", obj.namespace, c.claim_name))
+              for c in obj.claims}
+        if True in v1 and False in v1:
             found.append(_not_simulated(
-                obj, "spec.resourceClaims", "a pod with resource.k8s.io/v1 claims must name "
-                "all its claims by resourceClaimName, all of them v1, to be simulated yet "
+                obj, "spec.resourceClaims", "a pod's claims and claim templates must be all "
+                "resource.k8s.io/v1 or all seed (v1alpha2) ones to be simulated "
                 "(docs/v1.md)"))
     if found:
         raise InvalidManifests(found)

@@ -18,7 +18,7 @@ import copy
 import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.inventory_cache import built_inventory
@@ -34,8 +34,12 @@ from allocation.engine.objects import (
     OpaqueObject,
     Pod,
     ResourceClaim,
+    ResourceClaimV1,
     stable_uid,
 )
+
+if TYPE_CHECKING:
+    from allocation.engine.v1.features import Profile
 
 __all__ = ["ClusterState", "NodeInUse", "Usage"]
 
@@ -130,6 +134,8 @@ class ClusterState:
         self.problems: list[Problem] = []
         # Objects a controller failed on (engine/faults.py): every controller skips them.
         self.failures: dict[ObjectKey, object] = {}
+        # The Kubernetes profile v1 scheduling uses (docs/v1.md); None: the newest release.
+        self.profile: Profile | None = None
 
     # -- copy-on-write ----------------------------------------------------------------
     def fork(self) -> ClusterState:
@@ -157,6 +163,7 @@ class ClusterState:
         child.events._seq = self.events._seq
         child.problems = list(self.problems)
         child.failures = dict(self.failures)
+        child.profile = self.profile
         self._token = object()  # what this state held alone it now shares with the fork
         self._owned = set()
         return child
@@ -200,6 +207,7 @@ class ClusterState:
     def build(cls, loaded: LoadResult, clock: VirtualClock | None = None) -> ClusterState:
         """A state from loaded manifests; raises InvalidManifests if the status is invalid."""
         state = cls(clock)
+        state.profile = loaded.profile
         state.events.adopt(loaded.events)
         for obj in loaded.objects:
             state.add(obj, index=False)
@@ -217,7 +225,7 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if isinstance(obj, Pod | ResourceClaim) and not obj.meta.uid:
+        if isinstance(obj, Pod | ResourceClaim | ResourceClaimV1) and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         self.objects[obj.key] = obj
         if self._owned is not None:

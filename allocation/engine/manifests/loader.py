@@ -40,6 +40,9 @@ class LoadResult:
     objects: list[KObject] = field(default_factory=list)
     events: list[OpaqueObject] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    profile: Profile | None = None
+    """The Kubernetes profile the documents were loaded under; the simulation schedules
+    under the same one (``ClusterState.profile``)."""
 
 
 def _ident(data: Any) -> tuple[str, str | None, str | None]:
@@ -176,7 +179,7 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
           profile: Profile | None = None) -> LoadResult:
     profile = profile if profile is not None else make_profile()
     found: list[Problem] = []
-    result = LoadResult()
+    result = LoadResult(profile=profile)
     seen: dict[tuple, str] = {}
     for file_name, raw in raws:
         if raw.error is not None:

@@ -101,17 +101,28 @@ class Pod(KObject):
         self.phase: str | None = status.get("phase")
         self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]
         self.input_node_name = self.node_name
+        # Written by the v1 claim controller and scheduler (docs/v1.md, "Template claims")
+        self.resource_claim_statuses: list[dict] = [
+            dict(c) for c in status.get("resourceClaimStatuses") or ()]
+        self.extended_resource_claim_status: dict | None = json_copy(
+            status.get("extendedResourceClaimStatus"))
 
     def claim_name(self, entry: PodClaim | str) -> str:
         """The name of the ResourceClaim behind one ``spec.resourceClaims`` entry.
 
-        A claim named by the entry keeps its name; a claim from a template is
-        ``<pod>-<entry name>`` (the claim controller creates it, ``docs/architecture.md``).
-        An entry given by name alone (a string) is the template form.
+        A claim named by the entry keeps its name; a claim from a template is the one
+        ``status.resourceClaimStatuses`` records for the entry (upstream's rule, the v1
+        claim controller writes it), else ``<pod>-<entry name>`` (the seed claim controller
+        creates it, ``docs/architecture.md``). An entry given by name alone (a string) is
+        the template form.
         """
-        if isinstance(entry, str):
-            return f"{self.name}-{entry}"
-        return entry.claim_name or f"{self.name}-{entry.name}"
+        name = entry if isinstance(entry, str) else entry.name
+        if not isinstance(entry, str) and entry.claim_name:
+            return entry.claim_name
+        for status in self.resource_claim_statuses:
+            if status.get("name") == name and status.get("resourceClaimName"):
+                return status["resourceClaimName"]
+        return f"{self.name}-{name}"
 
     def owner_reference(self) -> dict:
         """An ``ownerReferences`` entry naming this pod as the controlling owner, as the
@@ -158,6 +169,13 @@ class Pod(KObject):
             status["conditions"] = json_copy(self.conditions)
         else:
             status.pop("conditions", None)
+        for key, value in (("resourceClaimStatuses", self.resource_claim_statuses),
+                           ("extendedResourceClaimStatus",
+                            self.extended_resource_claim_status)):
+            if value:
+                status[key] = json_copy(value)
+            else:
+                status.pop(key, None)
         if self.phase:
             status["phase"] = self.phase
         elif not status.get("phase"):

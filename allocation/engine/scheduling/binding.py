@@ -112,8 +112,10 @@ def bind(state: ClusterState, pod: Pod, node: Node) -> None:
     drop_context(state, pod)
 
 
-def mark_unschedulable(state: ClusterState, pod: Pod, message: str, detail: dict) -> bool:
-    """Set the Unschedulable condition and the explain annotation, with an Event on change.
+def mark_unschedulable(state: ClusterState, pod: Pod, message: str, detail: dict,
+                       reason: str = "Unschedulable") -> bool:
+    """Set the Unschedulable condition (or ``reason``: kube-scheduler's SchedulerError for
+    a failed attempt) and the explain annotation, with an Event on change.
 
     Returns:
         False: recording a failure is not progress (``Simulation.settle``).
@@ -121,7 +123,7 @@ def mark_unschedulable(state: ClusterState, pod: Pod, message: str, detail: dict
     pod = state.writable(pod)
     explain = json.dumps({"summary": message, **detail}, sort_keys=True)
     changed = pod.set_condition({"type": "PodScheduled", "status": "False",
-                                 "reason": "Unschedulable", "message": message,
+                                 "reason": reason, "message": message,
                                  "lastTransitionTime": state.clock.stamp()})
     if pod.meta.annotations.get(EXPLAIN_ANNOTATION) != explain:
         pod.meta.annotations[EXPLAIN_ANNOTATION] = explain

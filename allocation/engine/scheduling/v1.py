@@ -1,28 +1,32 @@
 """Scheduling pods whose claims are resource.k8s.io/v1 ResourceClaims (docs/v1.md).
 
-The supported subset (``simulation.refuse_unsimulated_v1`` refuses the rest): pods name v1 claims
-directly (``resourceClaimName``; all of a pod's claims are v1). Nodes are tried in name
-order; on each, the node's own checks (``fit.node_refusal``) come first, then
-``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated claims,
-as kube-scheduler's DRA plugin does (KEP-4381). A fit writes ``status.allocation``, the
-delete-protection finalizer and ``status.reservedFor``, then binds the pod
-(``binding.bind``).
+A pod's claims (named, or made from templates by ``claims_v1.py``) are resolved by
+``v1_claims.py``, which also gives PreFilter's refusals (claim not created yet, missing,
+being deleted, not the pod's; a claim with 256 consumers is "resourceclaim in use"). Nodes
+are tried in name order; on each, the node's own checks (``fit.node_refusal``) come first,
+then ``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated
+claims, as kube-scheduler's DRA plugin does (KEP-4381). A fit writes
+``status.allocation``, the delete-protection finalizer and ``status.reservedFor``, then
+binds the pod (``binding.bind``). A fatal allocator error ends the attempt with
+``SchedulerError``, as kube-scheduler's failed Filter does.
 
 The allocator lives as long as the state's slices and classes (one per settle in
-practice) and its book follows the claims' allocations incrementally: each pass commits
-allocations it has not seen and releases those that are gone.
+practice) and uses the state's Kubernetes profile (``ClusterState.profile``); its book
+follows the claims' allocations incrementally: each pass commits allocations it has not
+seen and releases those that are gone. Claims and nodes are handed to the allocator as
+light views (metadata and spec, shared, never copied): converting every claim and node
+per node per pod would dominate the time.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
+from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.scheduling import binding, fit
-from allocation.engine.scheduling.cache import PlacementCache, pod_signature
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -30,14 +34,13 @@ from allocation.engine.scheduling.reasons import (
     detail_of,
     summary,
 )
+from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use, v1_claims
 from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
-    Attempt,
     UnschedulableError,
     allocated_claim_fits,
-    claim_key,
     make_profile,
 )
 
@@ -45,16 +48,11 @@ if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod
     from allocation.engine.state import ClusterState
 
-__all__ = ["V1Scheduling", "v1_claims"]
+__all__ = ["V1Scheduling", "v1_claims", "FILTER_ERROR"]
 
-
-def v1_claims(state: ClusterState, pod: Pod) -> list[ResourceClaimV1 | None] | None:
-    """The pod's claims when any of them is a v1 claim (None for a missing one), else None:
-    the pod is then the seed scheduler's."""
-    claims = [state.get("ResourceClaim", pod.namespace, pod.claim_name(c)) for c in pod.claims]
-    if not any(isinstance(c, ResourceClaimV1) for c in claims):
-        return None
-    return [c if isinstance(c, ResourceClaimV1) else None for c in claims]
+FILTER_ERROR = 'running "DynamicResources" filter plugin: '
+"""How kube-scheduler prefixes a Filter plugin's error in the pod's SchedulerError
+condition and FailedScheduling Event."""
 
 
 class V1Scheduling:
@@ -65,18 +63,12 @@ class V1Scheduling:
         self._source: tuple = ()
         self._committed: dict[str, dict] = {}
         self._synced = False
-        # where twins (same pod signature, same pending claim specs) resume the node scan;
-        # stale after any release of pod capacity (state.epoch) or of devices (_releases)
-        self.cache: PlacementCache[None] = PlacementCache()
-        self._releases = 0
 
     def begin(self) -> None:
-        """A new scheduler pass: the slices and classes are checked and the book is
-        synchronised again before the first v1 pod (a pass changes neither slices nor
-        classes, so once per pass is enough)."""
+        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self._synced = False
 
-    def pod(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1 | None]) -> bool:
+    def pod(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> bool:
         """One scheduling attempt (or, for a bound pod, allocation on its node); whether
         anything changed.
 
@@ -85,55 +77,34 @@ class V1Scheduling:
         """
         allocator = self._ready(state)
         total = len(state.node_order)
-        missing = [pod.claim_name(e) for e, c in zip(pod.claims, claims, strict=True)
-                   if c is None]
-        if missing:
+        if resolved.error is None and in_use(resolved.claims, pod) is not None:
+            resolved = PodClaimsV1(error=IN_USE)
+        if resolved.error is not None:
             return binding.mark_unschedulable(
-                state, pod, f"0/{total} nodes are available: resourceclaim "
-                f"\"{pod.namespace}/{missing[0]}\" not found.", {})
-        found = [c for c in claims if c is not None]
+                state, pod, f"0/{total} nodes are available: {resolved.error}.", {})
+        found = resolved.claims
         if pod.node_name:
             return self._bound(state, allocator, pod, found)
-        pending = [c for c in found if not c.allocated]
-        attempt = allocator.attempt([c.as_v1() for c in pending])
-        key = _signature(pod, found)
-        epoch = (state.epoch, self._releases)
-        start = self.cache.start(key, epoch) if key is not None else 0
-        try:
-            placed, counts, details = self._scan(state, allocator, pod, found, attempt,
-                                                 range(start, total))
-            if placed is None and start:
-                # Nothing fits: the summary counts every node, so the nodes before the cursor
-                # are asked too (they refused a twin, so they refuse this pod).
-                placed, counts, details = self._scan(state, allocator, pod, found, attempt,
-                                                     range(total))
-        except (AllocationError, UnschedulableError) as error:
-            return binding.mark_unschedulable(
-                state, pod, f"0/{total} nodes are available: {error}.", {})
-        if placed is not None:
-            if key is not None:
-                self.cache.placed(key, epoch, placed)
-            return True
-        return binding.mark_unschedulable(state, pod, summary(counts, total),
-                                          detail_of(details, total))
-
-    def _scan(self, state: ClusterState, allocator: Allocator, pod: Pod,
-              claims: list[ResourceClaimV1], attempt: Attempt, indexes: range
-              ) -> tuple[int | None, Counter[str], list[dict]]:
-        """Try the nodes at ``indexes`` of the node order until one takes the pod: its index
-        (or None), and the refusals of the nodes tried before."""
         counts: Counter[str] = Counter()
         details = []
-        order = state.node_order
-        for index in indexes:
-            refusal = self._try(state, allocator, pod, state.nodes[order[index]], claims, True,
-                                attempt)
-            if refusal is None:
-                return index, counts, details
-            counts[refusal] += 1
-            if len(details) < MAX_DETAIL_NODES:
-                details.append({"node": order[index], "reason": refusal})
-        return None, counts, details
+        docs = [_claim_doc(c) for c in found if not c.allocated]
+        try:
+            for name in state.node_order:
+                node = state.nodes[name]
+                refusal = self._try(state, allocator, pod, node, found, docs, True)
+                if refusal is None:
+                    return True
+                counts[refusal] += 1
+                if len(details) < MAX_DETAIL_NODES:
+                    details.append({"node": name, "reason": refusal})
+        except AllocationError as error:
+            return binding.mark_unschedulable(state, pod, f"{FILTER_ERROR}{error}", {},
+                                              SCHEDULER_ERROR)
+        except UnschedulableError as error:
+            return binding.mark_unschedulable(
+                state, pod, f"0/{total} nodes are available: {error}.", {})
+        return binding.mark_unschedulable(state, pod, summary(counts, total),
+                                          detail_of(details, total))
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:
@@ -143,7 +114,8 @@ class V1Scheduling:
         if node is None:
             return binding.mark_unschedulable(state, pod, "node not found", {})
         try:
-            refusal = self._try(state, allocator, pod, node, claims, False)
+            refusal = self._try(state, allocator, pod, node, claims,
+                                [_claim_doc(c) for c in claims if not c.allocated], False)
         except (AllocationError, UnschedulableError) as error:
             refusal = str(error)
         if refusal is None:
@@ -153,21 +125,20 @@ class V1Scheduling:
             f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
 
     def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
-             claims: list[ResourceClaimV1], check_capacity: bool,
-             attempt: Attempt | None = None) -> str | None:
-        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``attempt``
-        is ``allocator.attempt`` of the pending claims when the caller tries many nodes."""
+             claims: list[ResourceClaimV1], docs: list[dict], check_capacity: bool
+             ) -> str | None:
+        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``docs`` are
+        the views of the unallocated claims (``_claim_doc``)."""
         refusal = fit.node_refusal(state, pod, node, PodNeeds(), check_capacity)
         if refusal:
             return refusal
-        node_doc = node.to_manifest()
-        if not all(allocated_claim_fits(c.as_v1(), node_doc) for c in claims if c.allocated):
+        node_doc = _node_doc(node)
+        if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
+                   for c in claims if c.allocated):
             return NOT_AVAILABLE
         pending = [c for c in claims if not c.allocated]
         if pending:
-            if attempt is None:
-                attempt = allocator.attempt([c.as_v1() for c in pending])
-            outcome = attempt.allocate(node_doc)
+            outcome = allocator.allocate(node_doc, docs)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
             for claim, allocation in zip(pending, outcome.allocations, strict=True):
@@ -183,65 +154,51 @@ class V1Scheduling:
         claim.allocation = allocation
         if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
             claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
-        doc = claim.as_v1()
-        allocator.commit(doc, allocation)
-        self._committed[claim_key(doc)] = allocation
+        allocator.book.commit(claim.ref, allocation)
+        self._committed[claim.ref] = allocation
 
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator for the state's slices and classes, its book in step with the
         claims' allocations."""
-        if self._synced:
-            return self.allocator
         slices = list(state.of_kind(ResourceSlice))
         classes = list(state.of_kind(DeviceClass))
-        source = (id(state), *(id(o) for o in slices), None, *(id(o) for o in classes))
+        source = (id(state), id(state.profile), *(id(o) for o in slices), None,
+                  *(id(o) for o in classes))
         if self.allocator is None or source != self._source:
-            self.allocator = Allocator(make_profile(), slices=[s.as_v1() for s in slices],
+            self.allocator = Allocator(state.profile or make_profile(),
+                                       slices=[s.as_v1() for s in slices],
                                        classes=[c.as_v1() for c in classes])
-            self.allocator.book.release_listeners.append(self._released)
-            self._source, self._committed = source, {}
-            self.cache = PlacementCache()
-        self._sync(state, self.allocator)
-        self._synced = True
+            self._source, self._committed, self._synced = source, {}, False
+        if not self._synced:
+            self._sync(state, self.allocator)
+            self._synced = True
         return self.allocator
 
-    def _released(self, _pool_keys: set) -> None:
-        self._releases += 1
-
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
-        current = {}
-        for claim in state.of_kind(ResourceClaimV1):
-            if claim.allocation is not None:
-                doc = claim.as_v1()
-                current[claim_key(doc)] = (doc, claim.allocation)
+        current = {claim.ref: claim.allocation for claim in state.of_kind(ResourceClaimV1)
+                   if claim.allocation is not None}
         for key in [k for k, a in self._committed.items()
-                    if _gone(current, k, a)]:
-            allocator.release({"metadata": _meta_of(key)})
+                    if current.get(k) is None or current[k] != a]:
+            allocator.book.release(key)  # released or replaced
             del self._committed[key]
-        for key, (doc, allocation) in current.items():
+        for key, allocation in current.items():
             if key not in self._committed:
-                allocator.commit(doc, allocation)
+                allocator.book.commit(key, allocation)
                 self._committed[key] = allocation
 
 
-def _signature(pod: Pod, claims: list[ResourceClaimV1]) -> tuple | None:
-    """The placement-cache key of a pod whose claims are all pending (None otherwise): what
-    the node checks read of the pod and the claims' specs (twins from one template are equal,
-    so a node that refused one refuses the next, until something is released)."""
-    if any(c.allocated for c in claims):
-        return None
-    return (*pod_signature(pod), *(json.dumps(c.spec, sort_keys=True) for c in claims))
+def _claim_doc(claim: ResourceClaimV1) -> dict:
+    """The view of an unallocated claim the allocator reads: identity and spec (shared)."""
+    return {"apiVersion": claim.api_version, "kind": "ResourceClaim",
+            "metadata": {"name": claim.name, "namespace": claim.namespace,
+                         "uid": claim.meta.uid},
+            "spec": claim.spec}
 
 
-def _gone(current: dict, key: str, allocation: dict) -> bool:
-    """Whether a committed allocation is no longer the claim's (released or replaced)."""
-    found = current.get(key)
-    return found is None or found[1] != allocation
-
-
-def _meta_of(key: str) -> dict:
-    namespace, _, name = key.partition("/")
-    return {"namespace": namespace, "name": name}
+def _node_doc(node: Node) -> dict:
+    """The view of a node the allocator reads: name, labels and status (shared)."""
+    return {"metadata": {"name": node.name, "labels": node.meta.labels},
+            "status": node.raw.get("status") or {}}
 
 
 def _reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:

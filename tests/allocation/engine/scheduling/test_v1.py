@@ -3,23 +3,10 @@ claims are placed by the v1 allocator, nodes in name order."""
 
 from __future__ import annotations
 
-from unittest.mock import patch
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.simulation import simulate
 from allocation.engine.writer import dump
 from tests.allocation.engine.autoscaler.builders import node_group
-from tests.allocation.engine.manifests.v1_docs import (
-    claim_doc,
-    class_doc,
-    device,
-    load,
-    request,
-    slice_doc,
-)
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
 from tests.factories import node, pod
 
 
@@ -103,37 +90,43 @@ def test_the_autoscaler_says_it_does_not_simulate_v1_claims_and_nothing_fails():
                       "only the scheduler simulates yet"]
 
 
-def _twins(shapes: list[tuple[int, int]]) -> list[dict]:
-    """Three nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its claim
-    asks for ``count`` devices (big ones only when ``kind`` is 1), its CPU is ``cpu``."""
-    docs = [node(f"node-{n}", cpu="3") for n in range(3)] + [class_doc()]
-    for n in range(3):
-        docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
-                               device("gpu-1", attributes={"big": {"bool": False}})],
-                              name=f"node-{n}-gpus", nodeName=f"node-{n}",
-                              pool={"name": f"node-{n}", "resourceSliceCount": 1}))
-    for i, (count, cpu) in enumerate(shapes):
-        big = count > 2
-        selectors = ([{"cel": {"expression": 'device.attributes["gpu.example.com"].big'}}]
-                     if big else [])
-        docs.append(claim_doc([request(count=1 if big else count, selectors=selectors)],
-                              name=f"claim-{i}"))
-        docs.append(pod(f"pod-{i}", claims={"gpu": f"claim-{i}"}, cpu=str(cpu)))
-    return docs
+def _condition(output: dict, name: str) -> tuple[str, str]:
+    condition = _items(output, "Pod")[name]["status"]["conditions"][0]
+    return condition["reason"], condition["message"]
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=10))
-def test_twins_resume_at_the_cursor_and_place_as_a_scan_from_the_first_node(shapes):
-    docs = _twins(shapes)
-    with_cursor = dump(simulate(load(docs)).output(), "yaml")
-    with patch.object(PlacementCache, "start", lambda self, key, epoch: 0):
-        assert dump(simulate(load(docs)).output(), "yaml") == with_cursor
+def test_a_cel_runtime_error_fails_the_attempt_with_scheduler_error():
+    broken = class_doc(selectors=[{"cel": {
+        "expression": 'device.attributes["gpu.example.com"].model == "x"'}}])
+    docs = [node("node-1"), broken, slice_doc([device("gpu-0")]), claim_doc(name="c"),
+            pod("p", claims={"gpu": "c"})]
+    output = simulate(load(docs)).output()
+    reason, message = _condition(output, "p")
+    assert reason == "SchedulerError"
+    assert message.startswith('running "DynamicResources" filter plugin: ')
+    assert "CEL runtime error" in message
+    events = [(e["type"], e["reason"], e["message"]) for e in output["items"]
+              if e["kind"] == "Event" and e["involvedObject"]["name"] == "p"]
+    assert events == [("Warning", "FailedScheduling", message)]
 
 
-def test_a_device_release_makes_every_cursor_stale():
-    sim = simulate(load(_cluster()))
-    v1 = next(c for c in sim.controllers if c.name == "scheduler").v1
-    before = v1._releases
-    v1.allocator.release({"metadata": {"namespace": "default", "name": "claim-a"}})
-    assert v1._releases == before + 1
+def test_a_claim_being_deleted_is_refused_before_any_node():
+    deleting = claim_doc(name="c")
+    deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    deleting["metadata"]["finalizers"] = ["example.com/keep"]
+    docs = [*_cluster()[:5], deleting, pod("p", claims={"gpu": "c"})]
+    assert _condition(simulate(load(docs)).output(), "p") == (
+        "Unschedulable", '0/2 nodes are available: resourceclaim "c" is being deleted.')
+
+
+def test_a_missing_v1_claim_beside_a_present_one_is_named():
+    docs = [*_cluster()[:5], claim_doc(name="c"),
+            pod("p", claims={"gpu": "c", "more": "absent"})]
+    assert _condition(simulate(load(docs)).output(), "p") == (
+        "Unschedulable", '0/2 nodes are available: resourceclaim "default/absent" not found.')
+
+
+def test_the_pod_scheduled_condition_is_true_after_binding():
+    output = simulate(load(_cluster())).output()
+    condition = _items(output, "Pod")["pod-a"]["status"]["conditions"][0]
+    assert (condition["type"], condition["status"]) == ("PodScheduled", "True")

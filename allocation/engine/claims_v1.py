@@ -1,0 +1,162 @@
+"""The resource claim controller for resource.k8s.io/v1 claims (docs/v1.md, "Simulating
+v1"), as upstream's pkg/controller/resourceclaim does it (spec section 4).
+
+Beside the seed one (``claims.py``), it
+
+- creates the claims of pods' v1 ResourceClaimTemplate entries
+  (``v1/templates.claim_from_template``) and records them in
+  ``pod.status.resourceClaimStatuses`` (in ``spec.resourceClaims`` order; upstream applies
+  them from a Go map), adopting a claim it made earlier that the status lost;
+- drops ``status.reservedFor`` entries of pods that are gone, replaced (another UID) or done
+  (Succeeded, Failed, or deleted before being scheduled: upstream's ``isPodDone``);
+- when that drops the last reservation, clears ``status.allocation`` and the
+  ``resource.kubernetes.io/delete-protection`` finalizer (a claim allocated but unreserved
+  in the input stays allocated: upstream deallocates on the transition only);
+- deletes an unreserved claim made for a pod that is done, replaced or gone (the last
+  is the garbage collector's part upstream).
+
+Upstream's controller records no Events, and neither does this one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION, V1_CLAIM_FINALIZER
+from allocation.engine.faults import each
+from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.v1.templates import claim_from_template
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
+__all__ = ["V1ClaimController", "pod_done", "owning_pod", "deallocate_v1"]
+
+
+def pod_done(pod: Pod) -> bool:
+    """Upstream's ``isPodDone``: Succeeded or Failed, or deleted before it was scheduled."""
+    return pod.phase in ("Succeeded", "Failed") or (
+        pod.meta.deletion_timestamp is not None and not pod.node_name)
+
+
+def owning_pod(claim: ResourceClaimV1) -> tuple[str, str] | None:
+    """``(name, uid)`` of the pod that controls ``claim`` (a template claim), if any."""
+    for ref in claim.meta.owner_references:
+        if ref.get("controller") and ref.get("kind") == "Pod" and ref.get("apiVersion") == "v1":
+            return ref.get("name", ""), ref.get("uid", "")
+    return None
+
+
+def deallocate_v1(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV1:
+    """Clear the claim's allocation and its delete-protection finalizer.
+
+    Returns:
+        The writable claim.
+    """
+    claim = state.writable(claim)
+    claim.allocation = None
+    claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]
+    state.epoch += 1
+    return claim
+
+
+class V1ClaimController:
+    """Template claims, reservations, deallocation and deletion of v1 claims."""
+
+    name = "claims-v1"
+
+    def next_wakeup(self, state: ClusterState) -> None:
+        """The claim controller has no timers."""
+        return None
+
+    def reconcile(self, state: ClusterState) -> bool:
+        pods = list(state.pods())
+        made = {}
+        for claim in state.of_kind(ResourceClaimV1):
+            owner = owning_pod(claim)
+            name = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
+            if owner is not None and name is not None:
+                made[(claim.namespace, owner[1], name)] = claim
+        changed = each(state, self.name, pods,
+                       lambda pod: self._create_for(state, pod, made))
+        by_name = {(p.namespace, p.name): p for p in state.pods()}
+        changed |= each(state, self.name, list(state.of_kind(ResourceClaimV1)),
+                        lambda claim: self._sync_claim(state, claim, by_name))
+        return changed
+
+    # -- pods: claims from templates --------------------------------------------------
+    def _create_for(self, state: ClusterState, pod: Pod, made: dict) -> bool:
+        if pod_done(pod):
+            return False
+        changed = False
+        for entry in pod.claims:
+            if not entry.template_name:
+                continue
+            template = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
+            if not isinstance(template, ResourceClaimTemplateV1):
+                continue  # a seed template (claims.py) or missing: the scheduler says so
+            recorded = next((s for s in pod.resource_claim_statuses
+                             if s.get("name") == entry.name), None)
+            if recorded is not None:
+                current = recorded.get("resourceClaimName")
+                claim = state.get("ResourceClaim", pod.namespace, current) if current else None
+                if current is None or (isinstance(claim, ResourceClaimV1)
+                                       and owning_pod(claim) == (pod.name, pod.meta.uid)):
+                    continue  # no claim needed, or made already
+            claim = made.get((pod.namespace, pod.meta.uid, entry.name))
+            if claim is None:
+                claim = ResourceClaimV1(claim_from_template(
+                    _pod_doc(pod), entry.name, template.to_manifest(),
+                    lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
+                state.add(claim)
+            _record(state, pod, entry.name, claim.name)
+            changed = True
+        return changed
+
+    # -- claims: reservations, deallocation, deletion ---------------------------------
+    def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1, pods: dict) -> bool:
+        changed = False
+        valid = [r for r in claim.reserved_for if _still_reserved(claim, r, pods)]
+        if len(valid) < len(claim.reserved_for):
+            claim = state.writable(claim)
+            claim.reserved_for = valid
+            if not valid:
+                claim = deallocate_v1(state, claim)
+            changed = True
+        if not claim.reserved_for:
+            owner = owning_pod(claim)
+            if owner is not None:
+                pod = pods.get((claim.namespace, owner[0]))
+                if pod is None or pod.meta.uid != owner[1] or pod_done(pod):
+                    if claim.allocation is not None:
+                        deallocate_v1(state, claim)
+                    state.remove(claim)
+                    changed = True
+        return changed
+
+
+def _still_reserved(claim: ResourceClaimV1, ref: dict, pods: dict) -> bool:
+    """Whether a ``reservedFor`` entry stays: other consumers do, pods while they run."""
+    if ref.get("apiGroup") or ref.get("resource") != "pods":
+        return True
+    pod = pods.get((claim.namespace, ref.get("name")))
+    return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
+
+
+def _pod_doc(pod: Pod) -> dict:
+    """What ``claim_from_template`` reads of a pod: its name, namespace and UID."""
+    return {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.meta.uid}}
+
+
+def _record(state: ClusterState, pod: Pod, pod_claim_name: str, claim_name: str) -> None:
+    """Set the pod's ``status.resourceClaimStatuses`` entry for ``pod_claim_name``."""
+    pod = state.writable(pod)
+    entry = {"name": pod_claim_name, "resourceClaimName": claim_name}
+    for index, status in enumerate(pod.resource_claim_statuses):
+        if status.get("name") == pod_claim_name:
+            pod.resource_claim_statuses[index] = entry
+            return
+    pod.resource_claim_statuses.append(entry)
+    order = [c.name for c in pod.claims]
+    pod.resource_claim_statuses.sort(
+        key=lambda s: order.index(s["name"]) if s.get("name") in order else len(order))

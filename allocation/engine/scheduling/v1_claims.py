@@ -1,0 +1,97 @@
+"""Which resource.k8s.io/v1 claims a pod uses, or why kube-scheduler's DRA PreFilter
+refuses it before any node is tried (docs/v1.md, "Simulating v1"; spec section 4).
+
+A pod is the v1 scheduler's when any ``spec.resourceClaims`` entry names a v1 claim or a
+v1 ResourceClaimTemplate (``simulation.refuse_unsimulated_v1`` refuses pods mixing v1 and
+seed entries). Template entries resolve through ``pod.status.resourceClaimStatuses``
+(``v1/templates.resolve_claim_name``), as upstream's ``foreachPodResourceClaim``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from allocation.engine.manifests.v1_names import MAX_RESERVED_FOR
+from allocation.engine.objects import ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.v1.templates import ClaimNotCreated, not_for_pod, resolve_claim_name
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Pod
+    from allocation.engine.state import ClusterState
+
+__all__ = ["PodClaimsV1", "IN_USE", "v1_claims", "in_use"]
+
+IN_USE = "resourceclaim in use"
+"""PreFilter's refusal when an allocated claim already has ``MAX_RESERVED_FOR`` (256)
+consumers and the pod is not one of them."""
+
+
+@dataclass
+class PodClaimsV1:
+    """A v1 pod's claims in ``spec.resourceClaims`` order (entries needing no claim left
+    out), or ``error``: PreFilter's reason for the first entry that cannot be used."""
+
+    claims: list[ResourceClaimV1] = field(default_factory=list)
+    error: str | None = None
+
+
+def _is_v1(state: ClusterState, pod: Pod) -> bool:
+    for entry in pod.claims:
+        if entry.template_name:
+            found = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
+            if isinstance(found, ResourceClaimTemplateV1):
+                return True
+        if isinstance(state.get("ResourceClaim", pod.namespace, pod.claim_name(entry)),
+                      ResourceClaimV1):
+            return True
+    return False
+
+
+def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
+    """The pod's v1 claims, or None when the pod is the seed scheduler's.
+
+    Returns:
+        The claims, or the first entry's refusal in upstream's words: a template claim not
+        created yet, a missing claim, a claim being deleted, a template claim the pod does
+        not own.
+    """
+    if not _is_v1(state, pod):
+        return None
+    out = PodClaimsV1()
+    pod_doc = {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.meta.uid},
+               "status": {"resourceClaimStatuses": pod.resource_claim_statuses}}
+    for entry in pod.claims:
+        try:
+            name, check_owner = resolve_claim_name(pod_doc, {
+                "name": entry.name, "resourceClaimName": entry.claim_name,
+                "resourceClaimTemplateName": entry.template_name})
+        except (ClaimNotCreated, ValueError) as error:
+            out.error = str(error)
+            return out
+        if name is None:
+            continue  # no claim needed for this entry
+        claim = state.get("ResourceClaim", pod.namespace, name)
+        if not isinstance(claim, ResourceClaimV1):
+            out.error = f'resourceclaim "{pod.namespace}/{name}" not found'
+            return out
+        if claim.meta.deletion_timestamp is not None:
+            out.error = f'resourceclaim "{claim.name}" is being deleted'
+            return out
+        if check_owner:
+            out.error = not_for_pod(pod_doc, {"metadata": {
+                "name": claim.name, "ownerReferences": claim.meta.owner_references}})
+            if out.error:
+                return out
+        out.claims.append(claim)
+    return out
+
+
+def in_use(claims: list[ResourceClaimV1], pod: Pod) -> ResourceClaimV1 | None:
+    """The first allocated claim that cannot take the pod as another consumer (upstream's
+    ``CanBeReserved``: fewer than 256 entries in ``reservedFor``), if any."""
+    for claim in claims:
+        if (claim.allocated and len(claim.reserved_for) >= MAX_RESERVED_FOR
+                and pod.meta.uid not in claim.reserved_pod_uids):
+            return claim
+    return None
