@@ -65,7 +65,9 @@ class V1Scheduling:
         self._synced = False
 
     def begin(self) -> None:
-        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
+        """A new scheduler pass: the slices and classes are checked and the book is
+        synchronised again before the first v1 pod (a pass changes neither slices nor
+        classes, so once per pass is enough)."""
         self._synced = False
 
     def pod(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> bool:
@@ -160,6 +162,8 @@ class V1Scheduling:
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator for the state's slices and classes, its book in step with the
         claims' allocations."""
+        if self._synced:
+            return self.allocator
         slices = list(state.of_kind(ResourceSlice))
         classes = list(state.of_kind(DeviceClass))
         source = (id(state), id(state.profile), *(id(o) for o in slices), None,
@@ -168,10 +172,9 @@ class V1Scheduling:
             self.allocator = Allocator(state.profile or make_profile(),
                                        slices=[s.as_v1() for s in slices],
                                        classes=[c.as_v1() for c in classes])
-            self._source, self._committed, self._synced = source, {}, False
-        if not self._synced:
-            self._sync(state, self.allocator)
-            self._synced = True
+            self._source, self._committed = source, {}
+        self._sync(state, self.allocator)
+        self._synced = True
         return self.allocator
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
