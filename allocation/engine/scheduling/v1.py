@@ -5,7 +5,10 @@ A pod's claims (named, or made from templates by ``claims_v1.py``) are resolved 
 being deleted, not the pod's; a claim with 256 consumers is "resourceclaim in use"). Nodes
 are tried in name order; on each, the node's own checks (``fit.node_refusal``) come first,
 then ``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated
-claims, as kube-scheduler's DRA plugin does (KEP-4381). A fit writes
+claims, as kube-scheduler's DRA plugin does (KEP-4381). Twins (pods with the same node
+needs and pending claim specs, e.g. from one template) resume at the previous twin's node,
+as the seed scheduler does (``scheduling/cache.py``), and nodes the allocator knows to have
+nothing free are answered without a search (``Allocator.attempt``). A fit writes
 ``status.allocation``, the delete-protection finalizer and ``status.reservedFor``, then
 binds the pod (``binding.bind``). A fatal allocator error ends the attempt with
 ``SchedulerError``, as kube-scheduler's failed Filter does.
@@ -20,6 +23,7 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -27,6 +31,7 @@ from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.cache import PlacementCache, pod_signature
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -39,6 +44,7 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
+    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     make_profile,
@@ -63,6 +69,10 @@ class V1Scheduling:
         self._source: tuple = ()
         self._committed: dict[str, dict] = {}
         self._synced = False
+        # where twins (same pod signature, same pending claim specs) resume the node scan;
+        # stale after any release of pod capacity (state.epoch) or of devices (_releases)
+        self.cache: PlacementCache[None] = PlacementCache()
+        self._releases = 0
 
     def begin(self) -> None:
         """A new scheduler pass: the slices and classes are checked and the book is
@@ -87,26 +97,45 @@ class V1Scheduling:
         found = resolved.claims
         if pod.node_name:
             return self._bound(state, allocator, pod, found)
-        counts: Counter[str] = Counter()
-        details = []
-        docs = [_claim_doc(c) for c in found if not c.allocated]
+        attempt = allocator.attempt([_claim_doc(c) for c in found if not c.allocated])
+        key = _signature(pod, found)
+        epoch = (state.epoch, self._releases)
+        start = self.cache.start(key, epoch) if key is not None else 0
         try:
-            for name in state.node_order:
-                node = state.nodes[name]
-                refusal = self._try(state, allocator, pod, node, found, docs, True)
-                if refusal is None:
-                    return True
-                counts[refusal] += 1
-                if len(details) < MAX_DETAIL_NODES:
-                    details.append({"node": name, "reason": refusal})
+            placed, counts, details = self._scan(state, pod, found, attempt,
+                                                 range(start, total))
+            if placed is None and start:
+                # Nothing fits: the summary counts every node, so the nodes before the cursor
+                # are asked too (they refused a twin, so they refuse this pod).
+                placed, counts, details = self._scan(state, pod, found, attempt, range(total))
         except AllocationError as error:
             return binding.mark_unschedulable(state, pod, f"{FILTER_ERROR}{error}", {},
                                               SCHEDULER_ERROR)
         except UnschedulableError as error:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {error}.", {})
+        if placed is not None:
+            if key is not None:
+                self.cache.placed(key, epoch, placed)
+            return True
         return binding.mark_unschedulable(state, pod, summary(counts, total),
                                           detail_of(details, total))
+
+    def _scan(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1],
+              attempt: Attempt, indexes: range) -> tuple[int | None, Counter[str], list[dict]]:
+        """Try the nodes at ``indexes`` of the node order until one takes the pod: its index
+        (or None), and the refusals of the nodes tried before."""
+        counts: Counter[str] = Counter()
+        details = []
+        order = state.node_order
+        for index in indexes:
+            refusal = self._try(state, pod, state.nodes[order[index]], claims, attempt, True)
+            if refusal is None:
+                return index, counts, details
+            counts[refusal] += 1
+            if len(details) < MAX_DETAIL_NODES:
+                details.append({"node": order[index], "reason": refusal})
+        return None, counts, details
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                claims: list[ResourceClaimV1]) -> bool:
@@ -116,8 +145,8 @@ class V1Scheduling:
         if node is None:
             return binding.mark_unschedulable(state, pod, "node not found", {})
         try:
-            refusal = self._try(state, allocator, pod, node, claims,
-                                [_claim_doc(c) for c in claims if not c.allocated], False)
+            refusal = self._try(state, pod, node, claims, allocator.attempt(
+                [_claim_doc(c) for c in claims if not c.allocated]), False)
         except (AllocationError, UnschedulableError) as error:
             refusal = str(error)
         if refusal is None:
@@ -126,11 +155,10 @@ class V1Scheduling:
             state, pod, f"pod is bound to {node.name}, where its claims cannot be "
             f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
 
-    def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
-             claims: list[ResourceClaimV1], docs: list[dict], check_capacity: bool
-             ) -> str | None:
-        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``docs`` are
-        the views of the unallocated claims (``_claim_doc``)."""
+    def _try(self, state: ClusterState, pod: Pod, node: Node, claims: list[ResourceClaimV1],
+             attempt: Attempt, check_capacity: bool) -> str | None:
+        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``attempt``
+        is the allocator's attempt of the unallocated claims' views (``_claim_doc``)."""
         refusal = fit.node_refusal(state, pod, node, PodNeeds(), check_capacity)
         if refusal:
             return refusal
@@ -140,11 +168,11 @@ class V1Scheduling:
             return NOT_AVAILABLE
         pending = [c for c in claims if not c.allocated]
         if pending:
-            outcome = allocator.allocate(node_doc, docs)
+            outcome = attempt.allocate(node_doc)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
             for claim, allocation in zip(pending, outcome.allocations, strict=True):
-                self._allocate(state, allocator, claim, allocation)
+                self._allocate(state, self.allocator, claim, allocation)
         for claim in claims:
             _reserve(state, claim, pod)
         binding.bind(state, pod, node)
@@ -172,10 +200,15 @@ class V1Scheduling:
             self.allocator = Allocator(state.profile or make_profile(),
                                        slices=[s.as_v1() for s in slices],
                                        classes=[c.as_v1() for c in classes])
+            self.allocator.book.release_listeners.append(self._released)
             self._source, self._committed = source, {}
+            self.cache = PlacementCache()
         self._sync(state, self.allocator)
         self._synced = True
         return self.allocator
+
+    def _released(self, _pool_keys: set) -> None:
+        self._releases += 1
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
         current = {claim.ref: claim.allocation for claim in state.of_kind(ResourceClaimV1)
@@ -188,6 +221,15 @@ class V1Scheduling:
             if key not in self._committed:
                 allocator.book.commit(key, allocation)
                 self._committed[key] = allocation
+
+
+def _signature(pod: Pod, claims: list[ResourceClaimV1]) -> tuple | None:
+    """The placement-cache key of a pod whose claims are all pending (None otherwise): what
+    the node checks read of the pod and the claims' specs (twins from one template are equal,
+    so a node that refused one refuses the next, until something is released)."""
+    if any(c.allocated for c in claims):
+        return None
+    return (*pod_signature(pod), *(json.dumps(c.spec, sort_keys=True) for c in claims))
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:

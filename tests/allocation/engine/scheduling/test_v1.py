@@ -3,10 +3,23 @@ claims are placed by the v1 allocator, nodes in name order."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.simulation import simulate
 from allocation.engine.writer import dump
 from tests.allocation.engine.autoscaler.builders import node_group
-from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    class_doc,
+    device,
+    load,
+    request,
+    slice_doc,
+)
 from tests.factories import node, pod
 
 
@@ -130,3 +143,39 @@ def test_the_pod_scheduled_condition_is_true_after_binding():
     output = simulate(load(_cluster())).output()
     condition = _items(output, "Pod")["pod-a"]["status"]["conditions"][0]
     assert (condition["type"], condition["status"]) == ("PodScheduled", "True")
+
+
+def _twins(shapes: list[tuple[int, int]]) -> list[dict]:
+    """Three nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its claim
+    asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
+    docs = [node(f"node-{n}", cpu="3") for n in range(3)] + [class_doc()]
+    for n in range(3):
+        docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
+                               device("gpu-1", attributes={"big": {"bool": False}})],
+                              name=f"node-{n}-gpus", nodeName=f"node-{n}",
+                              pool={"name": f"node-{n}", "resourceSliceCount": 1}))
+    for i, (count, cpu) in enumerate(shapes):
+        big = count > 2
+        selectors = ([{"cel": {"expression": 'device.attributes["gpu.example.com"].big'}}]
+                     if big else [])
+        docs.append(claim_doc([request(count=1 if big else count, selectors=selectors)],
+                              name=f"claim-{i}"))
+        docs.append(pod(f"pod-{i}", claims={"gpu": f"claim-{i}"}, cpu=str(cpu)))
+    return docs
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=10))
+def test_twins_resume_at_the_cursor_and_place_as_a_scan_from_the_first_node(shapes):
+    docs = _twins(shapes)
+    with_cursor = dump(simulate(load(docs)).output(), "yaml")
+    with patch.object(PlacementCache, "start", lambda self, key, epoch: 0):
+        assert dump(simulate(load(docs)).output(), "yaml") == with_cursor
+
+
+def test_a_device_release_makes_every_cursor_stale():
+    sim = simulate(load(_cluster()))
+    v1 = next(c for c in sim.controllers if c.name == "scheduler").v1
+    before = v1._releases
+    v1.allocator.release({"metadata": {"namespace": "default", "name": "claim-a"}})
+    assert v1._releases == before + 1
