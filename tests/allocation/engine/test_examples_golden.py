@@ -54,7 +54,8 @@ def test_simulate_output_is_byte_identical(case):
 @pytest.mark.parametrize("output", ["yaml", "json"])
 def test_v1_example_simulates_byte_identically_twice(output):
     """The v1 example (README tour) gives the same bytes on every run, and places what the
-    README says: a whole GPU on node-a, both halves on node-b, train-2 pending."""
+    README says: a whole GPU on node-a, both halves on node-b, train-2 pending, claims made
+    from the templates."""
     path = ROOT / "examples" / "v1-gpus.yaml"
     first = _simulate(path, "first-fit", output, "")
     assert _simulate(path, "first-fit", output, "") == first
@@ -62,6 +63,8 @@ def test_v1_example_simulates_byte_identically_twice(output):
         assert "message: Successfully assigned default/train-1 to node-a" in first
         assert "message: Successfully assigned default/infer-2 to node-b" in first
         assert 'message: "0/3 nodes are available: 3 cannot allocate all claims."' in first
+        assert "name: train-1-gpu-6kgcc" in first and "resourceClaimName:" not in (
+            (ROOT / "examples" / "v1-gpus.yaml").read_text(encoding="utf-8"))
 
 
 def test_readme_v1_tour_shows_what_simulate_prints():
