@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
@@ -24,7 +25,13 @@ def quantity_value(text: Any) -> Fraction:
     """The exact value of a quantity string (or number)."""
     if isinstance(text, int | float):
         return Fraction(text)
-    return Quantity.parse(str(text)).value
+    return _parsed(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Fraction:
+    # Slices repeat a few quantity strings on every device; Fractions are immutable.
+    return Quantity.parse(text).value
 
 
 def node_view(node: dict) -> SimpleNamespace:
