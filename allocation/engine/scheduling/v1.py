@@ -23,7 +23,6 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -229,7 +228,9 @@ def _signature(pod: Pod, claims: list[ResourceClaimV1]) -> tuple | None:
     so a node that refused one refuses the next, until something is released)."""
     if any(c.allocated for c in claims):
         return None
-    return (*pod_signature(pod), *(json.dumps(c.spec, sort_keys=True) for c in claims))
+    # repr, not sorted JSON: claims from one template repeat its key order, and a spec
+    # written in another order only misses the cursor (a full scan), never shares it
+    return (*pod_signature(pod), *(repr(c.spec) for c in claims))
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:
