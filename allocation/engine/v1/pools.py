@@ -183,6 +183,7 @@ class SliceIndex:
             else:
                 self._shared.append(s)
         self._cache: dict[tuple, list[Pool]] = {}
+        self._last: dict[str, tuple[dict, list[Pool]]] = {}
 
     def devices(self, slice_: dict) -> list[Device]:
         """The parsed devices of ``slice_`` (cached)."""
@@ -194,12 +195,20 @@ class SliceIndex:
 
     def pools_for(self, node: dict) -> list[Pool]:
         """The pools visible on ``node``, in the planner's order (cached per node)."""
+        meta = node.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        # the last answer per node name, while its labels are unchanged (one lookup per
+        # call instead of sorting the labels; the scheduler asks once per pod and node)
+        last = self._last.get(meta.get("name", ""))
+        if last is not None and last[0] == labels:
+            return last[1]
         view = node_view(node)
         key = (view.name, tuple(sorted(view.meta.labels.items())))
         found = self._cache.get(key)
         if found is None:
             found = self._gather(view)
             self._cache[key] = found
+        self._last[view.name] = (dict(labels), found)
         return found
 
     def _gather(self, node) -> list[Pool]:

@@ -89,6 +89,18 @@ def test_attempt_raises_preflight_errors_and_fits_no_claims_everywhere():
     assert all(empty.allocate(n).fits for n in NODES)
 
 
+def test_a_node_whose_labels_change_sees_the_pools_of_its_new_labels():
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "gpu", "operator": "In", "values": ["yes"]}]}]}
+    a = allocator([slice_("s", [device("d0")], node=None, pool="p", nodeSelector=selector)])
+    labelled = node("node-1", gpu="yes")
+    assert a.allocate(labelled, [claim("c")]).fits
+    assert not a.allocate(node("node-1"), [claim("c")]).fits
+    labelled["metadata"]["labels"]["gpu"] = "no"  # changed in place
+    assert not a.allocate(labelled, [claim("c")]).fits
+    assert a.allocate(node("node-1", gpu="yes"), [claim("c")]).fits
+
+
 def test_set_slices_drops_cached_pools():
     a = allocator([slice_("s", [device("d0")])])
     assert a.allocate(node(), [claim("c")]).fits
