@@ -68,16 +68,19 @@ class V1Scheduling:
         self._source: tuple = ()
         self._committed: dict[str, dict] = {}
         self._synced = False
-        # where twins (same pod signature, same pending claim specs) resume the node scan;
-        # stale after any release of pod capacity (state.epoch) or of devices (_releases)
-        self.cache: PlacementCache[None] = PlacementCache()
+        # where twins (same pod signature, same pending claim specs) resume the node scan,
+        # stale after any release of pod capacity (state.epoch) or of devices (_releases);
+        # and a twin's failure, reused while nothing changed (_unchanged)
+        self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
         self._releases = 0
 
     def begin(self) -> None:
         """A new scheduler pass: the slices and classes are checked and the book is
         synchronised again before the first v1 pod (a pass changes neither slices nor
-        classes, so once per pass is enough)."""
+        classes, so once per pass is enough). Cursors and failures are forgotten: other
+        controllers ran since."""
         self._synced = False
+        self.cache = PlacementCache()
 
     def pod(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> bool:
         """One scheduling attempt (or, for a bound pod, allocation on its node); whether
@@ -96,8 +99,12 @@ class V1Scheduling:
         found = resolved.claims
         if pod.node_name:
             return self._bound(state, allocator, pod, found)
-        attempt = allocator.attempt([_claim_doc(c) for c in found if not c.allocated])
         key = _signature(pod, found)
+        if key is not None:
+            failure = self.cache.failure(key, self._unchanged(state))
+            if failure is not None:  # a twin failed and nothing changed since
+                return self._failed(state, pod, key, *failure)
+        attempt = allocator.attempt([_claim_doc(c) for c in found if not c.allocated])
         epoch = (state.epoch, self._releases)
         start = self.cache.start(key, epoch) if key is not None else 0
         try:
@@ -117,8 +124,22 @@ class V1Scheduling:
             if key is not None:
                 self.cache.placed(key, epoch, placed)
             return True
-        return binding.mark_unschedulable(state, pod, summary(counts, total),
-                                          detail_of(details, total))
+        return self._failed(state, pod, key, summary(counts, total), detail_of(details, total))
+
+    def _failed(self, state: ClusterState, pod: Pod, key: tuple | None, message: str,
+                detail: dict) -> bool:
+        """Mark ``pod`` unschedulable; its twins get the same answer while nothing changes."""
+        binding.mark_unschedulable(state, pod, message, detail)
+        if key is not None:
+            self.cache.failed(key, self._unchanged(state), len(state.node_order),
+                              (message, detail))
+        return False
+
+    def _unchanged(self, state: ClusterState) -> tuple:
+        """What changes whenever a node's answer to a pod may change within a pass: the
+        epoch (releases of pod capacity, nodes), device releases, the book's allocations,
+        and the events (every bind records Scheduled)."""
+        return (state.epoch, self._releases, len(self._committed), len(state.events.items))
 
     def _scan(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1],
               attempt: Attempt, indexes: range) -> tuple[int | None, Counter[str], list[dict]]:
@@ -201,7 +222,6 @@ class V1Scheduling:
                                        classes=[c.as_v1() for c in classes])
             self.allocator.book.release_listeners.append(self._released)
             self._source, self._committed = source, {}
-            self.cache = PlacementCache()
         self._sync(state, self.allocator)
         self._synced = True
         return self.allocator

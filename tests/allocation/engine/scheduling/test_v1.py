@@ -145,11 +145,11 @@ def test_the_pod_scheduled_condition_is_true_after_binding():
     assert (condition["type"], condition["status"]) == ("PodScheduled", "True")
 
 
-def _twins(shapes: list[tuple[int, int]]) -> list[dict]:
-    """Three nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its claim
-    asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
-    docs = [node(f"node-{n}", cpu="3") for n in range(3)] + [class_doc()]
-    for n in range(3):
+def _twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
+    """``nodes`` nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its
+    claim asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
+    docs = [node(f"node-{n}", cpu="3") for n in range(nodes)] + [class_doc()]
+    for n in range(nodes):
         docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
                                device("gpu-1", attributes={"big": {"bool": False}})],
                               name=f"node-{n}-gpus", nodeName=f"node-{n}",
@@ -165,12 +165,13 @@ def _twins(shapes: list[tuple[int, int]]) -> list[dict]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=10))
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=12))
 def test_twins_resume_at_the_cursor_and_place_as_a_scan_from_the_first_node(shapes):
     docs = _twins(shapes)
-    with_cursor = dump(simulate(load(docs)).output(), "yaml")
-    with patch.object(PlacementCache, "start", lambda self, key, epoch: 0):
-        assert dump(simulate(load(docs)).output(), "yaml") == with_cursor
+    with_cache = dump(simulate(load(docs)).output(), "yaml")
+    with patch.object(PlacementCache, "start", lambda self, key, epoch: 0), \
+            patch.object(PlacementCache, "failure", lambda self, key, epoch: None):
+        assert dump(simulate(load(docs)).output(), "yaml") == with_cache
 
 
 def test_a_device_release_makes_every_cursor_stale():
@@ -179,3 +180,20 @@ def test_a_device_release_makes_every_cursor_stale():
     before = v1._releases
     v1.allocator.release({"metadata": {"namespace": "default", "name": "claim-a"}})
     assert v1._releases == before + 1
+
+
+def test_a_twin_failure_is_not_reused_once_a_node_changed():
+    # pod-0 and pod-1 fill both nodes' devices; pod-2 fails; "plain" takes 2 of node-0's 3
+    # CPUs; pod-2's twin pod-3 must see node-0's new answer
+    docs = _twins([(2, 1), (2, 1), (2, 1)], nodes=2)
+    docs += [pod("plain", cpu="2"), claim_doc([request(count=2)], name="claim-3"),
+             pod("pod-3", claims={"gpu": "claim-3"}, cpu="1")]
+    output = simulate(load(docs)).output()
+    first = {}  # each pod's first FailedScheduling message: the first pass's answer
+    for e in output["items"]:
+        if e["kind"] == "Event" and e["reason"] == "FailedScheduling":
+            first.setdefault(e["involvedObject"]["name"], e["message"])
+    assert first["pod-2"] == "0/2 nodes are available: 2 cannot allocate all claims."
+    assert _items(output, "Pod")["plain"]["spec"]["nodeName"] == "node-0"
+    assert first["pod-3"] == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.")
