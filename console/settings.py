@@ -29,6 +29,10 @@ Environment variables:
 ``DRA_WORKER_POLL_SECONDS``, ``DRA_WORKER_DEBOUNCE_SECONDS``, ``DRA_WORKER_LEASE_SECONDS``
     How often the worker looks for changes (1), how long it waits for a burst of writes
     to end (0.2), and how long its lease lasts without renewal (30).
+``DRA_KUBERNETES_VERSION``, ``DRA_FEATURE_GATES``
+    The Kubernetes release whose DRA behaviour applies (1.34, 1.35 or 1.36; default the
+    newest) and feature-gate overrides as kube-scheduler's ``--feature-gates``
+    (``Name=true,Other=false``, ``AllAlpha=true``); as ``simulate``'s flags (docs/v1.md).
 """
 
 import os
@@ -36,6 +40,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from allocation.engine.v1 import DEFAULT_RELEASE, FeatureGateError, make_profile
 from console.env import env_bool, parse_database_url, parse_redis_url
 from console.limits import DEFAULT_MAX_UPLOAD_BYTES
 
@@ -207,6 +212,15 @@ DRA_WORKER = {
     "debounce": _seconds("DRA_WORKER_DEBOUNCE_SECONDS", 0.2),
     "lease_ttl": _seconds("DRA_WORKER_LEASE_SECONDS", 30.0),
 }
+
+# The Kubernetes profile (allocation.services.profile; docs/v1.md), checked at startup.
+DRA_KUBERNETES_VERSION = os.environ.get("DRA_KUBERNETES_VERSION", "").strip() or DEFAULT_RELEASE
+DRA_FEATURE_GATES = os.environ.get("DRA_FEATURE_GATES", "").strip()
+try:
+    make_profile(DRA_KUBERNETES_VERSION, DRA_FEATURE_GATES)
+except FeatureGateError as exc:
+    raise ImproperlyConfigured(f"DRA_KUBERNETES_VERSION={DRA_KUBERNETES_VERSION!r}, "
+                               f"DRA_FEATURE_GATES={DRA_FEATURE_GATES!r}: {exc}") from None
 
 LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO")
 # Django's default logging (django.* to the console when DEBUG) plus the project's own loggers.

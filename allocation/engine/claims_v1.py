@@ -55,6 +55,7 @@ def deallocate_v1(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV
     """
     claim = state.writable(claim)
     claim.allocation = None
+    claim.device_statuses = []  # the API server accepts statuses of allocated devices only
     claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]
     state.epoch += 1
     return claim

@@ -20,9 +20,11 @@ from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
 from allocation.engine.scheduling.reasons import FITS_NOW, MAX_DETAIL_NODES, detail_of, summary
-from allocation.engine.scheduling.v1 import V1Scheduling, v1_claims
+from allocation.engine.scheduling.v1 import V1Scheduling
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from allocation.engine.objects import Node, Pod, ResourceClaim
     from allocation.engine.state import ClusterState
 
@@ -66,9 +68,9 @@ class Scheduler:
         blocker = self.negotiation.blocker if self.negotiation else no_negotiation
         return pod_needs(state, pod, self.plans, blocker)
 
-    def next_wakeup(self, state: ClusterState) -> None:
-        """The scheduler has no timers."""
-        return None
+    def next_wakeup(self, state: ClusterState) -> datetime | None:
+        """The v1 waits for binding conditions time out (``scheduling/v1_prebind.py``)."""
+        return self.v1.next_wakeup(state)
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
@@ -81,7 +83,7 @@ class Scheduler:
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
         if pod.terminated:
             return False
-        claims = v1_claims(state, pod) if pod.claims else None
+        claims = self.v1.claims(state, pod)
         if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
             return self.v1.pod(state, pod, claims)
         if pod.node_name:

@@ -28,6 +28,7 @@ from allocation.engine.faults import Failure, clear_recovered, describe
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, load_files
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
+from allocation.engine.v1 import Profile
 from allocation.engine.writer import as_list, dump
 
 __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS",
@@ -213,6 +214,17 @@ def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DE
 
 def simulate_files(paths: Sequence[str], strategy: str = "first-fit",
                    now: datetime = DEFAULT_START, advance: timedelta | None = None,
-                   output: str = "yaml") -> str:
-    """The ``simulate`` command's output text for ``paths``."""
-    return dump(simulate(load_files(paths), strategy, now, advance).output(), output)
+                   output: str = "yaml", profile: Profile | None = None,
+                   warn: Callable[[Problem], None] | None = None) -> str:
+    """The ``simulate`` command's output text for ``paths``, loaded and simulated under
+    ``profile`` (default: the newest release); ``warn`` gets each loading warning (a field
+    dropped because its feature gate is off).
+
+    Raises:
+        InvalidManifests: as :func:`simulate`, or for invalid input.
+    """
+    loaded = load_files(paths, profile)
+    for warning in loaded.warnings:
+        if warn is not None:
+            warn(warning)
+    return dump(simulate(loaded, strategy, now, advance).output(), output)

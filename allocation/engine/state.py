@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from allocation.engine import kinds
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.inventory_cache import built_inventory
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
@@ -34,7 +35,6 @@ from allocation.engine.objects import (
     OpaqueObject,
     Pod,
     ResourceClaim,
-    ResourceClaimV1,
     stable_uid,
 )
 
@@ -225,7 +225,8 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if isinstance(obj, Pod | ResourceClaim | ResourceClaimV1) and not obj.meta.uid:
+        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KINDS) \
+                and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         self.objects[obj.key] = obj
         if self._owned is not None:

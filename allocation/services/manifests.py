@@ -22,6 +22,7 @@ from allocation.engine.manifests import InvalidManifests, load_files, load_texts
 from allocation.engine.simulation import refuse_v1
 from allocation.engine.writer import as_list, dump
 from allocation.services.permissions import check_write
+from allocation.services.profile import console_profile
 from allocation.services.store import Identity, event_rows, stored_rows
 from allocation.services.writes import WriteResult, write
 
@@ -63,7 +64,7 @@ def import_texts(texts: Sequence[tuple[str, str]], user=None,
     (:mod:`allocation.services.permissions`). Raises :class:`InvalidManifests` (every
     problem, nothing written) or ``NotPermitted``.
     """
-    loaded = load_texts(list(texts))
+    loaded = load_texts(list(texts), console_profile())
     refuse_v1(loaded)  # no stored model for them yet (docs/v1.md)
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))
@@ -85,7 +86,7 @@ def export_text(fmt: str = "yaml") -> str:
 
 def import_files(paths: Sequence[str], user=None, replace: bool = False) -> ImportResult:
     """:func:`import_texts` for files; an unreadable file is a problem like any other."""
-    loaded = load_files(paths)
+    loaded = load_files(paths, console_profile())
     refuse_v1(loaded)
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))

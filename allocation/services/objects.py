@@ -15,6 +15,7 @@ from allocation.engine.simulation import refuse_v1
 from allocation.models import StoredObject
 from allocation.services.cluster import locked_cluster
 from allocation.services.permissions import check_write
+from allocation.services.profile import console_profile
 from allocation.services.store import identity_of, model_for, row_identity
 from allocation.services.writes import write
 
@@ -39,7 +40,7 @@ def _problem(file: str, obj: KObject | None, path: str, message: str) -> Invalid
 
 def parse_one(text: str, model: type[StoredObject], file: str = "request.yaml") -> KObject:
     """The one object of ``text``, which must be of ``model``'s kind."""
-    loaded = load_texts([(file, text)])
+    loaded = load_texts([(file, text)], console_profile())
     refuse_v1(loaded)  # no stored model for them yet (docs/v1.md)
     found = [*loaded.objects, *loaded.events]
     if len(found) != 1:

@@ -23,6 +23,7 @@ from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, b
 from allocation.engine.objects import KObject, OpaqueObject, Source
 from allocation.engine.state import ClusterState
 from allocation.models import KIND_MODELS, OBJECT_MODELS, Event, StoredObject, VendorObject
+from allocation.services.profile import console_profile
 
 __all__ = ["STORED_FILE", "Identity", "identity_of", "model_for", "row_identity", "stored_rows",
            "event_rows", "loaded_from_rows", "build_from_row", "LeftOut", "build_state",
@@ -161,7 +162,8 @@ def build_state(rows: list[StoredObject], events: list[Event],
     by_position = {r.position: r for r in rows}
     while True:
         try:
-            state = ClusterState.build(LoadResult(objects=objects, events=kept_events), clock)
+            state = ClusterState.build(LoadResult(objects=objects, events=kept_events,
+                                                  profile=console_profile()), clock)
             break
         except InvalidManifests as error:
             named = {p.doc: p for p in error.problems

@@ -106,6 +106,8 @@ class Pod(KObject):
             dict(c) for c in status.get("resourceClaimStatuses") or ()]
         self.extended_resource_claim_status: dict | None = json_copy(
             status.get("extendedResourceClaimStatus"))
+        # The node a pod waiting for DRA binding conditions is reserved on (KEP-5007)
+        self.nominated_node_name: str | None = status.get("nominatedNodeName") or None
 
     def claim_name(self, entry: PodClaim | str) -> str:
         """The name of the ResourceClaim behind one ``spec.resourceClaims`` entry.
@@ -169,7 +171,8 @@ class Pod(KObject):
             status["conditions"] = json_copy(self.conditions)
         else:
             status.pop("conditions", None)
-        for key, value in (("resourceClaimStatuses", self.resource_claim_statuses),
+        for key, value in (("nominatedNodeName", self.nominated_node_name),
+                           ("resourceClaimStatuses", self.resource_claim_statuses),
                            ("extendedResourceClaimStatus",
                             self.extended_resource_claim_status)):
             if value:

@@ -5,13 +5,12 @@ A pod's claims (named, or made from templates by ``claims_v1.py``) are resolved 
 being deleted, not the pod's; a claim with 256 consumers is "resourceclaim in use"). Nodes
 are tried in name order; on each, the node's own checks (``fit.node_refusal``) come first,
 then ``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated
-claims, as kube-scheduler's DRA plugin does (KEP-4381). Twins (pods with the same node
-needs and pending claim specs, e.g. from one template) resume at the previous twin's node,
-as the seed scheduler does (``scheduling/cache.py``), and nodes the allocator knows to have
-nothing free are answered without a search (``Allocator.attempt``). A fit writes
+claims, as kube-scheduler's DRA plugin does (KEP-4381). A fit writes
 ``status.allocation``, the delete-protection finalizer and ``status.reservedFor``, then
 binds the pod (``binding.bind``). A fatal allocator error ends the attempt with
-``SchedulerError``, as kube-scheduler's failed Filter does.
+``SchedulerError``, as kube-scheduler's failed Filter does. Extended resources served
+through DRA add the pod's extended-resource claim (``v1_extended.py``); devices with
+binding conditions make the pod wait before binding (``v1_prebind.py``).
 
 The allocator lives as long as the state's slices and classes (one per settle in
 practice) and uses the state's Kubernetes profile (``ClusterState.profile``); its book
@@ -23,14 +22,16 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
-from allocation.engine.scheduling import binding, fit
-from allocation.engine.scheduling.cache import PlacementCache, pod_signature
+from allocation.engine.scheduling import binding, fit, v1_extended, v1_prebind
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -43,7 +44,6 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
-    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     make_profile,
@@ -60,6 +60,17 @@ FILTER_ERROR = 'running "DynamicResources" filter plugin: '
 condition and FailedScheduling Event."""
 
 
+@dataclass
+class _Attempt:
+    """One pod's scheduling attempt: its claims, the allocator views of the unallocated
+    ones (made once, not per node), and the extended resources DRA may serve."""
+
+    claims: list[ResourceClaimV1]
+    docs: list[dict]
+    extended: list[str] = field(default_factory=list)
+    check_capacity: bool = True
+
+
 class V1Scheduling:
     """The scheduler's v1 half: an allocator over the state's slices and classes."""
 
@@ -68,19 +79,37 @@ class V1Scheduling:
         self._source: tuple = ()
         self._committed: dict[str, dict] = {}
         self._synced = False
-        # where twins (same pod signature, same pending claim specs) resume the node scan,
-        # stale after any release of pod capacity (state.epoch) or of devices (_releases);
-        # and a twin's failure, reused while nothing changed (_unchanged)
-        self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
-        self._releases = 0
+        self._class_docs: list[dict] = []
+        self._has_classes: bool | None = None
+        # Per pass, by pod signature (_signature): where the last identical pod was placed
+        # (the nodes before it refused it and only fill up during a pass), and the refusal
+        # of one that fit nowhere. Like the seed's PlacementCache.
+        self._placed: dict[tuple, int] = {}
+        self._failed: dict[tuple, tuple[str, dict]] = {}
 
     def begin(self) -> None:
-        """A new scheduler pass: the slices and classes are checked and the book is
-        synchronised again before the first v1 pod (a pass changes neither slices nor
-        classes, so once per pass is enough). Cursors and failures are forgotten: other
-        controllers ran since."""
+        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self._synced = False
-        self.cache = PlacementCache()
+        self._has_classes = None
+        self._placed, self._failed = {}, {}
+
+    def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
+        """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
+        scheduler's. A pod without claims is the v1 scheduler's when DRA may serve its
+        extended resources (the profile's DRAExtendedResource and a DeviceClass exist)."""
+        if pod.claims:
+            return v1_claims(state, pod)
+        if self._has_classes is None:
+            self._has_classes = next(state.of_kind(DeviceClass), None) is not None
+        if self._has_classes and v1_extended.wanted(self._profile(state), pod):
+            return PodClaimsV1()
+        return None
+
+    def next_wakeup(self, state: ClusterState) -> datetime | None:
+        """When the first wait for binding conditions times out, if any."""
+        due = [v1_prebind.deadline(c) for c in state.of_kind(ResourceClaimV1)
+               if c.allocation is not None and c.reserved_for]
+        return min((d for d in due if d is not None), default=None)
 
     def pod(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> bool:
         """One scheduling attempt (or, for a bound pod, allocation on its node); whether
@@ -91,143 +120,180 @@ class V1Scheduling:
         """
         allocator = self._ready(state)
         total = len(state.node_order)
-        if resolved.error is None and in_use(resolved.claims, pod) is not None:
+        extended = v1_extended.existing_claim(state, pod)
+        found = [*resolved.claims, *([extended] if extended is not None else [])]
+        if resolved.error is None and in_use(found, pod) is not None:
             resolved = PodClaimsV1(error=IN_USE)
         if resolved.error is not None:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {resolved.error}.", {})
-        found = resolved.claims
-        if pod.node_name:
-            return self._bound(state, allocator, pod, found)
-        key = _signature(pod, found)
-        if key is not None:
-            failure = self.cache.failure(key, self._unchanged(state))
-            if failure is not None:  # a twin failed and nothing changed since
-                return self._failed(state, pod, key, *failure)
-        attempt = allocator.attempt([_claim_doc(c) for c in found if not c.allocated])
-        epoch = (state.epoch, self._releases)
-        start = self.cache.start(key, epoch) if key is not None else 0
+        attempt = _Attempt(found, [_claim_doc(c) for c in found if not c.allocated])
+        if pod.node_name:  # bound in the input: no extended-resource claim is made for it
+            attempt.check_capacity = False
+            return self._bound(state, allocator, pod, attempt)
+        if extended is None:
+            attempt.extended = v1_extended.wanted(self._profile(state), pod)
+        key = _signature(pod, attempt)
+        if key in self._failed:  # an identical pod found no node earlier in this pass
+            return binding.mark_unschedulable(state, pod, *self._failed[key])
+        start = self._placed.get(key, 0)
+        counts: Counter[str] = Counter()
+        details = []
+        order = state.node_order[start:] if start else state.node_order
+        if pod.nominated_node_name in state.nodes:  # waiting there for binding conditions
+            order = [pod.nominated_node_name, *(n for n in order
+                                                 if n != pod.nominated_node_name)]
         try:
-            placed, counts, details = self._scan(state, pod, found, attempt,
-                                                 range(start, total))
-            if placed is None and start:
-                # Nothing fits: the summary counts every node, so the nodes before the cursor
-                # are asked too (they refused a twin, so they refuse this pod).
-                placed, counts, details = self._scan(state, pod, found, attempt, range(total))
+            for index, name in enumerate(order, start):
+                refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                if refusal is None:
+                    if key is not None:
+                        self._placed[key] = index
+                    return True
+                if refusal is _WAITING:
+                    return False
+                counts[refusal] += 1
+                if len(details) < MAX_DETAIL_NODES:
+                    details.append({"node": name, "reason": refusal})
         except AllocationError as error:
             return binding.mark_unschedulable(state, pod, f"{FILTER_ERROR}{error}", {},
                                               SCHEDULER_ERROR)
         except UnschedulableError as error:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {error}.", {})
-        if placed is not None:
-            if key is not None:
-                self.cache.placed(key, epoch, placed)
-            return True
-        return self._failed(state, pod, key, summary(counts, total), detail_of(details, total))
-
-    def _failed(self, state: ClusterState, pod: Pod, key: tuple | None, message: str,
-                detail: dict) -> bool:
-        """Mark ``pod`` unschedulable; its twins get the same answer while nothing changes."""
-        binding.mark_unschedulable(state, pod, message, detail)
+        except _PreBindFailed as failed:
+            return binding.mark_unschedulable(state, pod, f"{v1_prebind.PREBIND_ERROR}"
+                                              f"{failed}", {}, SCHEDULER_ERROR) or True
+        if start:  # the nodes skipped must be counted too: scan them all once
+            del self._placed[key]
+            return self.pod(state, pod, resolved)
         if key is not None:
-            self.cache.failed(key, self._unchanged(state), len(state.node_order),
-                              (message, detail))
-        return False
-
-    def _unchanged(self, state: ClusterState) -> tuple:
-        """What changes whenever a node's answer to a pod may change within a pass: the
-        epoch (releases of pod capacity, nodes), device releases, the book's allocations,
-        and the events (every bind records Scheduled)."""
-        return (state.epoch, self._releases, len(self._committed), len(state.events.items))
-
-    def _scan(self, state: ClusterState, pod: Pod, claims: list[ResourceClaimV1],
-              attempt: Attempt, indexes: range) -> tuple[int | None, Counter[str], list[dict]]:
-        """Try the nodes at ``indexes`` of the node order until one takes the pod: its index
-        (or None), and the refusals of the nodes tried before."""
-        counts: Counter[str] = Counter()
-        details = []
-        order = state.node_order
-        for index in indexes:
-            refusal = self._try(state, pod, state.nodes[order[index]], claims, attempt, True)
-            if refusal is None:
-                return index, counts, details
-            counts[refusal] += 1
-            if len(details) < MAX_DETAIL_NODES:
-                details.append({"node": order[index], "reason": refusal})
-        return None, counts, details
+            self._failed[key] = (summary(counts, total), detail_of(details, total))
+        return binding.mark_unschedulable(state, pod, summary(counts, total),
+                                          detail_of(details, total))
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
-               claims: list[ResourceClaimV1]) -> bool:
+               attempt: _Attempt) -> bool:
+        claims = attempt.claims
         if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
             return False
         node = state.nodes.get(pod.node_name)
         if node is None:
             return binding.mark_unschedulable(state, pod, "node not found", {})
         try:
-            refusal = self._try(state, pod, node, claims, allocator.attempt(
-                [_claim_doc(c) for c in claims if not c.allocated]), False)
-        except (AllocationError, UnschedulableError) as error:
+            refusal = self._try(state, allocator, pod, node, attempt)
+        except (AllocationError, UnschedulableError, _PreBindFailed) as error:
             refusal = str(error)
-        if refusal is None:
-            return True
+        if refusal is None or refusal is _WAITING:
+            return refusal is None
         return binding.mark_unschedulable(
             state, pod, f"pod is bound to {node.name}, where its claims cannot be "
             f"allocated: {refusal}", {"nodes": [{"node": node.name, "reason": refusal}]})
 
-    def _try(self, state: ClusterState, pod: Pod, node: Node, claims: list[ResourceClaimV1],
-             attempt: Attempt, check_capacity: bool) -> str | None:
-        """Place ``pod`` on ``node`` (allocate, reserve, bind) or say why not; ``attempt``
-        is the allocator's attempt of the unallocated claims' views (``_claim_doc``)."""
-        refusal = fit.node_refusal(state, pod, node, PodNeeds(), check_capacity)
+    def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
+             attempt: _Attempt) -> str | None:
+        """Place ``pod`` on ``node`` (allocate, reserve, wait for binding conditions, bind)
+        or say why not; :data:`_WAITING` when it waits there.
+
+        Raises:
+            _PreBindFailed: the wait ended with a failure condition or the timeout; the
+                claims waiting were deallocated.
+        """
+        refusal = fit.node_refusal(state, pod, node, PodNeeds(), attempt.check_capacity)
         if refusal:
             return refusal
         node_doc = _node_doc(node)
+        claims = attempt.claims
         if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
                    for c in claims if c.allocated):
             return NOT_AVAILABLE
+        docs, extended = attempt.docs, None
+        if attempt.extended:
+            requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
+                                                          self._class_docs)
+            if refusal:
+                return refusal
+            if requests:
+                extended = v1_extended.claim_view(state, pod, requests)
+                docs = [*docs, extended]
         pending = [c for c in claims if not c.allocated]
-        if pending:
-            outcome = attempt.allocate(node_doc)
+        if docs:
+            outcome = allocator.allocate(node_doc, docs)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
-            for claim, allocation in zip(pending, outcome.allocations, strict=True):
-                self._allocate(state, self.allocator, claim, allocation)
+            allocations = list(outcome.allocations)
+            if extended is not None:
+                made = v1_extended.make_claim(state, extended)
+                pending.append(made)
+                claims = [*claims, made]
+                state.writable(pod).extended_resource_claim_status = (
+                    v1_extended.claim_status(pod, made.name,
+                                             extended["spec"]["devices"]["requests"]))
+            for claim, allocation in zip(pending, allocations, strict=True):
+                self._allocate(state, allocator, claim, allocation)
         for claim in claims:
             _reserve(state, claim, pod)
+        return self._prebind(state, pod, node, claims)
+
+    def _prebind(self, state: ClusterState, pod: Pod, node: Node,
+                 claims: list[ResourceClaimV1]) -> str | None:
+        """Bind the pod, or wait for binding conditions (``v1_prebind.py``)."""
+        claims = [state.get("ResourceClaim", c.namespace, c.name) or c for c in claims]
+        waiting = [c for c in claims if v1_prebind.waits(c)]
+        if waiting and self._profile(state).binding_and_status:
+            verdict, why = v1_prebind.verdict(state, waiting)
+            if verdict == "failed":
+                self._placed, self._failed = {}, {}  # devices were freed
+                for claim in waiting:
+                    _undo(state, claim, pod)
+                    if self.allocator is not None and claim.ref in self._committed:
+                        self.allocator.book.release(claim.ref)
+                        del self._committed[claim.ref]
+                state.writable(pod).nominated_node_name = None
+                raise _PreBindFailed(why)
+            if verdict == "waiting":
+                if pod.nominated_node_name != node.name:
+                    state.writable(pod).nominated_node_name = node.name
+                    return None  # progress: the pod now waits there
+                return _WAITING
+        if pod.nominated_node_name:
+            state.writable(pod).nominated_node_name = None
         binding.bind(state, pod, node)
         return None
 
     def _allocate(self, state: ClusterState, allocator: Allocator, claim: ResourceClaimV1,
                   allocation: dict) -> None:
         claim = state.writable(claim)
+        if self._profile(state).binding_and_status:
+            v1_prebind.stamp(state, allocation)
         claim.allocation = allocation
         if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
             claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
         allocator.book.commit(claim.ref, allocation)
         self._committed[claim.ref] = allocation
 
+    def _profile(self, state: ClusterState):
+        return state.profile or _DEFAULT_PROFILE
+
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator for the state's slices and classes, its book in step with the
-        claims' allocations."""
-        if self._synced:
+        claims' allocations; looked at once per pass (a scheduler pass changes neither)."""
+        if self._synced and self.allocator is not None:
             return self.allocator
         slices = list(state.of_kind(ResourceSlice))
         classes = list(state.of_kind(DeviceClass))
         source = (id(state), id(state.profile), *(id(o) for o in slices), None,
                   *(id(o) for o in classes))
         if self.allocator is None or source != self._source:
-            self.allocator = Allocator(state.profile or make_profile(),
+            self._class_docs = [c.as_v1() for c in classes]
+            self.allocator = Allocator(self._profile(state),
                                        slices=[s.as_v1() for s in slices],
-                                       classes=[c.as_v1() for c in classes])
-            self.allocator.book.release_listeners.append(self._released)
-            self._source, self._committed = source, {}
-        self._sync(state, self.allocator)
-        self._synced = True
+                                       classes=self._class_docs)
+            self._source, self._committed, self._synced = source, {}, False
+        if not self._synced:
+            self._sync(state, self.allocator)
+            self._synced = True
         return self.allocator
-
-    def _released(self, _pool_keys: set) -> None:
-        self._releases += 1
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
         current = {claim.ref: claim.allocation for claim in state.of_kind(ResourceClaimV1)
@@ -242,15 +308,21 @@ class V1Scheduling:
                 self._committed[key] = allocation
 
 
-def _signature(pod: Pod, claims: list[ResourceClaimV1]) -> tuple | None:
-    """The placement-cache key of a pod whose claims are all pending (None otherwise): what
-    the node checks read of the pod and the claims' specs (twins from one template are equal,
-    so a node that refused one refuses the next, until something is released)."""
-    if any(c.allocated for c in claims):
+def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
+    """What makes two pods' attempts alike: namespace, node constraints, cpu and memory,
+    the claims' specs (all unallocated) and the extended requests; None when a claim is
+    allocated or the pod waits on a node (its attempt is its own)."""
+    if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
         return None
-    # repr, not sorted JSON: claims from one template repeat its key order, and a spec
-    # written in another order only misses the cursor (a full scan), never shares it
-    return (*pod_signature(pod), *(repr(c.spec) for c in claims))
+    extended = ()
+    if attempt.extended:
+        spec = pod.raw.get("spec") or {}
+        extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
+                         for c in [*(spec.get("initContainers") or ()),
+                                   *(spec.get("containers") or ())])
+    return (pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
+            pod.cpu_milli, pod.memory, extended,
+            *(json.dumps(d["spec"], sort_keys=True) for d in attempt.docs))
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:
@@ -265,6 +337,26 @@ def _node_doc(node: Node) -> dict:
     """The view of a node the allocator reads: name, labels and status (shared)."""
     return {"metadata": {"name": node.name, "labels": node.meta.labels},
             "status": node.raw.get("status") or {}}
+
+
+class _PreBindFailed(Exception):
+    """The wait for binding conditions ended in failure (the message says why)."""
+
+
+_WAITING = "waiting for binding conditions"
+"""``_try``'s answer when the pod waits on the node (compared by identity)."""
+
+_DEFAULT_PROFILE = make_profile()
+
+
+def _undo(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
+    """Deallocate a claim whose binding failed and drop the pod's reservation, as
+    kube-scheduler's Unreserve does; device statuses go with the allocation."""
+    claim = state.writable(claim)
+    claim.allocation = None
+    claim.device_statuses = []
+    claim.reserved_for = [r for r in claim.reserved_for if r.get("uid") != pod.meta.uid]
+    claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]
 
 
 def _reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:

@@ -8,6 +8,8 @@ __all__ = [
     "class_for_extended_resource",
     "extended_resource_requests",
     "extended_resource_route",
+    "extended_resource_names",
+    "is_extended_resource",
 ]
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -43,10 +45,22 @@ def extended_resource_route(resource: str, node: dict, classes: list[dict]
     return ("dra", cls) if cls is not None else ("none", None)
 
 
-def _is_extended(name: str) -> bool:
+def is_extended_resource(name: str) -> bool:
+    """Whether a container resource name is an extended resource (``domain/name``, not in
+    ``kubernetes.io/``, not a quota ``requests.`` name)."""
     if "/" not in name:
         return False
     return not (name.startswith("kubernetes.io/") or name.startswith("requests."))
+
+
+def extended_resource_names(pod: dict) -> list[str]:
+    """The extended resources any container (init or not) of ``pod`` requests, sorted."""
+    spec = pod.get("spec") or {}
+    names = set()
+    for container in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
+        names.update(n for n in ((container.get("resources") or {}).get("requests") or {})
+                     if is_extended_resource(n))
+    return sorted(names)
 
 
 def extended_resource_requests(pod: dict, node: dict, classes: list[dict]) -> list[dict] | None:
@@ -58,7 +72,7 @@ def extended_resource_requests(pod: dict, node: dict, classes: list[dict]) -> li
     for i, container in enumerate(containers):
         requests = ((container.get("resources") or {}).get("requests") or {})
         for j, name in enumerate(sorted(requests)):
-            if not _is_extended(name):
+            if not is_extended_resource(name):
                 continue
             how, cls = extended_resource_route(name, node, classes)
             if how == "none":

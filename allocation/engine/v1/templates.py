@@ -24,6 +24,9 @@ __all__ = [
     "generate_name",
     "name_suffix",
     "generated_claim_name",
+    "generated_name",
+    "extended_claim_name",
+    "EXTENDED_CLAIM_ANNOTATION",
     "claim_from_template",
     "pod_claim_sources",
     "resolve_claim_name",
@@ -41,6 +44,13 @@ fit a 63-character name."""
 
 SUFFIX_LEN = 5
 """The API server's ``generateName`` suffix length."""
+
+MAX_GENERATED_BASE = 63 - SUFFIX_LEN
+"""The API server cuts a longer ``generateName`` to this many characters."""
+
+EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+"""On the claim kube-scheduler makes for a pod's extended resources (KEP-5004), value
+``"true"``."""
 
 _CLAIM_API_VERSION = "resource.k8s.io/v1"
 
@@ -67,13 +77,34 @@ def generate_name(pod_name: str, pod_claim_name: str) -> str:
     return f"{pod_part}-{claim_part}"
 
 
+def _suffix(seed: str, attempt: int) -> str:
+    digest = hashlib.sha256((seed + (f"/{attempt}" if attempt else "")).encode()).digest()
+    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:SUFFIX_LEN])
+
+
 def name_suffix(pod_uid: str, pod_claim_name: str, attempt: int = 0) -> str:
     """A deterministic 5-character suffix in :data:`NAME_ALPHABET` for the claim of
     ``pod_claim_name`` of the pod with ``pod_uid``; ``attempt`` > 0 gives another one
     (upstream retries with a new random name when the name is taken)."""
-    seed = f"{pod_uid}/{pod_claim_name}" + (f"/{attempt}" if attempt else "")
-    digest = hashlib.sha256(seed.encode()).digest()
-    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:SUFFIX_LEN])
+    return _suffix(f"{pod_uid}/{pod_claim_name}", attempt)
+
+
+def generated_name(base: str, seed: str,
+                   taken: Callable[[str], bool] = lambda name: False) -> str:
+    """What the API server names an object with ``generateName: base``: the base (cut to
+    58 characters) plus a 5-character suffix, here derived from ``seed`` (the first
+    derivation that ``taken`` does not refuse) instead of drawn at random.
+
+    Returns:
+        A name of at most 63 characters.
+    """
+    base = base[:MAX_GENERATED_BASE]
+    attempt = 0
+    while True:
+        name = base + _suffix(seed, attempt)
+        if not taken(name):
+            return name
+        attempt += 1
 
 
 def generated_claim_name(pod_name: str, pod_uid: str, pod_claim_name: str,
@@ -84,13 +115,18 @@ def generated_claim_name(pod_name: str, pod_uid: str, pod_claim_name: str,
     Returns:
         A name of at most 62 characters.
     """
-    base = generate_name(pod_name, pod_claim_name)
-    attempt = 0
-    while True:
-        name = base + name_suffix(pod_uid, pod_claim_name, attempt)
-        if not taken(name):
-            return name
-        attempt += 1
+    return generated_name(generate_name(pod_name, pod_claim_name),
+                          f"{pod_uid}/{pod_claim_name}", taken)
+
+
+def extended_claim_name(pod_name: str, pod_uid: str,
+                        taken: Callable[[str], bool] = lambda name: False) -> str:
+    """The name of the claim kube-scheduler makes for the pod's extended resources
+    (KEP-5004): ``generateName: <pod>-extended-resources-``; the suffix is derived from the
+    pod UID (``#`` cannot occur in a pod claim name, so it never repeats a template
+    claim's derivation)."""
+    return generated_name(f"{pod_name}-extended-resources-", f"{pod_uid}#extended-resources",
+                          taken)
 
 
 def pod_owner_reference(pod: dict) -> dict:

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.events import DEFAULT_START, format_time, parse_duration, parse_time
 from allocation.engine.manifests import InvalidManifests
+from allocation.engine.v1 import DEFAULT_RELEASE, RELEASES, FeatureGateError, Profile, make_profile
 
 
 class Command(BaseCommand):
@@ -26,6 +27,12 @@ class Command(BaseCommand):
                             help="run the virtual clock further, e.g. 90s, 20m, 8h")
         parser.add_argument("--now", default=format_time(DEFAULT_START), metavar="RFC3339",
                             help="start of the virtual clock (default %(default)s)")
+        parser.add_argument("--kubernetes-version", default=DEFAULT_RELEASE, metavar="VERSION",
+                            help="the release whose DRA behaviour and feature-gate defaults "
+                            f"apply: {', '.join(RELEASES)} (default %(default)s)")
+        parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
+                            help="override feature gates as kube-scheduler's flag does, e.g. "
+                            "DRAPartitionableDevices=true,AllAlpha=true")
 
     def handle(self, *args, **options) -> None:
         from allocation.engine.simulation import simulate_files
@@ -33,12 +40,14 @@ class Command(BaseCommand):
         try:
             now = parse_time(options["now"])
             advance = parse_duration(options["advance"]) if options["advance"] else None
+            profile = _profile(options["kubernetes_version"], options["feature_gates"])
         except ValueError as exc:
             self.stderr.write(f"error: {exc}")
             sys.exit(2)
         try:
             text = simulate_files(options["files"], options["strategy"], now, advance,
-                                  options["output"])
+                                  options["output"], profile,
+                                  lambda problem: self.stderr.write(f"warning: {problem}"))
         except InvalidManifests as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
@@ -49,3 +58,19 @@ class Command(BaseCommand):
             self.stderr.write(traceback.format_exc())
             sys.exit(1)
         self.stdout.write(text, ending="")
+
+
+def _profile(version: str, gates: str) -> Profile:
+    """The Kubernetes profile of the flags.
+
+    Raises:
+        ValueError: an unknown version, or kube-scheduler's own refusal of the gates,
+            in the form its flag parser prints it.
+    """
+    try:
+        return make_profile(version, gates)
+    except FeatureGateError as exc:
+        if version not in RELEASES:
+            raise ValueError(f"--kubernetes-version: {exc}") from None
+        raise ValueError(f'invalid argument "{gates}" for "--feature-gates" flag: {exc}'
+                         ) from None

@@ -3,23 +3,15 @@ claims are placed by the v1 allocator, nodes in name order."""
 
 from __future__ import annotations
 
-from unittest.mock import patch
+from datetime import timedelta
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from allocation.engine.scheduling.cache import PlacementCache
+from allocation.engine.events import parse_time
+from allocation.engine.objects import stable_uid
 from allocation.engine.simulation import simulate
+from allocation.engine.v1.templates import extended_claim_name
 from allocation.engine.writer import dump
 from tests.allocation.engine.autoscaler.builders import node_group
-from tests.allocation.engine.manifests.v1_docs import (
-    claim_doc,
-    class_doc,
-    device,
-    load,
-    request,
-    slice_doc,
-)
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
 from tests.factories import node, pod
 
 
@@ -145,55 +137,173 @@ def test_the_pod_scheduled_condition_is_true_after_binding():
     assert (condition["type"], condition["status"]) == ("PodScheduled", "True")
 
 
-def _twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
-    """``nodes`` nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its
-    claim asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
-    docs = [node(f"node-{n}", cpu="3") for n in range(nodes)] + [class_doc()]
-    for n in range(nodes):
-        docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
-                               device("gpu-1", attributes={"big": {"bool": False}})],
-                              name=f"node-{n}-gpus", nodeName=f"node-{n}",
-                              pool={"name": f"node-{n}", "resourceSliceCount": 1}))
-    for i, (count, cpu) in enumerate(shapes):
-        big = count > 2
-        selectors = ([{"cel": {"expression": 'device.attributes["gpu.example.com"].big'}}]
-                     if big else [])
-        docs.append(claim_doc([request(count=1 if big else count, selectors=selectors)],
-                              name=f"claim-{i}"))
-        docs.append(pod(f"pod-{i}", claims={"gpu": f"claim-{i}"}, cpu=str(cpu)))
+# -- extended resources backed by DRA (scheduling/v1_extended.py) ------------------------
+def _extended_pod(name: str = "p", count: str = "1") -> dict:
+    doc = pod(name)
+    doc["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": count,
+                                                              "cpu": "1"}}
+    return doc
+
+
+def _extended_cluster(allocatable: dict | None = None) -> list[dict]:
+    worker = node("node-1")
+    worker["status"]["allocatable"].update(allocatable or {})
+    return [worker, class_doc(extendedResourceName="example.com/gpu"),
+            slice_doc([device("gpu-0"), device("gpu-1")])]
+
+
+def test_an_extended_resource_gets_its_claim_through_dra():
+    output = simulate(load([*_extended_cluster(), _extended_pod(count="2")])).output()
+    uid = stable_uid("Pod", "default", "p")
+    name = extended_claim_name("p", uid)
+    claim = _items(output, "ResourceClaim")[name]
+    assert name.startswith("p-extended-resources-") and len(name) == 26
+    assert claim["metadata"]["annotations"] == {
+        "resource.kubernetes.io/extended-resource-claim": "true"}
+    assert claim["metadata"]["generateName"] == "p-extended-resources-"
+    assert claim["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": uid, "controller": True,
+         "blockOwnerDeletion": True}]
+    assert claim["spec"] == {"devices": {"requests": [{"name": "container-0-request-1",
+                                                       "exactly": {
+                                                           "deviceClassName": "gpu",
+                                                           "allocationMode": "ExactCount",
+                                                           "count": 2}}]}}
+    assert [r["device"] for r in claim["status"]["allocation"]["devices"]["results"]] == [
+        "gpu-0", "gpu-1"]
+    placed = _items(output, "Pod")["p"]
+    assert placed["spec"]["nodeName"] == "node-1"
+    assert placed["status"]["extendedResourceClaimStatus"] == {
+        "requestMappings": [{"containerName": "main", "resourceName": "example.com/gpu",
+                             "requestName": "container-0-request-1"}],
+        "resourceClaimName": name}
+
+
+def test_a_node_with_allocatable_serves_it_through_the_device_plugin():
+    output = simulate(load([*_extended_cluster({"example.com/gpu": "4"}),
+                            _extended_pod()])).output()
+    assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+    assert _items(output, "Pod")["p"]["spec"]["nodeName"] == "node-1"
+
+
+def test_an_extended_resource_nothing_serves_is_insufficient():
+    docs = [node("node-1"), class_doc(extendedResourceName="example.com/other"),
+            slice_doc([device("gpu-0")]), _extended_pod()]
+    assert _condition(simulate(load(docs)).output(), "p") == (
+        "Unschedulable", "0/1 nodes are available: 1 Insufficient example.com/gpu.")
+
+
+def test_more_extended_resources_than_devices_cannot_allocate():
+    output = simulate(load([*_extended_cluster(), _extended_pod(count="3")])).output()
+    assert _condition(output, "p") == (
+        "Unschedulable", "0/1 nodes are available: 1 cannot allocate all claims.")
+    assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+
+
+def test_without_the_gate_extended_resources_are_not_dra_backed():
+    output = simulate(load([*_extended_cluster(), _extended_pod()], release="1.35")).output()
+    assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+
+
+def test_the_extended_claim_is_deleted_when_its_pod_is_done():
+    docs = [*_extended_cluster(), _extended_pod()]
+    simulation = simulate(load(docs))
+    placed = simulation.state.get("Pod", "default", "p")
+    simulation.state.writable(placed).phase = "Succeeded"
+    simulation.settle()
+    assert "ResourceClaim" not in {i["kind"] for i in simulation.output()["items"]}
+
+
+# -- binding conditions (scheduling/v1_prebind.py) --------------------------------------
+def _binding_cluster() -> list[dict]:
+    gpu = device("gpu-0", bindsToNode=True, bindingConditions=["Attached"],
+                 bindingFailureConditions=["AttachFailed"])
+    return [node("node-1"), class_doc(), slice_doc([gpu]), claim_doc(name="c"),
+            pod("p", claims={"gpu": "c"})]
+
+
+def test_a_pod_waits_for_binding_conditions_then_times_out_and_retries():
+    simulation = simulate(load(_binding_cluster()))
+    claim = _items(simulation.output(), "ResourceClaim")["c"]
+    waiting = _items(simulation.output(), "Pod")["p"]
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
+    assert claim["status"]["allocation"]["devices"]["results"][0]["bindingConditions"] == [
+        "Attached"]
+    assert claim["status"]["reservedFor"][0]["name"] == "p"
+    assert "nodeName" not in waiting["spec"]
+    assert waiting["status"]["nominatedNodeName"] == "node-1"
+    assert simulation.next_wakeup() == parse_time("2025-01-01T00:10:00Z")
+    simulation.advance(timedelta(minutes=10))
+    output = simulation.output()
+    retried = _items(output, "ResourceClaim")["c"]["status"]["allocation"]
+    assert retried["allocationTimestamp"] == "2025-01-01T00:10:00Z"
+    assert ("FailedScheduling", 'running PreBind plugin "DynamicResources": claim c binding '
+            "timed out after 600s") in [(e["reason"], e["message"]) for e in output["items"]
+                                        if e["kind"] == "Event"]
+
+
+def _allocated_with(conditions: list[dict]) -> dict:
+    result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1",
+              "device": "gpu-0", "bindingConditions": ["Attached"],
+              "bindingFailureConditions": ["AttachFailed"]}
+    return claim_doc(name="c", status={
+        "allocation": {"devices": {"results": [result]},
+                       "allocationTimestamp": "2025-01-01T00:00:00Z"},
+        "reservedFor": [{"resource": "pods", "name": "p",
+                         "uid": stable_uid("Pod", "default", "p")}],
+        "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                     "conditions": conditions}]})
+
+
+def _condition_doc(type_: str, reason: str = "Done") -> dict:
+    return {"type": type_, "status": "True", "reason": reason, "message": "m",
+            "lastTransitionTime": "2025-01-01T00:00:00Z"}
+
+
+def test_true_binding_conditions_bind_the_pod():
+    docs = [*_binding_cluster()[:3], _allocated_with([_condition_doc("Attached")]),
+            pod("p", claims={"gpu": "c"})]
+    assert _items(simulate(load(docs)).output(), "Pod")["p"]["spec"]["nodeName"] == "node-1"
+
+
+def test_a_failure_condition_deallocates_and_the_pod_is_retried():
+    docs = [*_binding_cluster()[:3],
+            _allocated_with([_condition_doc("AttachFailed", reason="NoLink")]),
+            pod("p", claims={"gpu": "c"})]
+    output = simulate(load(docs)).output()
+    events = [e["message"] for e in output["items"]
+              if e["kind"] == "Event" and e["reason"] == "FailedScheduling"]
+    assert events == ['running PreBind plugin "DynamicResources": claim c binding failed: '
+                      'reason=NoLink, message="m"']
+    claim = _items(output, "ResourceClaim")["c"]
+    assert "devices" not in claim["status"]  # the failed statuses went with the allocation
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
+    assert _items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
+
+
+# -- alike pods share a pass's placement cache; results stay exact ------------------------
+def _template_pods(count: int) -> list[dict]:
+    docs = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+             "metadata": {"name": "t", "namespace": "default"},
+             "spec": {"spec": {"devices": {"requests": [
+                 {"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}}]
+    for i in range(count):
+        doc = pod(f"p{i}")
+        doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+        docs.append(doc)
     return docs
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=12))
-def test_twins_resume_at_the_cursor_and_place_as_a_scan_from_the_first_node(shapes):
-    docs = _twins(shapes)
-    with_cache = dump(simulate(load(docs)).output(), "yaml")
-    with patch.object(PlacementCache, "start", lambda self, key, epoch: 0), \
-            patch.object(PlacementCache, "failure", lambda self, key, epoch: None):
-        assert dump(simulate(load(docs)).output(), "yaml") == with_cache
-
-
-def test_a_device_release_makes_every_cursor_stale():
-    sim = simulate(load(_cluster()))
-    v1 = next(c for c in sim.controllers if c.name == "scheduler").v1
-    before = v1._releases
-    v1.allocator.release({"metadata": {"namespace": "default", "name": "claim-a"}})
-    assert v1._releases == before + 1
-
-
-def test_a_twin_failure_is_not_reused_once_a_node_changed():
-    # pod-0 and pod-1 fill both nodes' devices; pod-2 fails; "plain" takes 2 of node-0's 3
-    # CPUs; pod-2's twin pod-3 must see node-0's new answer
-    docs = _twins([(2, 1), (2, 1), (2, 1)], nodes=2)
-    docs += [pod("plain", cpu="2"), claim_doc([request(count=2)], name="claim-3"),
-             pod("pod-3", claims={"gpu": "claim-3"}, cpu="1")]
-    output = simulate(load(docs)).output()
-    first = {}  # each pod's first FailedScheduling message: the first pass's answer
-    for e in output["items"]:
-        if e["kind"] == "Event" and e["reason"] == "FailedScheduling":
-            first.setdefault(e["involvedObject"]["name"], e["message"])
-    assert first["pod-2"] == "0/2 nodes are available: 2 cannot allocate all claims."
-    assert _items(output, "Pod")["plain"]["spec"]["nodeName"] == "node-0"
-    assert first["pod-3"] == (
-        "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.")
+def test_alike_pods_fill_nodes_in_order_and_the_last_counts_every_node():
+    docs = [node("node-0", unschedulable=True), node("node-1"), node("node-2"), class_doc()]
+    for name in ("node-0", "node-1", "node-2"):
+        docs.append(slice_doc([device("gpu-0")], name=f"{name}-gpus", nodeName=name,
+                              pool={"name": name, "resourceSliceCount": 1}))
+    output = simulate(load(docs + _template_pods(4))).output()
+    pods = _items(output, "Pod")
+    assert [pods[f"p{i}"]["spec"].get("nodeName") for i in range(4)] == [
+        "node-1", "node-2", None, None]
+    for name in ("p2", "p3"):
+        assert _condition(output, name) == (
+            "Unschedulable", "0/3 nodes are available: 2 cannot allocate all claims, "
+            "1 node(s) were unschedulable.")

@@ -7,8 +7,10 @@ from allocation.engine.v1.templates import (
     NAME_ALPHABET,
     ClaimNotCreated,
     claim_from_template,
+    extended_claim_name,
     generate_name,
     generated_claim_name,
+    generated_name,
     name_suffix,
     not_for_pod,
     resolve_claim_name,
@@ -136,3 +138,15 @@ def test_not_for_pod_checks_the_controller_owner():
     assert not_for_pod(_pod(uid="uid-2"), claim) == (
         f"ResourceClaim {claim['metadata']['name']} was not created for pod team/web "
         "(pod is not owner)")
+
+
+def test_generated_name_cuts_the_base_as_the_api_server():
+    name = generated_name("x" * 70, "seed")
+    assert name.startswith("x" * 58) and len(name) == 63
+
+
+def test_the_extended_claim_name_differs_from_a_template_claim_of_that_name():
+    extended = extended_claim_name("web", "uid-1")
+    assert extended.startswith("web-extended-resources-") and len(extended) == 28
+    assert extended != generated_claim_name("web", "uid-1", "extended-resources")
+    assert extended == extended_claim_name("web", "uid-1")

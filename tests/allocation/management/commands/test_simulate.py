@@ -161,3 +161,85 @@ def test_times_out_of_range_are_usage_errors(flag, value, message):
     result = simulate(str(EXAMPLE), flag, value)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: ") and message in result.stderr
+
+
+def _v1_cluster() -> list[dict]:
+    """Template pods, a shared claim, a finished pod and a consumable-capacity device."""
+    v1 = "resource.k8s.io/v1"
+    request = {"name": "r", "exactly": {"deviceClassName": "gpu"}}
+    docs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+         "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}},
+        {"apiVersion": v1, "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
+        {"apiVersion": v1, "kind": "ResourceSlice", "metadata": {"name": "s1"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                  "pool": {"name": "node-1", "resourceSliceCount": 1},
+                  "devices": [{"name": "gpu-0"}, {"name": "gpu-1"},
+                              {"name": "shared", "allowMultipleAllocations": True}]}},
+        {"apiVersion": v1, "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "t", "namespace": "default"},
+         "spec": {"metadata": {"labels": {"app": "train"}},
+                  "spec": {"devices": {"requests": [request]}}}},
+        {"apiVersion": v1, "kind": "ResourceClaim",
+         "metadata": {"name": "team", "namespace": "default"},
+         "spec": {"devices": {"requests": [request]}}},
+    ]
+    for name in ("a", "b", "c"):
+        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                     "spec": {"containers": [{"name": "main", "image": "x"}],
+                              "resourceClaims": [{"name": "gpu",
+                                                  "resourceClaimTemplateName": "t"}]}})
+    for name in ("d", "e"):
+        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                     "spec": {"containers": [{"name": "main", "image": "x"}],
+                              "resourceClaims": [{"name": "gpu",
+                                                  "resourceClaimName": "team"}]}})
+    return docs
+
+
+def test_v1_output_is_v1_and_byte_identical_across_two_runs(tmp_path):
+    path = tmp_path / "v1.yaml"
+    path.write_text(yaml.safe_dump_all(_v1_cluster()))
+    first, second = simulate(str(path)), simulate(str(path))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout and first.stderr == second.stderr == ""
+    items = yaml.safe_load(first.stdout)["items"]
+    claims = [i for i in items if i["kind"] == "ResourceClaim"]
+    assert {c["apiVersion"] for c in claims} == {"resource.k8s.io/v1"}
+    assert len(claims) == 4  # three made from the template, one shared
+    assert all(i["metadata"].get("uid") for i in items
+               if i["apiVersion"] == "resource.k8s.io/v1" or i["kind"] == "Pod")
+    pods = {i["metadata"]["name"]: i for i in items if i["kind"] == "Pod"}
+    assert [pods[p]["spec"].get("nodeName") for p in "abcde"] == ["node-1"] * 5
+    assert all(len(pods[p]["status"]["resourceClaimStatuses"]) == 1 for p in "abc")
+
+
+def test_the_profile_flags_warn_about_dropped_fields(tmp_path):
+    path = tmp_path / "v1.yaml"
+    path.write_text(yaml.safe_dump_all(_v1_cluster()))
+    result = simulate(str(path), "--kubernetes-version", "1.35")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"warning: {path}:3 (ResourceSlice s1): spec.devices[2].allowMultipleAllocations: "
+        "field dropped: feature gate DRAConsumableCapacity is off in Kubernetes 1.35"]
+    enabled = simulate(str(path), "--kubernetes-version", "1.35",
+                       "--feature-gates", "DRAConsumableCapacity=true")
+    assert enabled.returncode == 0 and enabled.stderr == ""
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--feature-gates", "Foo=true"),
+     'error: invalid argument "Foo=true" for "--feature-gates" flag: '
+     "unrecognized feature gate: Foo"),
+    (("--feature-gates", "DRAConsumableCapacity=maybe"),
+     'error: invalid argument "DRAConsumableCapacity=maybe" for "--feature-gates" flag: '
+     "invalid value of DRAConsumableCapacity=maybe, err: strconv.ParseBool: parsing "
+     '"maybe": invalid syntax'),
+    (("--kubernetes-version", "1.33"),
+     "error: --kubernetes-version: unsupported Kubernetes version '1.33'; "
+     "use one of 1.34, 1.35, 1.36"),
+])
+def test_bad_profile_flags_exit_2_with_kube_schedulers_text(args, message):
+    result = simulate(str(EXAMPLE), *args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [message]

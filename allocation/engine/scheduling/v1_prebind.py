@@ -1,0 +1,87 @@
+"""Binding conditions in v1 scheduling: kube-scheduler's DRA PreBind wait (KEP-5007; spec
+section 3.8; docs/v1.md, "Simulating v1").
+
+With DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on, a result of a device
+with ``bindingConditions`` copies them (and ``bindingFailureConditions``); the claim's
+allocation gets ``allocationTimestamp`` and the pod is bound only when every binding
+condition is True in the claim's ``status.devices[].conditions``. Until then the pod waits,
+reserved, with ``status.nominatedNodeName``. A True failure condition, or
+:data:`BINDING_TIMEOUT` after ``allocationTimestamp`` on the virtual clock, ends the wait:
+the claim is deallocated and the pod is tried again in a later pass.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from allocation.engine.events import parse_time
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import ResourceClaimV1
+    from allocation.engine.state import ClusterState
+
+__all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "verdict", "deadline"]
+
+BINDING_TIMEOUT = timedelta(seconds=600)
+"""Upstream's default wait for binding conditions."""
+
+PREBIND_ERROR = 'running PreBind plugin "DynamicResources": '
+"""How kube-scheduler prefixes a PreBind plugin's error in the pod's condition."""
+
+
+def waits(claim: ResourceClaimV1) -> bool:
+    """Whether the claim's allocation has results with binding conditions."""
+    return any(r.get("bindingConditions") for r in claim.results)
+
+
+def stamp(state: ClusterState, allocation: dict) -> None:
+    """Set ``allocationTimestamp`` (now) on a new allocation with binding conditions."""
+    results = (allocation.get("devices") or {}).get("results") or ()
+    if any(r.get("bindingConditions") for r in results):
+        allocation["allocationTimestamp"] = state.clock.stamp()
+
+
+def deadline(claim: ResourceClaimV1) -> datetime | None:
+    """When the claim's wait for binding conditions times out, if it waits."""
+    started = (claim.allocation or {}).get("allocationTimestamp")
+    if not started or not waits(claim):
+        return None
+    return parse_time(started) + BINDING_TIMEOUT
+
+
+def _conditions(claim: ResourceClaimV1, result: dict) -> dict[str, dict]:
+    for status in claim.device_statuses:
+        if (status.get("driver"), status.get("pool"), status.get("device")) == (
+                result["driver"], result["pool"], result["device"]) and (
+                status.get("shareID") == result.get("shareID")):
+            return {c.get("type"): c for c in status.get("conditions") or ()}
+    return {}
+
+
+def verdict(state: ClusterState, claims: list[ResourceClaimV1]) -> tuple[str, str | None]:
+    """``("ready", None)``, ``("waiting", None)`` or ``("failed", why)`` for the pod whose
+    allocated ``claims`` these are: a True failure condition (upstream's text), or the
+    timeout (the planner's text)."""
+    waiting = False
+    for claim in claims:
+        pending = False
+        for result in claim.results:
+            if not result.get("bindingConditions"):
+                continue
+            conditions = _conditions(claim, result)
+            for name in result.get("bindingFailureConditions") or ():
+                failed = conditions.get(name)
+                if failed is not None and failed.get("status") == "True":
+                    return "failed", (f"claim {claim.name} binding failed: "
+                                      f"reason={failed.get('reason', '')}, "
+                                      f"message=\"{failed.get('message', '')}\"")
+            if not all((conditions.get(n) or {}).get("status") == "True"
+                       for n in result["bindingConditions"]):
+                pending = True
+        due = deadline(claim)
+        if pending and due is not None and state.clock.now >= due:
+            return "failed", (f"claim {claim.name} binding timed out after "
+                              f"{int(BINDING_TIMEOUT.total_seconds())}s")
+        waiting |= pending
+    return ("waiting", None) if waiting else ("ready", None)
