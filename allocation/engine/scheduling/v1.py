@@ -44,6 +44,7 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
+    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     make_profile,
@@ -69,6 +70,9 @@ class _Attempt:
     docs: list[dict]
     extended: list[str] = field(default_factory=list)
     check_capacity: bool = True
+    # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have nothing
+    # free are answered without a search), made at the first node that gets that far
+    search: Attempt | None = None
 
 
 class V1Scheduling:
@@ -218,7 +222,12 @@ class V1Scheduling:
                 docs = [*docs, extended]
         pending = [c for c in claims if not c.allocated]
         if docs:
-            outcome = allocator.allocate(node_doc, docs)
+            if extended is None:
+                if attempt.search is None:
+                    attempt.search = allocator.attempt(docs)
+                outcome = attempt.search.allocate(node_doc)
+            else:
+                outcome = allocator.allocate(node_doc, docs)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
             allocations = list(outcome.allocations)
