@@ -89,7 +89,8 @@ class V1Scheduling:
         # (the nodes before it refused it and only fill up during a pass), and the refusal
         # of one that fit nowhere. Like the seed's PlacementCache.
         self._placed: dict[tuple, int] = {}
-        self._failed: dict[tuple, tuple[str, dict]] = {}
+        # (what _unchanged gave when it was recorded, (message, detail))
+        self._failed: dict[tuple, tuple[tuple, tuple[str, dict]]] = {}
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
@@ -138,8 +139,10 @@ class V1Scheduling:
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
         key = _signature(pod, attempt)
-        if key in self._failed:  # an identical pod found no node earlier in this pass
-            return binding.mark_unschedulable(state, pod, *self._failed[key])
+        failed = self._failed.get(key)
+        if failed is not None and failed[0] == self._unchanged(state):
+            # an identical pod found no node earlier in this pass, and nothing changed since
+            return self._fail(state, pod, key, *failed[1])
         start = self._placed.get(key, 0)
         counts: Counter[str] = Counter()
         details = []
@@ -171,10 +174,22 @@ class V1Scheduling:
         if start:  # the nodes skipped must be counted too: scan them all once
             del self._placed[key]
             return self.pod(state, pod, resolved)
+        return self._fail(state, pod, key, summary(counts, total), detail_of(details, total))
+
+    def _fail(self, state: ClusterState, pod: Pod, key: tuple | None, message: str,
+              detail: dict) -> bool:
+        """Mark ``pod`` unschedulable; identical pods get the same answer while nothing that
+        could change a node's answer happened (``_unchanged``)."""
+        binding.mark_unschedulable(state, pod, message, detail)
         if key is not None:
-            self._failed[key] = (summary(counts, total), detail_of(details, total))
-        return binding.mark_unschedulable(state, pod, summary(counts, total),
-                                          detail_of(details, total))
+            self._failed[key] = (self._unchanged(state), (message, detail))
+        return False
+
+    def _unchanged(self, state: ClusterState) -> tuple:
+        """What moves whenever a node's answer to a pod may change within a pass: the epoch
+        (pod capacity released, nodes), the book's allocations, and the events (every bind
+        records Scheduled, whichever scheduler half made it)."""
+        return (state.epoch, len(self._committed), len(state.events.items))
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                attempt: _Attempt) -> bool:
