@@ -223,13 +223,19 @@ class Attempt:
         self._claims = claims
         self._skip = None  # becomes the Allocator's full-node set after a first call
 
+    def known(self, node_name: str) -> str | None:
+        """The reason ``allocate`` would give on the node called ``node_name`` when it is
+        known without a search (a node with nothing free, after a first call), else None."""
+        skip = self._skip
+        if skip is not None and node_name in skip:
+            return self._alloc._full_reason[node_name]
+        return None
+
     def allocate(self, node: dict) -> Outcome:
         """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
-        skip = self._skip
-        if skip is not None:
-            name = (node.get("metadata") or {}).get("name", "")
-            if name in skip:
-                return Outcome(None, self._alloc._full_reason[name])
+        reason = self.known((node.get("metadata") or {}).get("name", ""))
+        if reason is not None:
+            return Outcome(None, reason)
         outcome = self._alloc.allocate(node, self._claims)
         if self._skip is None and self._claims and _plain(self._claims):
             self._skip = self._alloc._full

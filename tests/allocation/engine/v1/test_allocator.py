@@ -66,10 +66,14 @@ def test_attempt_equals_allocate_on_every_node(steps):
             continue
         c = claim(f"c{i}", request(count=min(count, 2), adminAccess=count == 3))
         attempt = fast.attempt([c])
-        outcomes = [(attempt.allocate(NODES[n]), slow.allocate(NODES[n], [c])) for n in order]
-        for got, want in outcomes:
+        outcomes = []
+        for n in order:
+            known = attempt.known(NODES[n]["metadata"]["name"])
+            outcomes.append((attempt.allocate(NODES[n]), slow.allocate(NODES[n], [c]), known))
+        for got, want, known in outcomes:
             assert (got.allocations, got.reason) == (want.allocations, want.reason)
-        fitting = next((got for got, _ in outcomes if got.fits), None)
+            assert known is None or known == want.reason
+        fitting = next((got for got, _, _ in outcomes if got.fits), None)
         if fitting is not None:
             fast.commit(c, fitting.allocations[0])
             slow.commit(c, fitting.allocations[0])
