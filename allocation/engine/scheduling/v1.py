@@ -62,6 +62,10 @@ FILTER_ERROR = 'running "DynamicResources" filter plugin: '
 condition and FailedScheduling Event."""
 
 
+_NO_NEEDS = PodNeeds()
+"""The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
+
+
 @dataclass
 class _Attempt:
     """One pod's scheduling attempt: its claims, the allocator views of the unallocated
@@ -219,9 +223,16 @@ class V1Scheduling:
             _PreBindFailed: the wait ended with a failure condition or the timeout; the
                 claims waiting were deallocated.
         """
-        refusal = fit.node_refusal(state, pod, node, PodNeeds(), attempt.check_capacity)
+        refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
         if refusal:
             return refusal
+        if attempt.search is not None and not attempt.extended \
+                and len(attempt.docs) == len(attempt.claims):
+            # nothing allocated, no extended claim: the allocator's answer comes next, and
+            # for a node with nothing free it is known without a view or a search
+            refusal = attempt.search.known(node.name)
+            if refusal is not None:
+                return refusal
         node_doc = _node_doc(node)
         claims = attempt.claims
         if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
