@@ -148,7 +148,10 @@ class V1Scheduling:
         if failed is not None and failed[0] == self._unchanged(state):
             # an identical pod found no node earlier in this pass, and nothing changed since
             return self._fail(state, pod, key, *failed[1])
-        start = self._placed.get(key, 0)
+        # an identical pod failed since the last release (the epoch): this one fits nowhere
+        # either, so one scan from the first node gives the counts (no shortened scan first)
+        start = 0 if failed is not None and failed[0][0] == state.epoch else \
+            self._placed.get(key, 0)
         counts: Counter[str] = Counter()
         details = []
         order = state.node_order[start:] if start else state.node_order
