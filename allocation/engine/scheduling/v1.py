@@ -150,8 +150,11 @@ class V1Scheduling:
             return self._fail(state, pod, key, *failed[1])
         # an identical pod failed since the last release (the epoch): this one fits nowhere
         # either, so one scan from the first node gives the counts (no shortened scan first)
-        start = 0 if failed is not None and failed[0][0] == state.epoch else \
-            self._placed.get(key, 0)
+        same_epoch = failed is not None and failed[0][0] == state.epoch
+        start = 0 if same_epoch else self._placed.get(key, 0)
+        # that failure's answer per node, reused for a node whose state is the same
+        prior = failed[2] if same_epoch else {}
+        answers: dict | None = {} if key is not None else None
         counts: Counter[str] = Counter()
         details = []
         order = state.node_order[start:] if start else state.node_order
@@ -160,7 +163,14 @@ class V1Scheduling:
                                                  if n != pod.nominated_node_name)]
         try:
             for index, name in enumerate(order, start):
-                refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                seen = None if answers is None else _node_state(state, allocator, name)
+                before = prior.get(name)
+                if before is not None and _same_node_state(before[0], seen):
+                    refusal = before[1]
+                else:
+                    refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                if answers is not None:
+                    answers[name] = (seen, refusal)
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
@@ -182,15 +192,19 @@ class V1Scheduling:
         if start:  # the nodes skipped must be counted too: scan them all once
             del self._placed[key]
             return self.pod(state, pod, resolved)
-        return self._fail(state, pod, key, summary(counts, total), detail_of(details, total))
+        return self._fail(state, pod, key, summary(counts, total), detail_of(details, total),
+                          answers)
 
     def _fail(self, state: ClusterState, pod: Pod, key: tuple | None, message: str,
-              detail: dict) -> bool:
+              detail: dict, answers: dict | None = None) -> bool:
         """Mark ``pod`` unschedulable; identical pods get the same answer while nothing that
-        could change a node's answer happened (``_unchanged``)."""
+        could change a node's answer happened (``_unchanged``), and each node's answer
+        while that node's state is the same (``answers``: node name -> (state, reason))."""
         binding.mark_unschedulable(state, pod, message, detail)
         if key is not None:
-            self._failed[key] = (self._unchanged(state), (message, detail))
+            if answers is None:
+                answers = self._failed[key][2]
+            self._failed[key] = (self._unchanged(state), (message, detail), answers)
         return False
 
     def _unchanged(self, state: ClusterState) -> tuple:
@@ -362,6 +376,22 @@ def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
     # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
     # order, and a spec written in another order only misses the cache, never shares it
     return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
+
+
+def _node_state(state: ClusterState, allocator: Allocator, name: str) -> tuple:
+    """What a node's answer to a pod (of one signature, nothing allocated) depends on within
+    an epoch: the node object (replaced when changed), its usage (replaced by every
+    charge), and the book's version of each pool it sees (counters and capacity are
+    pool-wide)."""
+    node = state.nodes[name]
+    versions = allocator.book.pool_version
+    return (node, state.usage.get(name),
+            tuple([versions.get(p.key, 0) for p in allocator.pools_for(_node_doc(node))]))
+
+
+def _same_node_state(before: tuple | None, now: tuple | None) -> bool:
+    return (before is not None and now is not None and before[0] is now[0]
+            and before[1] is now[1] and before[2] == now[2])
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:

@@ -352,7 +352,7 @@ def test_a_failure_is_not_reused_once_a_node_changed():
     # pod-0 and pod-1 fill both nodes' devices; pod-2 fails; "plain" takes 2 of node-0's 3
     # CPUs; pod-2's twin pod-3 must see node-0's new answer
     docs = _twins([(2, 1), (2, 1), (2, 1)], nodes=2)
-    docs += [pod("plain", cpu="2"), claim_doc([request(count=2)], name="claim-3"),
+    docs += [pod("plain", cpu="2"), claim_doc([request(count=2, selectors=[])], name="claim-3"),
              pod("pod-3", claims={"gpu": "claim-3"}, cpu="1")]
     output = simulate(load(docs)).output()
     first = {}  # each pod's first FailedScheduling message: the first pass's answer
