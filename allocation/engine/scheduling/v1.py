@@ -95,13 +95,15 @@ class V1Scheduling:
         # of one that fit nowhere. Like the seed's PlacementCache.
         self._placed: dict[tuple, int] = {}
         # (what _unchanged gave when it was recorded, (message, detail))
-        self._failed: dict[tuple, tuple[tuple, tuple[str, dict]]] = {}
+        self._failed: dict[tuple, tuple[tuple, tuple[str, dict], dict]] = {}
+        self._pool_keys: dict[str, tuple] = {}
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self._synced = False
         self._has_classes = None
         self._placed, self._failed = {}, {}
+        self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -163,7 +165,7 @@ class V1Scheduling:
                                                  if n != pod.nominated_node_name)]
         try:
             for index, name in enumerate(order, start):
-                seen = None if answers is None else _node_state(state, allocator, name)
+                seen = None if answers is None else self._node_state(state, allocator, name)
                 before = prior.get(name)
                 if before is not None and _same_node_state(before[0], seen):
                     refusal = before[1]
@@ -194,6 +196,19 @@ class V1Scheduling:
             return self.pod(state, pod, resolved)
         return self._fail(state, pod, key, summary(counts, total), detail_of(details, total),
                           answers)
+
+    def _node_state(self, state: ClusterState, allocator: Allocator, name: str) -> tuple:
+        """What a node's answer to a pod (of one signature, nothing allocated) depends on
+        within an epoch: the node object (replaced when changed), its usage (replaced by
+        every charge), and the book's version of each pool it sees (counters and capacity
+        are pool-wide)."""
+        node = state.nodes[name]
+        known = self._pool_keys.get(name)
+        if known is None or known[0] is not node:
+            known = (node, tuple(p.key for p in allocator.pools_for(_node_doc(node))))
+            self._pool_keys[name] = known
+        versions = allocator.book.pool_version
+        return (node, state.usage.get(name), tuple([versions.get(k, 0) for k in known[1]]))
 
     def _fail(self, state: ClusterState, pod: Pod, key: tuple | None, message: str,
               detail: dict, answers: dict | None = None) -> bool:
@@ -376,17 +391,6 @@ def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
     # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
     # order, and a spec written in another order only misses the cache, never shares it
     return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
-
-
-def _node_state(state: ClusterState, allocator: Allocator, name: str) -> tuple:
-    """What a node's answer to a pod (of one signature, nothing allocated) depends on within
-    an epoch: the node object (replaced when changed), its usage (replaced by every
-    charge), and the book's version of each pool it sees (counters and capacity are
-    pool-wide)."""
-    node = state.nodes[name]
-    versions = allocator.book.pool_version
-    return (node, state.usage.get(name),
-            tuple([versions.get(p.key, 0) for p in allocator.pools_for(_node_doc(node))]))
 
 
 def _same_node_state(before: tuple | None, now: tuple | None) -> bool:
