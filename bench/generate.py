@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-__all__ = ["named_gpu_cluster", "write"]
+__all__ = ["named_gpu_cluster", "named_gpu_cluster_v1", "write"]
 
 DRIVER = "gpu.example.com"
 
@@ -64,6 +64,73 @@ def named_gpu_cluster(nodes: int, pods: int, devices: int = 8) -> list[dict]:
                                                             "claims": [{"name": "gpu"}]}}],
                               "resourceClaims": [{"name": "gpu", "source": {
                                   "resourceClaimTemplateName": template}}]}})
+    return docs
+
+
+V1 = "resource.k8s.io/v1"
+
+
+def _v1_selector(size: str) -> str:
+    return f'device.capacity["{DRIVER}"].memory.compareTo(quantity("{size}")) >= 0'
+
+
+def named_gpu_cluster_v1(nodes: int, pods: int, devices: int = 8,
+                         templates: bool = True) -> list[dict]:
+    """The v1 twin of :func:`named_gpu_cluster` (same nodes, devices and pods).
+
+    One DeviceClass ``gpu`` (``device.driver == "gpu.example.com"``), one ResourceSlice per
+    node with ``devices`` devices (attributes ``model``, ``index``, ``uuid``; ``memory`` a
+    capacity, 40Gi on even and 80Gi on odd indexes). Every 4th pod's claim selects
+    ``memory >= 80Gi``, the others ``>= 32Gi``: from the ResourceClaimTemplates ``gpu-80gi``
+    and ``gpu-32gi``, or with ``templates=False`` from one ResourceClaim per pod
+    (``pod-NNNNN-gpu``, named by ``resourceClaimName``) with the same spec.
+    """
+    docs: list[dict] = []
+    width = len(str(nodes))
+    for n in range(nodes):
+        name = f"node-{n:0{width}d}"
+        docs.append(_node(name))
+        docs.append({"apiVersion": V1, "kind": "ResourceSlice",
+                     "metadata": {"name": f"{name}-gpus"},
+                     "spec": {"driver": DRIVER, "nodeName": name,
+                              "pool": {"name": name, "generation": 1,
+                                       "resourceSliceCount": 1},
+                              "devices": [
+                                  {"name": f"gpu-{i}",
+                                   "attributes": {
+                                       "model": {"string": "A100"},
+                                       "index": {"int": i},
+                                       "uuid": {"string": str(uuid.UUID(int=n * 64 + i))}},
+                                   "capacity": {
+                                       "memory": {"value": "80Gi" if i % 2 else "40Gi"}}}
+                                  for i in range(devices)]}})
+    docs.append({"apiVersion": V1, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                 "spec": {"selectors": [{"cel": {
+                     "expression": f'device.driver == "{DRIVER}"'}}]}})
+    specs = {size: {"devices": {"requests": [{"name": "gpu", "exactly": {
+        "deviceClassName": "gpu", "selectors": [{"cel": {"expression": _v1_selector(size)}}]}}]}}
+        for size in ("32Gi", "80Gi")}
+    if templates:
+        for size, spec in specs.items():
+            docs.append({"apiVersion": V1, "kind": "ResourceClaimTemplate",
+                         "metadata": {"name": f"gpu-{size.lower()}", "namespace": "default"},
+                         "spec": {"spec": spec}})
+    for p in range(pods):
+        size = "80Gi" if p % 4 == 3 else "32Gi"
+        pod = f"pod-{p:05d}"
+        if templates:
+            ref = {"name": "gpu", "resourceClaimTemplateName": f"gpu-{size.lower()}"}
+        else:
+            ref = {"name": "gpu", "resourceClaimName": f"{pod}-gpu"}
+            docs.append({"apiVersion": V1, "kind": "ResourceClaim",
+                         "metadata": {"name": f"{pod}-gpu", "namespace": "default"},
+                         "spec": specs[size]})
+        docs.append({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": pod, "namespace": "default"},
+                     "spec": {"containers": [{"name": "main", "image": "example/app",
+                                              "resources": {"requests": {"cpu": "1"},
+                                                            "claims": [{"name": "gpu"}]}}],
+                              "resourceClaims": [ref]}})
     return docs
 
 

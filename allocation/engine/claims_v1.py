@@ -107,7 +107,7 @@ class V1ClaimController:
             claim = made.get((pod.namespace, pod.meta.uid, entry.name))
             if claim is None:
                 claim = ResourceClaimV1(claim_from_template(
-                    _pod_doc(pod), entry.name, template.to_manifest(),
+                    _pod_doc(pod), entry.name, template.as_v1(),
                     lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
                 state.add(claim)
             _record(state, pod, entry.name, claim.name)

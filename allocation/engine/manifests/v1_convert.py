@@ -69,7 +69,7 @@ def prepare(data: dict, profile: Profile) -> Prepared:
     if version == _V1BETA1:
         _from_v1beta1(doc)
     doc["apiVersion"] = V1_API_VERSION
-    doc, dropped = drop_disabled_fields(doc, profile)
+    doc, dropped = drop_disabled_fields(doc, profile, in_place=True)  # doc is our copy
     _defaults(doc)
     return Prepared(doc, dropped, version)
 

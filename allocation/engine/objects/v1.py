@@ -196,3 +196,10 @@ class ResourceClaimTemplateV1(KObject):
     @property
     def class_names(self) -> list[str]:
         return list(dict.fromkeys(n for r in self.requests for n in r.class_names))
+
+    def as_v1(self) -> dict:
+        """A view of the v1 document for making claims (``v1/templates.py``): identity and
+        ``spec`` (the input's, shared, never copied: readers copy what they keep)."""
+        return {"apiVersion": self.api_version, "kind": self.kind_name,
+                "metadata": {"name": self.name, "namespace": self.namespace},
+                "spec": self.raw["spec"]}

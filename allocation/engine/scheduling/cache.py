@@ -8,11 +8,21 @@ makes every entry stale.
 
 from __future__ import annotations
 
-from typing import Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
-__all__ = ["PlacementCache", "Failure"]
+if TYPE_CHECKING:
+    from allocation.engine.objects import Pod
+
+__all__ = ["PlacementCache", "Failure", "pod_signature"]
 
 F = TypeVar("F")
+
+
+def pod_signature(pod: Pod) -> list:
+    """What the node checks (``fit.node_refusal``) read of a pod: the start of every
+    placement-cache key (the seed's ``PodNeeds.signature``, the v1 scheduler's key)."""
+    return [pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
+            pod.cpu_milli, pod.memory]
 
 
 class _Cursor(NamedTuple):

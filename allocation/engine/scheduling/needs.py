@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from allocation.engine.allocator import Want
 from allocation.engine.objects import ResourceClaimV1
 from allocation.engine.resolve import ClaimPlan, plan_claim
+from allocation.engine.scheduling.cache import pod_signature
 from allocation.engine.scheduling.reasons import missing_controller
 
 if TYPE_CHECKING:
@@ -82,8 +83,7 @@ def pod_needs(state: ClusterState, pod: Pod, plans: Plans, blocker: Blocker) -> 
         the pod's needs; never raises for missing or conflicting objects.
     """
     needs = PodNeeds()
-    signature: list = [pod.namespace, tuple(sorted(pod.node_selector.items())),
-                       repr(pod.node_affinity), pod.cpu_milli, pod.memory]
+    signature = pod_signature(pod)
     for pod_claim in pod.claims:
         name = pod.claim_name(pod_claim)
         claim = state.get("ResourceClaim", pod.namespace, name)

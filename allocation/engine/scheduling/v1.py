@@ -32,6 +32,7 @@ from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.scheduling import binding, fit, v1_explain, v1_extended, v1_prebind
+from allocation.engine.scheduling.cache import pod_signature
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -43,6 +44,7 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
+    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     make_profile,
@@ -56,6 +58,10 @@ __all__ = ["V1Scheduling", "v1_claims"]
 
 
 
+_NO_NEEDS = PodNeeds()
+"""The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
+
+
 @dataclass
 class _Attempt:
     """One pod's scheduling attempt: its claims, the allocator views of the unallocated
@@ -65,6 +71,9 @@ class _Attempt:
     docs: list[dict]
     extended: list[str] = field(default_factory=list)
     check_capacity: bool = True
+    # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have nothing
+    # free are answered without a search), made at the first node that gets that far
+    search: Attempt | None = None
 
 
 class V1Scheduling:
@@ -81,13 +90,16 @@ class V1Scheduling:
         # (the nodes before it refused it and only fill up during a pass), and the refusal
         # of one that fit nowhere. Like the seed's PlacementCache.
         self._placed: dict[tuple, int] = {}
-        self._failed: dict[tuple, tuple[str, dict]] = {}
+        # (what _unchanged gave when it was recorded, (message, detail))
+        self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
+        self._pool_keys: dict[str, tuple] = {}
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self._synced = False
         self._has_classes = None
         self._placed, self._failed = {}, {}
+        self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -130,11 +142,17 @@ class V1Scheduling:
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
         key = _signature(pod, attempt)
-        if key in self._failed:  # an identical pod found no node earlier in this pass
-            message, details = self._failed[key]  # explained with this pod's claims
-            return binding.mark_unschedulable(
-                state, pod, message, v1_explain.detail(state, allocator, found, details, total))
-        start = self._placed.get(key, 0)
+        failed = self._failed.get(key)
+        if failed is not None and failed[0] == self._unchanged(state):
+            # an identical pod found no node earlier in this pass, and nothing changed since
+            return self._fail(state, allocator, pod, found, key, *failed[1])
+        # an identical pod failed since the last release (the epoch): this one fits nowhere
+        # either, so one scan from the first node gives the counts (no shortened scan first)
+        same_epoch = failed is not None and failed[0][0] == state.epoch
+        start = 0 if same_epoch else self._placed.get(key, 0)
+        # that failure's answer per node, reused for a node whose state is the same
+        prior = failed[2] if same_epoch else {}
+        answers: dict | None = {} if key is not None else None
         counts: Counter[str] = Counter()
         details = []
         order = state.node_order[start:] if start else state.node_order
@@ -143,7 +161,14 @@ class V1Scheduling:
                                                  if n != pod.nominated_node_name)]
         try:
             for index, name in enumerate(order, start):
-                refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                seen = None if answers is None else self._node_state(state, allocator, name)
+                before = prior.get(name)
+                if before is not None and _same_node_state(before[0], seen):
+                    refusal = before[1]
+                else:
+                    refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                if answers is not None:
+                    answers[name] = (seen, refusal)
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
@@ -162,11 +187,42 @@ class V1Scheduling:
         if start:  # the nodes skipped must be counted too: scan them all once
             del self._placed[key]
             return self.pod(state, pod, resolved)
+        return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
+                          answers)
+
+    def _node_state(self, state: ClusterState, allocator: Allocator, name: str) -> tuple:
+        """What a node's answer to a pod (of one signature, nothing allocated) depends on
+        within an epoch: the node object (replaced when changed), its usage (replaced by
+        every charge), and the book's version of each pool it sees (counters and capacity
+        are pool-wide)."""
+        node = state.nodes[name]
+        known = self._pool_keys.get(name)
+        if known is None or known[0] is not node:
+            known = (node, tuple(p.key for p in allocator.pools_for(_node_doc(node))))
+            self._pool_keys[name] = known
+        versions = allocator.book.pool_version
+        return (node, state.usage.get(name), tuple([versions.get(k, 0) for k in known[1]]))
+
+    def _fail(self, state: ClusterState, allocator: Allocator, pod: Pod,
+              claims: list[ResourceClaimV1], key: tuple | None, message: str,
+              details: list[dict], answers: dict | None = None) -> bool:
+        """Mark ``pod`` unschedulable, explained with its own claims (``v1_explain``);
+        identical pods get the same answer while nothing that could change a node's answer
+        happened (``_unchanged``), and each node's answer while that node's state is the
+        same (``answers``: node name -> (state, reason))."""
+        binding.mark_unschedulable(state, pod, message, v1_explain.detail(
+            state, allocator, claims, details, len(state.node_order)))
         if key is not None:
-            self._failed[key] = (summary(counts, total), details)
-        return binding.mark_unschedulable(state, pod, summary(counts, total),
-                                          v1_explain.detail(state, allocator, found, details,
-                                                            total))
+            if answers is None:
+                answers = self._failed[key][2]
+            self._failed[key] = (self._unchanged(state), (message, details), answers)
+        return False
+
+    def _unchanged(self, state: ClusterState) -> tuple:
+        """What moves whenever a node's answer to a pod may change within a pass: the epoch
+        (pod capacity released, nodes), the book's allocations, and the events (every bind
+        records Scheduled, whichever scheduler half made it)."""
+        return (state.epoch, len(self._committed), len(state.events.items))
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
                   claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:
@@ -226,9 +282,16 @@ class V1Scheduling:
             _PreBindFailed: the wait ended with a failure condition or the timeout; the
                 claims waiting were deallocated.
         """
-        refusal = fit.node_refusal(state, pod, node, PodNeeds(), attempt.check_capacity)
+        refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
         if refusal:
             return refusal
+        if attempt.search is not None and not attempt.extended \
+                and len(attempt.docs) == len(attempt.claims):
+            # nothing allocated, no extended claim: the allocator's answer comes next, and
+            # for a node with nothing free it is known without a view or a search
+            refusal = attempt.search.known(node.name)
+            if refusal is not None:
+                return refusal
         node_doc = _node_doc(node)
         claims = attempt.claims
         if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
@@ -245,7 +308,12 @@ class V1Scheduling:
                 docs = [*docs, extended]
         pending = [c for c in claims if not c.allocated]
         if docs:
-            outcome = allocator.allocate(node_doc, docs)
+            if extended is None:
+                if attempt.search is None:
+                    attempt.search = allocator.attempt(docs)
+                outcome = attempt.search.allocate(node_doc)
+            else:
+                outcome = allocator.allocate(node_doc, docs)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
             allocations = list(outcome.allocations)
@@ -347,9 +415,14 @@ def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
         extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
                          for c in [*(spec.get("initContainers") or ()),
                                    *(spec.get("containers") or ())])
-    return (pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
-            pod.cpu_milli, pod.memory, extended,
-            *(json.dumps(d["spec"], sort_keys=True) for d in attempt.docs))
+    # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
+    # order, and a spec written in another order only misses the cache, never shares it
+    return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
+
+
+def _same_node_state(before: tuple | None, now: tuple | None) -> bool:
+    return (before is not None and now is not None and before[0] is now[0]
+            and before[1] is now[1] and before[2] == now[2])
 
 
 def _claim_doc(claim: ResourceClaimV1) -> dict:

@@ -55,6 +55,7 @@ def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaim
         ``reasons.detail_of`` of the completed entries.
     """
     pending = None
+    details = [dict(entry) for entry in details]  # the scheduler may reuse its entries
     for entry in details:
         if entry["reason"] in EXPLAINED_REASONS:
             pending = pending if pending is not None else _pending(claims)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from allocation.engine.v1.allocator import (
     NOT_AVAILABLE,
     Allocator,
+    Attempt,
     allocated_claim_fits,
     dra_score,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "AllocationBook",
     "AllocationError",
     "Allocator",
+    "Attempt",
     "CelRuntimeError",
     "FeatureGateError",
     "Outcome",

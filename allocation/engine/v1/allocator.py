@@ -2,7 +2,8 @@
 per-device selector results and the book of allocations, across Allocate calls.
 
 ``Allocator.allocate`` runs one ``Search`` (one pod's claims on one node);
-``Allocator.first_fit`` tries nodes in order, skipping nodes known to have nothing free.
+``Allocator.first_fit`` tries nodes in order, skipping nodes known to have nothing free;
+``Allocator.attempt`` gives a scheduler that filters nodes itself the same skipping.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.search import Outcome, Search, claim_key
 
-__all__ = ["NOT_AVAILABLE", "Allocator", "allocated_claim_fits", "dra_score"]
+__all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 
@@ -63,10 +64,15 @@ class Allocator:
                                        consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
+        # counters for benchmarks: devices that reached the selector step of a search, and
+        # selector results computed (misses of the per-device cache)
+        self.examined = 0
+        self.evaluated = 0
         self.book = book if book is not None else AllocationBook(profile.consumable_capacity)
         self.book.release_listeners.append(self._freed)
         # nodes known to have no free device in any usable pool, and which nodes see a pool
         self._full: set[str] = set()
+        self._full_reason: dict[str, str] = {}  # the outcome reason of a node in _full
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
         self._names_key: tuple = ()
         # every node of the current list at an index in [1, _hint) is in _full
@@ -107,6 +113,10 @@ class Allocator:
         UnschedulableError (a missing DeviceClass).
         """
         return Search(self, node, claims).run()
+
+    def attempt(self, claims: list[dict]) -> Attempt:
+        """One pod's ``claims`` to try on node after node (see ``Attempt``)."""
+        return Attempt(self, claims)
 
     def first_fit(self, nodes: list[dict], claims: list[dict]) -> tuple[dict, Outcome] | None:
         """Try ``nodes`` in order and return the first ``(node, outcome)`` that fits, or
@@ -163,9 +173,11 @@ class Allocator:
                 if index is not None and index < self._hint:
                     self._hint = max(1, index)
 
-    def note_full(self, node_name: str, pools: list[Pool]) -> None:
-        """Remember that ``node_name`` has no free device until a release in its pools."""
+    def note_full(self, node_name: str, pools: list[Pool], reason: str) -> None:
+        """Remember that ``node_name`` has no free device until a release in its pools, and
+        the ``reason`` its allocations failed with."""
         self._full.add(node_name)
+        self._full_reason[node_name] = reason
         for pool in pools:
             self._pool_nodes.setdefault(pool.key, set()).add(node_name)
 
@@ -185,12 +197,49 @@ class Allocator:
         src = sel.source
         found = cache.get(src)
         if found is None:
+            self.evaluated += 1
             try:
                 found = bool(sel.matches(dev.driver, dev.raw))
             except CelEvaluationError as exc:
                 raise CelRuntimeError(owner, index, src, "/".join(dev.key), str(exc)) from exc
             cache[src] = found
         return found
+
+
+class Attempt:
+    """One pod's claims tried on node after node by a scheduler that picks the nodes (and
+    filters them by its own checks first).
+
+    ``allocate(node)`` is exactly ``Allocator.allocate(node, claims)``, except that once one
+    call has passed the node-independent preflight, a node known to have no free device is
+    answered without a search when that cannot change the outcome (only normal ExactCount
+    requests; docs/v1.md, "Speed"). The claims must not change between calls.
+    """
+
+    __slots__ = ("_alloc", "_claims", "_skip")
+
+    def __init__(self, alloc: Allocator, claims: list[dict]) -> None:
+        self._alloc = alloc
+        self._claims = claims
+        self._skip = None  # becomes the Allocator's full-node set after a first call
+
+    def known(self, node_name: str) -> str | None:
+        """The reason ``allocate`` would give on the node called ``node_name`` when it is
+        known without a search (a node with nothing free, after a first call), else None."""
+        skip = self._skip
+        if skip is not None and node_name in skip:
+            return self._alloc._full_reason[node_name]
+        return None
+
+    def allocate(self, node: dict) -> Outcome:
+        """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
+        reason = self.known((node.get("metadata") or {}).get("name", ""))
+        if reason is not None:
+            return Outcome(None, reason)
+        outcome = self._alloc.allocate(node, self._claims)
+        if self._skip is None and self._claims and _plain(self._claims):
+            self._skip = self._alloc._full
+        return outcome
 
 
 def _plain(claims: list[dict]) -> bool:

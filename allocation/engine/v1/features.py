@@ -9,6 +9,7 @@ contract). ``--feature-gates`` is parsed as kube-scheduler's flag parses it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 __all__ = [
     "DEFAULT_RELEASE",
@@ -124,7 +125,11 @@ def _parse_bool(name: str, raw: str) -> bool:
 
 @dataclass(frozen=True)
 class Profile:
-    """One Kubernetes release with its effective gates; every quirk is a property here."""
+    """One Kubernetes release with its effective gates; every quirk is a property here.
+
+    The allocator reads the quirks in its innermost loops, so each is computed once per
+    profile (``cached_property``); ``gates`` must not change after construction.
+    """
 
     release: str = DEFAULT_RELEASE
     gates: dict[str, bool] = field(default_factory=dict)
@@ -134,40 +139,40 @@ class Profile:
         return self.gates.get(gate, False)
 
     # -- allocator features (upstream's Features struct) --
-    @property
+    @cached_property
     def admin_access(self) -> bool:
         return self.enabled("DRAAdminAccess")
 
-    @property
+    @cached_property
     def prioritized_list(self) -> bool:
         return self.enabled("DRAPrioritizedList")
 
-    @property
+    @cached_property
     def partitionable_devices(self) -> bool:
         return self.enabled("DRAPartitionableDevices")
 
-    @property
+    @cached_property
     def device_taints(self) -> bool:
         return self.enabled("DRADeviceTaints")
 
-    @property
+    @cached_property
     def binding_and_status(self) -> bool:
         return (self.enabled("DRADeviceBindingConditions")
                 and self.enabled("DRAResourceClaimDeviceStatus"))
 
-    @property
+    @cached_property
     def consumable_capacity(self) -> bool:
         return self.enabled("DRAConsumableCapacity")
 
-    @property
+    @cached_property
     def extended_resource(self) -> bool:
         return self.enabled("DRAExtendedResource")
 
-    @property
+    @cached_property
     def list_type_attributes(self) -> bool:
         return self.enabled("DRAListTypeAttributes")
 
-    @property
+    @cached_property
     def variant(self) -> str:
         """The first allocator variant supporting every enabled feature (docs/v1.md)."""
         wanted = {f for f in ("admin_access", "prioritized_list", "partitionable_devices",
@@ -193,63 +198,63 @@ class Profile:
         return self._supports("consumable_capacity")
 
     # -- release quirks --
-    @property
+    @cached_property
     def _minor(self) -> int:
         return int(self.release.split(".")[1])
 
-    @property
+    @cached_property
     def combinations(self) -> bool:
         """[1.36+] later slots of a request scan on after the previous pick (PR #133678);
         the stable variant of 1.36 still scans from the start."""
         return self._minor >= 36 and self.variant != "stable"
 
-    @property
+    @cached_property
     def incomplete_pools_for_exact_count(self) -> bool:
         """[1.34] ExactCount requests still used incomplete pools."""
         return self._minor == 34
 
-    @property
+    @cached_property
     def legacy_pools(self) -> bool:
         """[1.34] pools from node-matching slices only, complete when the kept slices number
         resourceSliceCount, invalid only for duplicate device names; shared counters are
         local to their slice."""
         return self._minor == 34
 
-    @property
+    @cached_property
     def invalid_pools_fatal(self) -> bool:
         """[1.34] a search reaching an invalid pool fails with a fatal error."""
         return self._minor == 34
 
-    @property
+    @cached_property
     def copy_tolerations(self) -> bool:
         """[1.35+] results copy the request's tolerations."""
         return self._minor >= 35
 
-    @property
+    @cached_property
     def all_subrequest_bug(self) -> bool:
         """[1.35 and before] an All subrequest at position >= 2 continues after its first
         device with the first subrequest's data."""
         return self._minor <= 35
 
-    @property
+    @cached_property
     def counters_count_shared(self) -> bool:
         """[1.36+] a device allocated only through shared results still consumes its
         counters when availability is computed (IsDeviceAllocated)."""
         return self._minor >= 36
 
-    @property
+    @cached_property
     def distinct_attribute(self) -> bool:
         """distinctAttribute constraints exist only in the variants with consumable capacity
         (experimental; from 1.36 incubating too)."""
         return self._supports("consumable_capacity")
 
-    @property
+    @cached_property
     def binding_slices_last(self) -> bool:
         """The variants with binding conditions put pools with binding-condition devices
         last (experimental; from 1.36 incubating too), whether the gate is on or not."""
         return self._supports("binding_and_status")
 
-    @property
+    @cached_property
     def binding_slices_last_in_pool(self) -> bool:
         """[1.34/1.35 experimental] slices with binding-condition devices were added to
         their pool after the others."""
@@ -261,7 +266,7 @@ class Profile:
         from 1.35 only NoSchedule and NoExecute block."""
         return self._minor == 34
 
-    @property
+    @cached_property
     def max_taints(self) -> int:
         return 4 if self._minor == 34 else 16
 

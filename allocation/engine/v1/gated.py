@@ -36,11 +36,15 @@ def _drop(obj: dict, names: tuple[str, ...], gate: str, path: str, profile: Prof
             dropped.append((f"{path}.{name}", gate))
 
 
-def drop_disabled_fields(doc: dict, profile: Profile) -> tuple[dict, list[tuple[str, str]]]:
+def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
+                         ) -> tuple[dict, list[tuple[str, str]]]:
     """A copy of the v1 ``doc`` without the fields of disabled gates, and the dropped
     ``(field path, gate)`` pairs in document order. Kinds other than DeviceClass,
-    ResourceSlice, ResourceClaim and ResourceClaimTemplate come back unchanged."""
-    doc = copy.deepcopy(doc)
+    ResourceSlice, ResourceClaim and ResourceClaimTemplate come back unchanged.
+    ``in_place=True`` changes and returns ``doc`` itself (for a caller that owns a copy
+    already: the loader copies every document once)."""
+    if not in_place:
+        doc = copy.deepcopy(doc)
     dropped: list[tuple[str, str]] = []
     kind = doc.get("kind")
     spec = doc.get("spec")

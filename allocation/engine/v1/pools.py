@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,7 +26,13 @@ def quantity_value(text: Any) -> Fraction:
     """The exact value of a quantity string (or number)."""
     if isinstance(text, int | float):
         return Fraction(text)
-    return Quantity.parse(str(text)).value
+    return _parsed(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Fraction:
+    # Slices repeat a few quantity strings on every device; Fractions are immutable.
+    return Quantity.parse(text).value
 
 
 def node_view(node: dict) -> SimpleNamespace:
@@ -184,6 +191,7 @@ class SliceIndex:
             else:
                 self._shared.append(s)
         self._cache: dict[tuple, list[Pool]] = {}
+        self._last: dict[str, tuple[dict, list[Pool]]] = {}
 
     def devices(self, slice_: dict) -> list[Device]:
         """The parsed devices of ``slice_`` (cached)."""
@@ -195,12 +203,20 @@ class SliceIndex:
 
     def pools_for(self, node: dict) -> list[Pool]:
         """The pools visible on ``node``, in the planner's order (cached per node)."""
+        meta = node.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        # the last answer per node name, while its labels are unchanged (one lookup per
+        # call instead of sorting the labels; the scheduler asks once per pod and node)
+        last = self._last.get(meta.get("name", ""))
+        if last is not None and last[0] == labels:
+            return last[1]
         view = node_view(node)
         key = (view.name, tuple(sorted(view.meta.labels.items())))
         found = self._cache.get(key)
         if found is None:
             found = self._gather(view)
             self._cache[key] = found
+        self._last[view.name] = (dict(labels), found)
         return found
 
     def _gather(self, node) -> list[Pool]:

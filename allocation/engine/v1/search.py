@@ -144,8 +144,9 @@ class Search:
         if not self.claims:
             return Outcome([])
         if self._nothing_free():
-            self.alloc.note_full(self.node_name, self.pools)
-            return self._no_fit()
+            outcome = self._no_fit()
+            self.alloc.note_full(self.node_name, self.pools, outcome.reason)
+            return outcome
         done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
             return self._no_fit()
@@ -291,6 +292,7 @@ class Search:
     # -- per-device checks --
     def selectable(self, rd: RequestData, view, dev) -> bool:
         """Binding conditions, class then request selectors (lazy), per-device nodes."""
+        self.alloc.examined += 1
         if dev.binding_conditions and not self.profile.binding_and_status:
             return False
         result = self.alloc.selector_result

@@ -8,6 +8,7 @@ virtual clock) fails here. When a change of output is intended, regenerate the f
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -48,6 +49,33 @@ def test_every_example_has_golden_outputs():
 def test_simulate_output_is_byte_identical(case):
     expected = _golden_path(*case).read_text(encoding="utf-8")
     assert _simulate(*case) == expected
+
+
+@pytest.mark.parametrize("output", ["yaml", "json"])
+def test_v1_example_simulates_byte_identically_twice(output):
+    """The v1 example (README tour) gives the same bytes on every run, and places what the
+    README says: a whole GPU on node-a, both halves on node-b, train-2 pending, claims made
+    from the templates."""
+    path = ROOT / "examples" / "v1-gpus.yaml"
+    first = _simulate(path, "first-fit", output, "")
+    assert _simulate(path, "first-fit", output, "") == first
+    if output == "yaml":
+        assert "message: Successfully assigned default/train-1 to node-a" in first
+        assert "message: Successfully assigned default/infer-2 to node-b" in first
+        assert 'message: "0/3 nodes are available: 3 cannot allocate all claims."' in first
+        assert "name: train-1-gpu-6kgcc" in first and "resourceClaimName:" not in (
+            (ROOT / "examples" / "v1-gpus.yaml").read_text(encoding="utf-8"))
+
+
+def test_readme_v1_tour_shows_what_simulate_prints():
+    """Every YAML excerpt of the README's v1 tour is a verbatim part of the output."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("## A resource.k8s.io/v1 cluster", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^  ```yaml\n(.*?)^  ```", tour, re.S | re.M)
+    output = _simulate(ROOT / "examples" / "v1-gpus.yaml", "first-fit", "yaml", "")
+    assert len(blocks) == 2
+    for block in blocks:
+        assert "\n".join(line[2:] for line in block.splitlines()) in output
 
 
 if __name__ == "__main__":  # regenerate: python tests/allocation/engine/test_examples_golden.py

@@ -82,3 +82,14 @@ def test_template_accessors():
     assert tpl.claim_annotations == {"a": "b"} and tpl.claim_labels == {}
     assert tpl.claim_spec["devices"]["requests"][0]["exactly"]["count"] == 1
     assert tpl.class_names == ["gpu"] and tpl.namespace == "ns"
+
+
+def test_template_as_v1_is_the_manifest_identity_and_spec_without_a_copy():
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t", "namespace": "ns"},
+           "spec": {"spec": {"devices": {"requests": [request()]}}}}
+    [tpl] = load([doc]).objects
+    view, manifest = tpl.as_v1(), tpl.to_manifest()
+    assert view["spec"] == manifest["spec"] and view["spec"] is tpl.raw["spec"]
+    assert (view["apiVersion"], view["kind"], view["metadata"]) == (
+        manifest["apiVersion"], manifest["kind"], {"name": "t", "namespace": "ns"})

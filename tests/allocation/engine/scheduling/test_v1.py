@@ -4,6 +4,10 @@ claims are placed by the v1 allocator, nodes in name order."""
 from __future__ import annotations
 
 from datetime import timedelta
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation.engine.events import parse_time
 from allocation.engine.objects import stable_uid
@@ -11,7 +15,14 @@ from allocation.engine.simulation import simulate
 from allocation.engine.v1.templates import extended_claim_name
 from allocation.engine.writer import dump
 from tests.allocation.engine.autoscaler.builders import node_group
-from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    class_doc,
+    device,
+    load,
+    request,
+    slice_doc,
+)
 from tests.factories import node, pod
 
 
@@ -306,3 +317,48 @@ def test_alike_pods_fill_nodes_in_order_and_the_last_counts_every_node():
         assert _condition(output, name) == (
             "Unschedulable", "0/3 nodes are available: 2 cannot allocate all claims, "
             "1 node(s) were unschedulable.")
+
+
+def _twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
+    """``nodes`` nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its
+    claim asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
+    docs = [node(f"node-{n}", cpu="3") for n in range(nodes)] + [class_doc()]
+    for n in range(nodes):
+        docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
+                               device("gpu-1", attributes={"big": {"bool": False}})],
+                              name=f"node-{n}-gpus", nodeName=f"node-{n}",
+                              pool={"name": f"node-{n}", "resourceSliceCount": 1}))
+    for i, (count, cpu) in enumerate(shapes):
+        big = count > 2
+        selectors = ([{"cel": {"expression": 'device.attributes["gpu.example.com"].big'}}]
+                     if big else [])
+        docs.append(claim_doc([request(count=1 if big else count, selectors=selectors)],
+                              name=f"claim-{i}"))
+        docs.append(pod(f"pod-{i}", claims={"gpu": f"claim-{i}"}, cpu=str(cpu)))
+    return docs
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 2)), max_size=12))
+def test_alike_pods_get_what_a_scan_without_the_placement_cache_gives(shapes):
+    docs = _twins(shapes)
+    cached = dump(simulate(load(docs)).output(), "yaml")
+    with patch("allocation.engine.scheduling.v1._signature", return_value=None):
+        assert dump(simulate(load(docs)).output(), "yaml") == cached
+
+
+def test_a_failure_is_not_reused_once_a_node_changed():
+    # pod-0 and pod-1 fill both nodes' devices; pod-2 fails; "plain" takes 2 of node-0's 3
+    # CPUs; pod-2's twin pod-3 must see node-0's new answer
+    docs = _twins([(2, 1), (2, 1), (2, 1)], nodes=2)
+    docs += [pod("plain", cpu="2"), claim_doc([request(count=2, selectors=[])], name="claim-3"),
+             pod("pod-3", claims={"gpu": "claim-3"}, cpu="1")]
+    output = simulate(load(docs)).output()
+    first = {}  # each pod's first FailedScheduling message: the first pass's answer
+    for e in output["items"]:
+        if e["kind"] == "Event" and e["reason"] == "FailedScheduling":
+            first.setdefault(e["involvedObject"]["name"], e["message"])
+    assert first["pod-2"] == "0/2 nodes are available: 2 cannot allocate all claims."
+    assert _items(output, "Pod")["plain"]["spec"]["nodeName"] == "node-0"
+    assert first["pod-3"] == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.")

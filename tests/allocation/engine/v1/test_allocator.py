@@ -1,4 +1,4 @@
-"""The long-lived Allocator: first_fit over ordered nodes, caches, allocated claims."""
+"""The long-lived Allocator: first_fit over ordered nodes, attempts, caches, allocated claims."""
 
 from __future__ import annotations
 
@@ -50,6 +50,59 @@ def test_first_fit_still_raises_node_independent_errors():
     assert a.first_fit(NODES, [claim("c")]) is None
     with pytest.raises(UnschedulableError):
         a.first_fit(NODES, [claim("c", request(cls="missing"))])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.booleans(), st.integers(0, 20),
+                          st.permutations(range(4))), max_size=25))
+def test_attempt_equals_allocate_on_every_node(steps):
+    fast, slow = _cluster(), _cluster()
+    placed: list[str] = []
+    for i, (count, release, victim, order) in enumerate(steps):
+        if release and placed:
+            name = placed.pop(victim % len(placed))
+            fast.release(claim(name))
+            slow.release(claim(name))
+            continue
+        c = claim(f"c{i}", request(count=min(count, 2), adminAccess=count == 3))
+        attempt = fast.attempt([c])
+        outcomes = []
+        for n in order:
+            known = attempt.known(NODES[n]["metadata"]["name"])
+            outcomes.append((attempt.allocate(NODES[n]), slow.allocate(NODES[n], [c]), known))
+        for got, want, known in outcomes:
+            assert (got.allocations, got.reason) == (want.allocations, want.reason)
+            assert known is None or known == want.reason
+        fitting = next((got for got, _, _ in outcomes if got.fits), None)
+        if fitting is not None:
+            fast.commit(c, fitting.allocations[0])
+            slow.commit(c, fitting.allocations[0])
+            placed.append(f"c{i}")
+
+
+def test_attempt_raises_preflight_errors_and_fits_no_claims_everywhere():
+    a = _cluster()
+    for i in range(4):
+        found = a.first_fit(NODES, [claim(f"x{i}", request(count=2))])
+        a.commit(claim(f"x{i}"), found[1].allocations[0])
+    attempt = a.attempt([claim("c")])
+    assert [attempt.allocate(n).reason for n in NODES] == ["cannot allocate all claims"] * 4
+    with pytest.raises(UnschedulableError):
+        a.attempt([claim("c", request(cls="missing"))]).allocate(NODES[3])
+    empty = a.attempt([])
+    assert all(empty.allocate(n).fits for n in NODES)
+
+
+def test_a_node_whose_labels_change_sees_the_pools_of_its_new_labels():
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "gpu", "operator": "In", "values": ["yes"]}]}]}
+    a = allocator([slice_("s", [device("d0")], node=None, pool="p", nodeSelector=selector)])
+    labelled = node("node-1", gpu="yes")
+    assert a.allocate(labelled, [claim("c")]).fits
+    assert not a.allocate(node("node-1"), [claim("c")]).fits
+    labelled["metadata"]["labels"]["gpu"] = "no"  # changed in place
+    assert not a.allocate(labelled, [claim("c")]).fits
+    assert a.allocate(node("node-1", gpu="yes"), [claim("c")]).fits
 
 
 def test_set_slices_drops_cached_pools():

@@ -42,3 +42,11 @@ def test_gate_flags_decide():
     cls = {"kind": "DeviceClass", "spec": {"extendedResourceName": "example.com/gpu"}}
     assert drop_disabled_fields(cls, make_profile("1.35"))[1] == [
         ("spec.extendedResourceName", "DRAExtendedResource")]
+
+
+def test_in_place_changes_the_document_itself_and_drops_the_same_fields():
+    doc = {"kind": "DeviceClass", "spec": {"extendedResourceName": "example.com/gpu"}}
+    copied, dropped = drop_disabled_fields(doc, make_profile("1.35"))
+    assert copied is not doc and "extendedResourceName" in doc["spec"]
+    same, dropped_in_place = drop_disabled_fields(doc, make_profile("1.35"), in_place=True)
+    assert same is doc and doc == copied and dropped_in_place == dropped
