@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from allocation.engine.cel import CelCompileError, compile_expression, compile_selector
 from allocation.engine.cel.device import compile_device_selector
-from allocation.engine.v1 import make_profile
+from allocation.services.profile import console_profile
 
 __all__ = ["CelSource", "cel_sources", "compile_errors", "TEMPLATE_EXPRESSION"]
 
@@ -84,7 +84,7 @@ def compile_errors(item: CelSource) -> list[str]:
             compile_selector(item.source)
         elif item.kind == "device selector":
             compile_device_selector(item.source,
-                                    consumable_capacity=make_profile().consumable_capacity)
+                                    consumable_capacity=console_profile().consumable_capacity)
         elif item.kind == "expression":
             compile_expression(item.source, {"object": "dyn"})
         else:

@@ -198,7 +198,7 @@ def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]
     by_pool: dict[tuple[str, str], list[ResourceSlice]] = defaultdict(list)
     for piece in pieces:
         by_pool[piece.pool_key].append(piece)
-    index = SliceIndex([s.as_v1() for s in pieces], make_profile())
+    index = SliceIndex([s.as_v1() for s in pieces], state.profile or make_profile())
     holders = holders_by_device(state)
     for name in names:
         node = state.nodes.get(name)

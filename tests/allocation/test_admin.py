@@ -143,3 +143,16 @@ def test_adding_a_device_class_with_a_bad_selector_names_the_field(staff):
     assert not models.DeviceClass.objects.exists()
     good = staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(v1.device_class("new"))})
     assert good.status_code == 302 and models.DeviceClass.objects.get().name == "new"
+
+
+def test_a_device_class_selector_is_compiled_under_the_consoles_feature_gates(staff, settings):
+    from tests import v1_cluster as v1
+
+    gated = v1.device_class("new", "device.allowMultipleAllocations")
+    settings.DRA_FEATURE_GATES = "DRAConsumableCapacity=false"
+    response = staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(gated)})
+    assert response.status_code == 200
+    [message] = response.context["adminform"].form.errors["manifest"]
+    assert "allowMultipleAllocations" in message
+    settings.DRA_FEATURE_GATES = ""  # the 1.36 default: the gate is on
+    assert staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(gated)}).status_code == 302
