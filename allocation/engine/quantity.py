@@ -6,7 +6,8 @@ import re
 from fractions import Fraction
 from functools import total_ordering
 
-__all__ = ["Quantity", "QUANTITY_PATTERN"]
+__all__ = ["Quantity", "QUANTITY_PATTERN", "BINARY_SI", "DECIMAL_SI", "DECIMAL_EXPONENT",
+           "quantity_format", "go_quantity_text"]
 
 QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
@@ -16,6 +17,11 @@ _SYNTAX = re.compile(
 )
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
+"""apimachinery's quantity formats: a quantity remembers the one it was parsed in and is
+written back in it (``go_quantity_text``)."""
+_BINARY_SUFFIXES = ("", *_BINARY)
+_DECIMAL_SUFFIXES = {power: name for name, power in _DECIMAL.items()}
 _MAX_EXPONENT = 1000  # keeps "1e999999999" from building a gigantic integer
 
 
@@ -133,8 +139,9 @@ def _format(value: Fraction) -> str:
     return sign + decimal
 
 
-def _format_decimal(magnitude: Fraction) -> str:
-    # Write the value as mantissa * 10**exponent with the mantissa not divisible by 10.
+def _mantissa_exponent(magnitude: Fraction) -> tuple[int, int]:
+    """``magnitude`` (> 0, a finite decimal) as mantissa * 10**exponent, the mantissa not
+    divisible by 10."""
     exponent = 0
     while magnitude.denominator != 1:
         magnitude *= 10
@@ -143,9 +150,48 @@ def _format_decimal(magnitude: Fraction) -> str:
     while mantissa % 10 == 0:
         mantissa //= 10
         exponent += 1
+    return mantissa, exponent
+
+
+def _format_decimal(magnitude: Fraction) -> str:
+    mantissa, exponent = _mantissa_exponent(magnitude)
     if exponent < -9 or exponent > 21:
         return f"{mantissa}e{exponent}"
     for name, power in sorted(_DECIMAL.items(), key=lambda item: -item[1]):
         if power <= exponent:
             return f"{mantissa * 10 ** (exponent - power)}{name}"
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def quantity_format(text) -> str:
+    """The format apimachinery's ParseQuantity gives ``text``: BinarySI for a binary
+    suffix, DecimalExponent for an ``e``/``E`` exponent, else DecimalSI."""
+    text = str(text).strip()
+    if text.endswith(_BINARY_SUFFIXES[1:]):
+        return BINARY_SI
+    if re.search(r"[0-9.][eE][-+]?[0-9]+$", text):
+        return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def go_quantity_text(value: Fraction, fmt: str) -> str:
+    """``value`` in apimachinery's canonical form for ``fmt`` (Quantity.String): BinarySI
+    as a whole multiple of the largest power of 1024 (below 1024 or fractional: decimal),
+    decimal forms as mantissa and an exponent that is a multiple of 3. Unlike ``str()``
+    of a Quantity (the planner's shortest form), this is what upstream writes back, e.g.
+    in ``consumedCapacity`` (docs/v1.md)."""
+    if value == 0:
+        return "0"
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    if fmt == BINARY_SI and value >= 1024 and value.denominator == 1:
+        number, power = value.numerator, 0
+        while number % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
+            number //= 1024
+            power += 1
+        return f"{sign}{number}{_BINARY_SUFFIXES[power]}"
+    mantissa, exponent = _mantissa_exponent(value)
+    power = exponent // 3 * 3
+    mantissa *= 10 ** (exponent - power)
+    if fmt != DECIMAL_EXPONENT and power in _DECIMAL_SUFFIXES:
+        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES[power]}"
+    return f"{sign}{mantissa}" + (f"e{power}" if power else "")

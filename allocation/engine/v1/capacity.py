@@ -5,18 +5,11 @@ checking what is left, and writing the consumed amounts as upstream serializes t
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 
-from allocation.engine.quantity import Quantity
+from allocation.engine.quantity import BINARY_SI, DECIMAL_SI, Quantity, go_quantity_text
 
-__all__ = ["capacity_fits", "consumed_capacity", "consumed_texts", "go_quantity_text",
-           "quantity_format"]
-
-BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
-_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P",
-                     18: "E"}
+__all__ = ["capacity_fits", "consumed_capacity", "consumed_texts"]
 
 
 def _go_mod(a: int, b: int) -> int:
@@ -85,45 +78,6 @@ def consumed_texts(requests: dict[str, Fraction] | None, formats: dict[str, str]
                                (formats or {}).get(name, DECIMAL_SI))
         out[name] = go_quantity_text(value, fmt)
     return out
-
-
-def quantity_format(text) -> str:
-    """The format apimachinery's ParseQuantity gives ``text``: BinarySI for a binary
-    suffix, DecimalExponent for an ``e``/``E`` exponent, else DecimalSI."""
-    text = str(text).strip()
-    if text.endswith(_BINARY_SUFFIXES[1:]):
-        return BINARY_SI
-    if re.search(r"[0-9.][eE][-+]?[0-9]+$", text):
-        return DECIMAL_EXPONENT
-    return DECIMAL_SI
-
-
-def go_quantity_text(value: Fraction, fmt: str) -> str:
-    """``value`` in apimachinery's canonical form for ``fmt`` (Quantity.String): BinarySI
-    as a whole multiple of the largest power of 1024 (below 1024 or fractional: decimal),
-    decimal forms as mantissa and an exponent that is a multiple of 3."""
-    if value == 0:
-        return "0"
-    sign, value = ("-", -value) if value < 0 else ("", value)
-    if fmt == BINARY_SI and value >= 1024 and value.denominator == 1:
-        number, power = value.numerator, 0
-        while number % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
-            number //= 1024
-            power += 1
-        return f"{sign}{number}{_BINARY_SUFFIXES[power]}"
-    exponent = 0
-    while value.denominator != 1:
-        value *= 10
-        exponent -= 1
-    mantissa = value.numerator
-    while mantissa % 10 == 0:
-        mantissa //= 10
-        exponent += 1
-    power = exponent // 3 * 3
-    mantissa *= 10 ** (exponent - power)
-    if fmt != DECIMAL_EXPONENT and power in _DECIMAL_SUFFIXES:
-        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES[power]}"
-    return f"{sign}{mantissa}" + (f"e{power}" if power else "")
 
 
 def capacity_fits(requests: dict[str, Fraction] | None, device,

@@ -15,8 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from allocation.engine.labels import node_selector_matches
-from allocation.engine.quantity import Quantity
-from allocation.engine.v1.capacity import quantity_format
+from allocation.engine.quantity import Quantity, quantity_format
 from allocation.engine.v1.features import Profile
 
 __all__ = ["Device", "Pool", "SliceIndex", "node_view", "quantity_value"]

@@ -14,12 +14,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
-from allocation.engine.v1.capacity import (
-    capacity_fits,
-    consumed_capacity,
-    consumed_texts,
-    quantity_format,
-)
+from allocation.engine.quantity import quantity_format
+from allocation.engine.v1.capacity import capacity_fits, consumed_capacity, consumed_texts
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError

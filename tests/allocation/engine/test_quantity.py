@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from allocation.engine.quantity import Quantity
+from allocation.engine.quantity import Quantity, go_quantity_text, quantity_format
 
 
 @pytest.mark.parametrize(
@@ -85,3 +85,12 @@ def test_ordering_agrees_with_fractions(a: Fraction, b: Fraction) -> None:
     assert (qa < qb) == (a < b)
     assert (qa == qb) == (a == b)
     assert Quantity.parse(str(qa)).value == a
+
+
+@pytest.mark.parametrize(("text", "fmt", "written"), [
+    ("4096", "DecimalSI", "4096"), ("1.5Gi", "BinarySI", "1536Mi"), ("2G", "DecimalSI", "2G"),
+    ("1e3", "DecimalExponent", "1e3"), ("500m", "DecimalSI", "500m"), ("512", "DecimalSI", "512"),
+    ("0.5Ki", "BinarySI", "512"), ("-2Gi", "BinarySI", "-2Gi"), ("0", "DecimalSI", "0")])
+def test_quantities_are_written_back_in_their_format_as_apimachinery_does(text, fmt, written):
+    assert quantity_format(text) == fmt
+    assert go_quantity_text(Quantity.parse(text).value, fmt) == written
