@@ -23,12 +23,12 @@ from allocation.engine.v1.features import (
     make_profile,
     parse_feature_gates,
 )
+from allocation.engine.v1.requests import claim_key
 from allocation.engine.v1.search import (
     CANNOT_ALLOCATE,
     INVALID_POOLS,
     MAX_RESULTS,
     Outcome,
-    claim_key,
 )
 
 __all__ = [

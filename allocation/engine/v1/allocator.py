@@ -19,7 +19,8 @@ from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
-from allocation.engine.v1.search import Outcome, Search, claim_key
+from allocation.engine.v1.requests import claim_key
+from allocation.engine.v1.search import Outcome, Search
 
 __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 

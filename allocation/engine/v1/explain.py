@@ -23,7 +23,8 @@ from allocation.engine.v1.errors import (
     UnschedulableError,
     selector_name,
 )
-from allocation.engine.v1.search import ClaimState, RequestData, Search
+from allocation.engine.v1.requests import ClaimState, RequestData
+from allocation.engine.v1.search import Search
 from allocation.engine.v1.taints import untolerated_taint
 
 __all__ = [

@@ -8,37 +8,28 @@ it returns the allocations or the reason nothing fits. Fatal errors raise
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
-from allocation.engine.quantity import quantity_format
 from allocation.engine.v1.capacity import capacity_fits, consumed_capacity, consumed_texts
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
-from allocation.engine.v1.pools import quantity_value
+from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
     from allocation.engine.v1.allocator import Allocator
 
-__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "ClaimState", "Outcome", "Pick",
-           "RequestData", "Search", "claim_key"]
+__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search"]
 
 MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
 CANNOT_ALLOCATE = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 _EXCEEDED = "exceeded"  # the 32-results limit was hit below this point (not fatal)
-
-
-def claim_key(claim: Mapping) -> str:
-    """``namespace/name`` of a claim, as upstream's klog.KObj prints it."""
-    meta = claim.get("metadata") or {}
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
 @dataclass
@@ -53,66 +44,6 @@ class Outcome:
     @property
     def fits(self) -> bool:
         return self.allocations is not None
-
-
-class Pick:
-    """One device picked for one request (or subrequest) of one claim."""
-
-    __slots__ = ("request_name", "device", "admin", "tolerations", "consumed", "consumed_text")
-
-    def __init__(self, request_name, device, admin, tolerations, consumed,
-                 consumed_text=None) -> None:
-        self.request_name = request_name
-        self.device = device
-        self.admin = admin
-        self.tolerations = tolerations
-        self.consumed = consumed  # dict for shared (multi-allocatable) results, else None
-        self.consumed_text = consumed_text  # the same amounts as upstream writes them
-
-
-class RequestData:
-    """A request or subrequest, prepared for the search."""
-
-    __slots__ = ("name", "parent", "klass", "class_selectors", "selectors", "all_mode",
-                 "num_devices", "all_devices", "admin", "tolerations", "capacity",
-                 "capacity_formats", "claim")
-
-    def __init__(self, body: dict, parent: str | None) -> None:
-        self.name = body["name"]
-        self.parent = parent
-        self.all_mode = body.get("allocationMode", "ExactCount") == "All"
-        self.admin = bool(body.get("adminAccess"))
-        self.tolerations = body.get("tolerations") or ()
-        reqs = (body.get("capacity") or {}).get("requests")
-        self.capacity = ({k: quantity_value(v) for k, v in reqs.items()}
-                         if reqs is not None else None)
-        self.capacity_formats = {k: quantity_format(v) for k, v in (reqs or {}).items()}
-        self.num_devices = 0 if self.all_mode else int(body.get("count", 1))
-        self.all_devices: list = []
-        self.klass = None
-        self.class_selectors: list = []
-        self.selectors: list = []
-        self.claim = ""  # the claim's key, to name it in a CEL runtime error
-
-    @property
-    def result_name(self) -> str:
-        return f"{self.parent}/{self.name}" if self.parent else self.name
-
-
-class ClaimState:
-    """One claim during one call: its prepared requests, constraints and picks."""
-
-    __slots__ = ("raw", "key", "requests", "data", "constraints", "picks", "chosen", "subs")
-
-    def __init__(self, raw: dict) -> None:
-        self.raw = raw
-        self.key = claim_key(raw)
-        self.requests = raw["spec"]["devices"].get("requests") or []
-        self.data: dict[tuple[int, int], RequestData] = {}
-        self.subs: dict[int, int] = {}  # request index -> number of subrequests
-        self.constraints: list = []
-        self.picks: list[Pick] = []
-        self.chosen: dict[int, int] = {}
 
 
 class Search:
