@@ -143,8 +143,9 @@ def refuse_unsimulated_v1(loaded: LoadResult) -> None:
     "Simulating v1"), with one problem per object rather than an internal error.
 
     Simulated: DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates
-    (``claims_v1.py``, ``scheduling/v1.py``). Refused: a pod whose claims mix v1 claims or
-    templates with seed (v1alpha2) ones; upstream has no seed dialect, so no rule says how
+    (``claims_v1.py``, ``scheduling/v1.py``). Refused: a pod (or a PodTemplate, whose pods a
+    ProvisioningRequest makes) whose claims mix v1 claims or templates with seed (v1alpha2)
+    ones; upstream has no seed dialect, so no rule says how
     one scheduling attempt would treat both.
 
     Raises:
@@ -158,24 +159,25 @@ def refuse_unsimulated_v1(loaded: LoadResult) -> None:
                 kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
     found = []
     for obj in loaded.objects:
-        if obj.kind_spec != kinds.POD:
+        if obj.kind_spec == kinds.POD:
+            entries, path = [(c.template_name, c.claim_name) for c in obj.claims], "spec"
+        elif obj.kind_spec == kinds.POD_TEMPLATE:  # a ProvisioningRequest's pods
+            spec = obj.template.get("spec") or {}
+            entries = [(e.get("resourceClaimTemplateName"), e.get("resourceClaimName"))
+                       for e in spec.get("resourceClaims") or () if isinstance(e, dict)]
+            path = "template.spec"
+        else:
             continue
-        v1 = {dialects.get(("ResourceClaimTemplate", obj.namespace, c.template_name)
-                           if c.template_name else
-                           ("ResourceClaim", obj.namespace, c.claim_name))
-              for c in obj.claims}
+        v1 = {dialects.get(("ResourceClaimTemplate", obj.namespace, template) if template
+                           else ("ResourceClaim", obj.namespace, claim))
+              for template, claim in entries}
         if True in v1 and False in v1:
             found.append(_not_simulated(
-                obj, "spec.resourceClaims", "a pod's claims and claim templates must be all "
-                "resource.k8s.io/v1 or all seed (v1alpha2) ones to be simulated "
+                obj, f"{path}.resourceClaims", "a pod's claims and claim templates must be "
+                "all resource.k8s.io/v1 or all seed (v1alpha2) ones to be simulated "
                 "(docs/v1.md)"))
     if found:
         raise InvalidManifests(found)
-
-
-def _v1_problem(obj) -> Problem:
-    return _not_simulated(obj, "apiVersion", f"{obj.api_version} {obj.kind_name} objects are "
-                          "read and checked but not simulated yet (docs/v1.md)")
 
 
 def _not_simulated(obj, path: str, message: str) -> Problem:

@@ -231,6 +231,25 @@ def test_a_pod_mixing_v1_and_seed_claims_is_refused():
         "(docs/v1.md)"]
 
 
+def test_a_pod_template_mixing_v1_and_seed_claims_is_refused():
+    template = {"apiVersion": "v1", "kind": "PodTemplate",
+                "metadata": {"name": "workers", "namespace": "default"},
+                "template": {"spec": {"containers": [{"name": "c", "image": "x"}],
+                                      "resourceClaims": [
+                                          {"name": "a", "resourceClaimName": "c"},
+                                          {"name": "b", "resourceClaimTemplateName": "seed"}]}}}
+    loaded = load([node("node-1"), class_doc(), claim_doc(), template,
+                   {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "seed", "namespace": "default"},
+                    "spec": {"spec": {"resourceClassName": "gpu"}}}])
+    with pytest.raises(InvalidManifests) as exc:
+        simulate(loaded)
+    assert [str(p) for p in exc.value.problems] == [
+        "v1.yaml:4 (PodTemplate default/workers): template.spec.resourceClaims: a pod's "
+        "claims and claim templates must be all resource.k8s.io/v1 or all seed (v1alpha2) "
+        "ones to be simulated (docs/v1.md)"]
+
+
 def test_a_v1_template_alone_is_simulated():
     output = simulate(load([node("node-1"), class_doc(), _template_doc()])).output()
     assert [item["kind"] for item in output["items"]] == [
