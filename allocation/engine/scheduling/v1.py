@@ -93,6 +93,7 @@ class V1Scheduling:
         # (what _unchanged gave when it was recorded, (message, detail))
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
         self._pool_keys: dict[str, tuple] = {}
+        self._memo = v1_explain.RequestMemo(self._node_state, _same_node_state)
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
@@ -100,6 +101,7 @@ class V1Scheduling:
         self._has_classes = None
         self._placed, self._failed = {}, {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
+        self._memo.entries = {}  # per pass, as the answers it complements
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -211,7 +213,7 @@ class V1Scheduling:
         happened (``_unchanged``), and each node's answer while that node's state is the
         same (``answers``: node name -> (state, reason))."""
         binding.mark_unschedulable(state, pod, message, v1_explain.detail(
-            state, allocator, claims, details, len(state.node_order)))
+            state, allocator, claims, details, len(state.node_order), self._memo))
         if key is not None:
             if answers is None:
                 answers = self._failed[key][2]
