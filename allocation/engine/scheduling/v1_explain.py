@@ -58,25 +58,27 @@ class RequestMemo:
     ``node_state(state, allocator, name)`` is what a node's verdicts depend on (the
     scheduler's node, usage and pool versions) and ``same(before, now)`` compares two of
     them; both are for one allocator, so the memo forgets everything when the allocator
-    is another. An entry is
-    kept as JSON with the claims' names (``ref``, as the verdicts name them) as
-    placeholders, and only when the names appear nowhere else (a CEL error may quote
-    them): the reused entries are byte-identical.
+    is another. Entries are reused only when the claims' names (``ref``, as the verdicts
+    name them) appear nowhere but in their ``claim`` (a CEL error may quote them), so
+    the reused entries are byte-identical to explaining again.
     """
 
     def __init__(self, node_state: Callable[[ClusterState, Allocator, str], tuple],
                  same: Callable[[tuple, tuple], bool]) -> None:
         self.node_state, self.same = node_state, same
         self.allocator: Allocator | None = None
-        self.entries: dict[tuple, tuple[tuple, str | None, int]] = {}
+        # (node name, (namespace, spec) per claim) -> (node state, entries, the index of
+        # each entry's claim or None when not reusable, omitted)
+        self.entries: dict[tuple, tuple[tuple, list[dict], tuple | None, int]] = {}
 
     def requests(self, state: ClusterState, allocator: Allocator,
-                 claims: list[ResourceClaimV1], pending: list[dict],
-                 name: str) -> tuple[list[dict], int]:
-        """The node's request entries and how many were left out (``_requests``).
+                 claims: list[ResourceClaimV1], name: str) -> tuple[list[dict], int]:
+        """The node's request entries for the pod's unallocated ``claims`` and how many
+        were left out (at most MAX_REQUESTS entries).
 
         Returns:
-            Fresh JSON-ready entries (the caller may change them) and the omitted count.
+            JSON-ready entries, each a new dict whose lists and dicts may be shared with
+            the memo (read them, never change them), and the omitted count.
         """
         if allocator is not self.allocator:
             self.allocator, self.entries = allocator, {}
@@ -84,31 +86,25 @@ class RequestMemo:
         key = (name, *((c.namespace, repr(c.spec)) for c in mine))
         now = self.node_state(state, allocator, name)
         known = self.entries.get(key)
-        if known is not None and known[1] is not None and self.same(known[0], now):
-            text = known[1]
-            for index, claim in enumerate(mine):
-                text = text.replace(_placeholder(index), json.dumps(claim.ref))
-            return json.loads(text), known[2]
-        entries, omitted = _requests(state, allocator, pending, name)
-        self.entries[key] = (now, _template(entries, [c.ref for c in mine]), omitted)
+        if known is not None and known[2] is not None and self.same(known[0], now):
+            pairs = zip(known[1], known[2], strict=True)
+            return [{**e, "claim": mine[i].ref} for e, i in pairs], known[3]
+        entries, omitted = _requests(state, allocator, _pending(mine), name)
+        self.entries[key] = (now, entries, _claim_indexes(entries, [c.ref for c in mine]),
+                             omitted)
         return entries, omitted
 
 
-def _placeholder(index: int) -> str:
-    # a NUL in a JSON string is always escaped, and no Kubernetes name holds one
-    return json.dumps(f"\x00{index}\x00")
-
-
-def _template(entries: list[dict], names: list[str]) -> str | None:
-    """``entries`` as JSON with each request's ``claim`` a placeholder of its index in
-    ``names``, or None when a name appears elsewhere (it could not be substituted)."""
+def _claim_indexes(entries: list[dict], names: list[str]) -> tuple | None:
+    """The index in ``names`` of each entry's ``claim``, or None when a name appears
+    anywhere else in the entries (then it could not be substituted)."""
     index = {name: i for i, name in enumerate(names)}
     if len(index) != len(names) or any(e["claim"] not in index for e in entries):
         return None
-    text = json.dumps([{**e, "claim": f"\x00{index[e['claim']]}\x00"} for e in entries])
-    if "\\u0000" in json.dumps(entries) or any(json.dumps(n)[1:-1] in text for n in names):
+    rest = json.dumps([{**e, "claim": ""} for e in entries])
+    if any(json.dumps(n)[1:-1] in rest for n in names):
         return None
-    return text
+    return tuple(index[e["claim"]] for e in entries)
 
 
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],
@@ -124,13 +120,12 @@ def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaim
     details = [dict(entry) for entry in details]  # the scheduler may reuse its entries
     for entry in details:
         if entry["reason"] in EXPLAINED_REASONS:
-            pending = pending if pending is not None else _pending(claims)
             if memo is None:
+                pending = pending if pending is not None else _pending(claims)
                 _add_requests(state, allocator, pending, entry)
                 continue
-            requests, omitted = memo.requests(state, allocator, claims, pending,
-                                              entry["node"])
-            entry["requests"] = requests
+            entry["requests"], omitted = memo.requests(state, allocator, claims,
+                                                       entry["node"])
             if omitted:
                 entry["omittedRequests"] = omitted
     return detail_of(details, total)

@@ -353,14 +353,14 @@ def test_the_memo_reuses_a_nodes_requests_for_claims_alike_with_their_own_names(
     version = [0]
     memo = RequestMemo(lambda s, a, name: (name, version[0]), lambda b, n: b == n)
 
-    first, _ = memo.requests(state, allocator, [c1], [c1.as_v1()], "node-1")
-    second, omitted = memo.requests(state, allocator, [c2], [c2.as_v1()], "node-1")
+    first, _ = memo.requests(state, allocator, [c1], "node-1")
+    second, omitted = memo.requests(state, allocator, [c2], "node-1")
 
     assert len(calls) == 1 and omitted == 0
     assert [r["claim"] for r in first] == ["default/c1"]
     assert second == [{**first[0], "claim": "default/c2"}]
     version[0] += 1  # the node's state changed: asked again
-    memo.requests(state, allocator, [c2], [c2.as_v1()], "node-1")
+    memo.requests(state, allocator, [c2], "node-1")
     assert len(calls) == 2
 
 
@@ -370,8 +370,8 @@ def test_the_memo_does_not_reuse_requests_that_quote_a_claims_name(monkeypatch):
     calls = _counting(monkeypatch)
     memo = RequestMemo(lambda s, a, name: (name,), lambda b, n: b == n)
 
-    memo.requests(state, allocator, [c1], [c1.as_v1()], "node-1")
-    second, _ = memo.requests(state, allocator, [c2], [c2.as_v1()], "node-1")
+    memo.requests(state, allocator, [c1], "node-1")
+    second, _ = memo.requests(state, allocator, [c2], "node-1")
 
     assert len(calls) == 2
     assert second[0]["claim"] == "default/c2"
