@@ -93,6 +93,10 @@ class V1Scheduling:
         # (what _unchanged gave when it was recorded, (message, detail))
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
         self._pool_keys: dict[str, tuple] = {}
+        self._memo = v1_explain.RequestMemo(self._node_state, _same_node_state)
+        # FailedScheduling events this half's _fail recorded: they change no node's answer,
+        # so _unchanged does not count them (pending pods of two signatures alternate)
+        self._own_events = 0
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
@@ -100,6 +104,7 @@ class V1Scheduling:
         self._has_classes = None
         self._placed, self._failed = {}, {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
+        self._memo.entries = {}  # per pass, as the answers it complements
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -210,8 +215,10 @@ class V1Scheduling:
         identical pods get the same answer while nothing that could change a node's answer
         happened (``_unchanged``), and each node's answer while that node's state is the
         same (``answers``: node name -> (state, reason))."""
+        events = len(state.events.items)
         binding.mark_unschedulable(state, pod, message, v1_explain.detail(
-            state, allocator, claims, details, len(state.node_order)))
+            state, allocator, claims, details, len(state.node_order), self._memo))
+        self._own_events += len(state.events.items) - events
         if key is not None:
             if answers is None:
                 answers = self._failed[key][2]
@@ -221,8 +228,9 @@ class V1Scheduling:
     def _unchanged(self, state: ClusterState) -> tuple:
         """What moves whenever a node's answer to a pod may change within a pass: the epoch
         (pod capacity released, nodes), the book's allocations, and the events (every bind
-        records Scheduled, whichever scheduler half made it)."""
-        return (state.epoch, len(self._committed), len(state.events.items))
+        records Scheduled, whichever scheduler half made it) but this half's own
+        FailedScheduling ones."""
+        return (state.epoch, len(self._committed), len(state.events.items) - self._own_events)
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
                   claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:

@@ -13,6 +13,8 @@ the same fields as the annotation's ``error``. docs/v1.md "Explanations" has the
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from allocation.engine.faults import SCHEDULER_ERROR
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
     from allocation.engine.v1 import Allocator, UnschedulableError
 
 __all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
-           "MAX_REQUESTS", "detail", "mark_failed", "request_entry", "verdict_text"]
+           "MAX_REQUESTS", "RequestMemo", "detail", "mark_failed", "request_entry",
+           "verdict_text"]
 
 EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS)
 """Node reasons whose requests the annotation details (the claims, not the node, said no)."""
@@ -46,10 +49,69 @@ MAX_REQUESTS = 16
 """Request entries per node; the rest are counted in the node's ``omittedRequests``."""
 
 
+class RequestMemo:
+    """A node's ``requests`` entries for pending claims, reused for claims with the same
+    namespace and specs while the node's state is the same (the pending pods of one
+    template differ only in their claims' names; explaining each again was most of a
+    pass with many pending pods, docs/v1.md "Speed").
+
+    ``node_state(state, allocator, name)`` is what a node's verdicts depend on (the
+    scheduler's node, usage and pool versions) and ``same(before, now)`` compares two of
+    them; both are for one allocator, so the memo forgets everything when the allocator
+    is another. Entries are reused only when the claims' names (``ref``, as the verdicts
+    name them) appear nowhere but in their ``claim`` (a CEL error may quote them), so
+    the reused entries are byte-identical to explaining again.
+    """
+
+    def __init__(self, node_state: Callable[[ClusterState, Allocator, str], tuple],
+                 same: Callable[[tuple, tuple], bool]) -> None:
+        self.node_state, self.same = node_state, same
+        self.allocator: Allocator | None = None
+        # (node name, (namespace, spec) per claim) -> (node state, entries, the index of
+        # each entry's claim or None when not reusable, omitted)
+        self.entries: dict[tuple, tuple[tuple, list[dict], tuple | None, int]] = {}
+
+    def requests(self, state: ClusterState, allocator: Allocator,
+                 claims: list[ResourceClaimV1], name: str) -> tuple[list[dict], int]:
+        """The node's request entries for the pod's unallocated ``claims`` and how many
+        were left out (at most MAX_REQUESTS entries).
+
+        Returns:
+            JSON-ready entries, each a new dict whose lists and dicts may be shared with
+            the memo (read them, never change them), and the omitted count.
+        """
+        if allocator is not self.allocator:
+            self.allocator, self.entries = allocator, {}
+        mine = [c for c in claims if not c.allocated]
+        key = (name, *((c.namespace, repr(c.spec)) for c in mine))
+        now = self.node_state(state, allocator, name)
+        known = self.entries.get(key)
+        if known is not None and known[2] is not None and self.same(known[0], now):
+            pairs = zip(known[1], known[2], strict=True)
+            return [{**e, "claim": mine[i].ref} for e, i in pairs], known[3]
+        entries, omitted = _requests(state, allocator, _pending(mine), name)
+        self.entries[key] = (now, entries, _claim_indexes(entries, [c.ref for c in mine]),
+                             omitted)
+        return entries, omitted
+
+
+def _claim_indexes(entries: list[dict], names: list[str]) -> tuple | None:
+    """The index in ``names`` of each entry's ``claim``, or None when a name appears
+    anywhere else in the entries (then it could not be substituted)."""
+    index = {name: i for i, name in enumerate(names)}
+    if len(index) != len(names) or any(e["claim"] not in index for e in entries):
+        return None
+    rest = json.dumps([{**e, "claim": ""} for e in entries])
+    if any(json.dumps(n)[1:-1] in rest for n in names):
+        return None
+    return tuple(index[e["claim"]] for e in entries)
+
+
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],
-           details: list[dict], total: int) -> dict:
+           details: list[dict], total: int, memo: RequestMemo | None = None) -> dict:
     """The annotation's body for a pod no node takes: ``details`` (the scheduler's
-    ``{"node", "reason"}`` entries) with ``requests`` where claims were the reason.
+    ``{"node", "reason"}`` entries) with ``requests`` where claims were the reason
+    (from ``memo`` when it knows them).
 
     Returns:
         ``reasons.detail_of`` of the completed entries.
@@ -58,8 +120,14 @@ def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaim
     details = [dict(entry) for entry in details]  # the scheduler may reuse its entries
     for entry in details:
         if entry["reason"] in EXPLAINED_REASONS:
-            pending = pending if pending is not None else _pending(claims)
-            _add_requests(state, allocator, pending, entry)
+            if memo is None:
+                pending = pending if pending is not None else _pending(claims)
+                _add_requests(state, allocator, pending, entry)
+                continue
+            entry["requests"], omitted = memo.requests(state, allocator, claims,
+                                                       entry["node"])
+            if omitted:
+                entry["omittedRequests"] = omitted
     return detail_of(details, total)
 
 
@@ -99,11 +167,18 @@ def _pending(claims: list[ResourceClaimV1]) -> list[dict]:
 
 def _add_requests(state: ClusterState, allocator: Allocator, pending: list[dict],
                   entry: dict) -> None:
-    node: Node = state.nodes[entry["node"]]
+    entry["requests"], omitted = _requests(state, allocator, pending, entry["node"])
+    if omitted:
+        entry["omittedRequests"] = omitted
+
+
+def _requests(state: ClusterState, allocator: Allocator, pending: list[dict],
+              name: str) -> tuple[list[dict], int]:
+    """The node's request entries (at most MAX_REQUESTS) and how many were left out."""
+    node: Node = state.nodes[name]
     requests = explain_requests(allocator, node.to_manifest(), pending)
-    entry["requests"] = [request_entry(r) for r in requests[:MAX_REQUESTS]]
-    if len(requests) > MAX_REQUESTS:
-        entry["omittedRequests"] = len(requests) - MAX_REQUESTS
+    return ([request_entry(r) for r in requests[:MAX_REQUESTS]],
+            max(0, len(requests) - MAX_REQUESTS))
 
 
 def request_entry(request: RequestExplanation) -> dict:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from allocation.engine.events import parse_time
 from allocation.engine.objects import stable_uid
+from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.simulation import simulate
 from allocation.engine.v1.templates import extended_claim_name
 from allocation.engine.writer import dump
@@ -362,3 +363,25 @@ def test_a_failure_is_not_reused_once_a_node_changed():
     assert _items(output, "Pod")["plain"]["spec"]["nodeName"] == "node-0"
     assert first["pod-3"] == (
         "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.")
+
+
+def _node_walks(per_signature: int) -> int:
+    """How often the v1 scheduler looks at a node's state for pending pods of two
+    signatures (cpu 20 and 30 on nodes with 8) that alternate, ``per_signature`` each."""
+    docs = [*(node(f"node-{i}") for i in range(3)), class_doc(), slice_doc([device("gpu-0")])]
+    for i in range(per_signature):
+        for cpu in ("20", "30"):
+            docs += [claim_doc(name=f"c-{cpu}-{i}"),
+                     pod(f"p-{cpu}-{i}", claims={"gpu": f"c-{cpu}-{i}"}, cpu=cpu)]
+    calls = []
+    real = V1Scheduling._node_state
+    with patch.object(V1Scheduling, "_node_state",
+                      lambda *args: calls.append(1) or real(*args)):
+        output = simulate(load(docs)).output()
+    assert not any(i["spec"].get("nodeName") for i in output["items"] if i["kind"] == "Pod")
+    return len(calls)
+
+
+def test_alternating_pending_pods_alike_reuse_the_failure_of_their_signature():
+    # their own FailedScheduling events change no node's answer: one walk per signature
+    assert _node_walks(3) == _node_walks(1) > 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 
+from allocation.engine.scheduling import v1_explain
 from allocation.engine.scheduling.reasons import FILTER_ERROR
 from allocation.engine.scheduling.v1_explain import (
     MAX_CANDIDATES,
     MAX_GROUPS,
     MAX_MATCHING,
+    RequestMemo,
     request_entry,
     verdict_text,
 )
@@ -320,3 +322,57 @@ def test_a_distinct_attribute_refusal_says_the_other_request_has_no_choice():
 
     assert verdict_text(verdict) == ("distinctAttribute d/model: another request can only use "
                                      "a device with the same value (d/p/y)")
+
+
+def _memo_case(sel: str) -> tuple:
+    """Two pending pods alike but for their claims' names (c1, c2) on node-1, and what
+    ``RequestMemo`` needs: the state, the allocator and the two claims."""
+    docs = [node("node-1"), class_doc(selectors=_sel(CLASS_SEL)),
+            slice_doc([_model("gpu-0", "a")])]
+    for name in ("c1", "c2"):
+        docs += [claim_doc([request(selectors=_sel(sel))], name=name),
+                 pod(f"p-{name}", claims={"gpu": name})]
+    sim = simulate(load(docs))
+    scheduler = next(c for c in sim.controllers if getattr(c, "name", "") == "scheduler")
+    claims = [sim.state.get("ResourceClaim", "default", n) for n in ("c1", "c2")]
+    return sim.state, scheduler.v1.allocator, claims
+
+
+def _counting(monkeypatch) -> list:
+    calls = []
+    real = v1_explain.explain_requests
+    monkeypatch.setattr(v1_explain, "explain_requests",
+                        lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
+def test_the_memo_reuses_a_nodes_requests_for_claims_alike_with_their_own_names(monkeypatch):
+    sel = f'device.attributes["{DRV}"].model == "b"'
+    state, allocator, (c1, c2) = _memo_case(sel)
+    calls = _counting(monkeypatch)
+    version = [0]
+    memo = RequestMemo(lambda s, a, name: (name, version[0]), lambda b, n: b == n)
+
+    first, _ = memo.requests(state, allocator, [c1], "node-1")
+    second, omitted = memo.requests(state, allocator, [c2], "node-1")
+
+    assert len(calls) == 1 and omitted == 0
+    assert [r["claim"] for r in first] == ["default/c1"]
+    assert second == [{**first[0], "claim": "default/c2"}]
+    version[0] += 1  # the node's state changed: asked again
+    memo.requests(state, allocator, [c2], "node-1")
+    assert len(calls) == 2
+
+
+def test_the_memo_does_not_reuse_requests_that_quote_a_claims_name(monkeypatch):
+    sel = f'device.attributes["{DRV}"].model == "default/c1"'  # the refusal quotes it
+    state, allocator, (c1, c2) = _memo_case(sel)
+    calls = _counting(monkeypatch)
+    memo = RequestMemo(lambda s, a, name: (name,), lambda b, n: b == n)
+
+    memo.requests(state, allocator, [c1], "node-1")
+    second, _ = memo.requests(state, allocator, [c2], "node-1")
+
+    assert len(calls) == 2
+    assert second[0]["claim"] == "default/c2"
+    assert second[0]["refused"][0]["reason"] == f"request selector `{sel}` is false"
