@@ -198,7 +198,7 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
             return DeviceVerdict(ident, "counters", counter_set=set_name, counter=counter,
                                  available=_num(available), needed=_num(needed))
     if profile.device_taints:
-        taint = untolerated_taint(dev, rd.tolerations)
+        taint = untolerated_taint(dev, rd.tolerations, profile.every_taint_blocks)
         if taint is not None:
             return DeviceVerdict(ident, "taint", taint=dict(taint))
     return None

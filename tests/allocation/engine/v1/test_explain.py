@@ -148,3 +148,10 @@ def test_distinct_attribute_refusal_names_the_device_of_the_other_request():
             if v.reason == "constraint"] == [
         ("constraint", f"distinctAttribute {DRIVER}/model", f"{DRIVER}/node-1/d1"),
         ("constraint", f"distinctAttribute {DRIVER}/model", f"{DRIVER}/node-1/d0")]
+
+
+def test_a_134_taint_of_any_effect_is_explained_as_the_search_refuses_it():
+    dev = {"name": "d0", "taints": [{"key": "k", "value": "v", "effect": "None"}]}
+    a = allocator([slice_("s1", [dev])], release="1.34", gates="DRADeviceTaints=true")
+    [req] = explain_node(a, node(), [claim("c0")]).requests
+    assert [(v.device.rsplit("/", 1)[1], v.reason) for v in req.refused] == [("d0", "taint")]
