@@ -48,12 +48,15 @@ MAX_DETAIL_NODES = 8
 
 
 def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:
-    """``0/N nodes are available: 2 reason, 1 other.``: reasons by count, then by text.
+    """``0/N nodes are available: 1 other, 2 reason.``: upstream's ``FitError.Error()``
+    (pkg/scheduler/framework/types.go), whose histogram entries ``"<count> <reason>"`` are
+    sorted as whole strings (``sort.Strings``), so ``1 b`` precedes ``2 a`` and ``10 x``
+    precedes ``2 y`` (docs/v1.md, "Texts and upstream").
 
     Returns:
         kube-scheduler's one-line summary; ``end`` closes it (the autoscaler adds more).
     """
-    parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
+    parts = sorted(f"{n} {r}" for r, n in counts.items())
     message = f"0/{total} nodes are available"
     return message + ((": " + ", ".join(parts) + end) if parts else end)
 

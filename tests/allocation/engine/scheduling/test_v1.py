@@ -315,8 +315,8 @@ def test_alike_pods_fill_nodes_in_order_and_the_last_counts_every_node():
         "node-1", "node-2", None, None]
     for name in ("p2", "p3"):
         assert _condition(output, name) == (
-            "Unschedulable", "0/3 nodes are available: 2 cannot allocate all claims, "
-            "1 node(s) were unschedulable.")
+            "Unschedulable", "0/3 nodes are available: 1 node(s) were unschedulable, "
+            "2 cannot allocate all claims.")
 
 
 def _twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
