@@ -27,6 +27,7 @@ R_CPU = "Insufficient cpu"
 R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
 R_CLAIMS = "cannot allocate all claims"
+"""DynamicResources Filter's refusal (upstream verbatim; docs/v1.md, "Texts and upstream")."""
 R_ELSEWHERE = "node(s) had resource claims allocated on other nodes"
 FILTER_ERROR = 'running "DynamicResources" filter plugin: '
 """How kube-scheduler prefixes a Filter plugin's error in the pod's SchedulerError
