@@ -27,6 +27,7 @@ R_CPU = "Insufficient cpu"
 R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
 R_CLAIMS = "cannot allocate all claims"
+"""DynamicResources Filter's refusal (upstream verbatim; docs/v1.md, "Texts and upstream")."""
 R_ELSEWHERE = "node(s) had resource claims allocated on other nodes"
 FILTER_ERROR = 'running "DynamicResources" filter plugin: '
 """How kube-scheduler prefixes a Filter plugin's error in the pod's SchedulerError
@@ -48,12 +49,15 @@ MAX_DETAIL_NODES = 8
 
 
 def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:
-    """``0/N nodes are available: 2 reason, 1 other.``: reasons by count, then by text.
+    """``0/N nodes are available: 1 other, 2 reason.``: upstream's ``FitError.Error()``
+    (pkg/scheduler/framework/types.go), whose histogram entries ``"<count> <reason>"`` are
+    sorted as whole strings (``sort.Strings``), so ``1 b`` precedes ``2 a`` and ``10 x``
+    precedes ``2 y`` (docs/v1.md, "Texts and upstream").
 
     Returns:
         kube-scheduler's one-line summary; ``end`` closes it (the autoscaler adds more).
     """
-    parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
+    parts = sorted(f"{n} {r}" for r, n in counts.items())
     message = f"0/{total} nodes are available"
     return message + ((": " + ", ".join(parts) + end) if parts else end)
 

@@ -73,14 +73,16 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
             continue  # no claim needed for this entry
         claim = state.get("ResourceClaim", pod.namespace, name)
         if not isinstance(claim, ResourceClaimV1):
-            out.error = f'resourceclaim "{pod.namespace}/{name}" not found'
+            # The scheduler's claim cache (assumecache.NotFoundError) words it.
+            out.error = f'could not find ResourceClaim "{pod.namespace}/{name}"'
             return out
         if claim.meta.deletion_timestamp is not None:
             out.error = f'resourceclaim "{claim.name}" is being deleted'
             return out
         if check_owner:
             out.error = not_for_pod(pod_doc, {"metadata": {
-                "name": claim.name, "ownerReferences": claim.meta.owner_references}})
+                "name": claim.name, "namespace": claim.namespace,
+                "ownerReferences": claim.meta.owner_references}})
             if out.error:
                 return out
         out.claims.append(claim)

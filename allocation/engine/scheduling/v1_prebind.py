@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "verdict", "deadline"]
 
 BINDING_TIMEOUT = timedelta(seconds=600)
-"""Upstream's default wait for binding conditions."""
+"""Upstream's default wait for binding conditions (``BindingTimeoutDefaultSeconds``)."""
 
 PREBIND_ERROR = 'running PreBind plugin "DynamicResources": '
 """How kube-scheduler prefixes a PreBind plugin's error in the pod's condition."""
@@ -61,8 +61,8 @@ def _conditions(claim: ResourceClaimV1, result: dict) -> dict[str, dict]:
 
 def verdict(state: ClusterState, claims: list[ResourceClaimV1]) -> tuple[str, str | None]:
     """``("ready", None)``, ``("waiting", None)`` or ``("failed", why)`` for the pod whose
-    allocated ``claims`` these are: a True failure condition (upstream's text), or the
-    timeout (the planner's text)."""
+    allocated ``claims`` these are: a True failure condition or the timeout, in upstream's
+    ``isClaimReadyForBinding``/``isPodReadyForBinding`` words."""
     waiting = False
     for claim in claims:
         pending = False
@@ -81,7 +81,6 @@ def verdict(state: ClusterState, claims: list[ResourceClaimV1]) -> tuple[str, st
                 pending = True
         due = deadline(claim)
         if pending and due is not None and state.clock.now >= due:
-            return "failed", (f"claim {claim.name} binding timed out after "
-                              f"{int(BINDING_TIMEOUT.total_seconds())}s")
+            return "failed", f"claim {claim.name} binding timeout"
         waiting |= pending
     return ("waiting", None) if waiting else ("ready", None)

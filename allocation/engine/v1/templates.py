@@ -196,17 +196,19 @@ def resolve_claim_name(pod: dict, entry: dict) -> tuple[str | None, bool]:
                 return status.get("resourceClaimName"), True
         raise ClaimNotCreated(f'pod "{ref}": ResourceClaim not created yet')
     raise ValueError(f'pod "{ref}", spec.resourceClaim "{entry.get("name")}": '
-                     "unsupported ResourceClaim source")
+                     "none of the supported fields are set")
 
 
 def not_for_pod(pod: dict, claim: dict) -> str | None:
     """Why ``claim`` is not the pod's own template claim (the pod is not its controller
-    owner, upstream's ``resourceclaim.IsForPod``), or None when it is."""
+    owner), in upstream's ``resourceclaim.IsForPod`` words, or None when it is. The claim's
+    namespace defaults to the pod's (the claim is looked up there)."""
     pod_meta = pod.get("metadata") or {}
     uid = pod_meta.get("uid")
     for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller") and ref.get("uid") == uid:
             return None
-    return (f"ResourceClaim {claim['metadata']['name']} was not created for pod "
-            f"{pod_meta.get('namespace') or 'default'}/{pod_meta.get('name')} "
-            "(pod is not owner)")
+    pod_ns = pod_meta.get("namespace") or "default"
+    claim_ns = claim["metadata"].get("namespace") or pod_ns
+    return (f"ResourceClaim {claim_ns}/{claim['metadata']['name']} was not created for pod "
+            f"{pod_ns}/{pod_meta.get('name')} (pod is not owner)")

@@ -142,8 +142,8 @@ def test_nodes_in_name_order_and_reasons_counted_like_kube_scheduler():
     assert first.node_name == "d-gpu"  # c-other has no devices
     assert sim.state.get("ResourceClaim", "default", "first-gpu").owner_pod == "first"
     assert second.condition("PodScheduled")["message"] == (
-        "0/4 nodes are available: 2 cannot allocate all claims, 1 Insufficient cpu, "
-        "1 node(s) were unschedulable.")
+        "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable, "
+        "2 cannot allocate all claims.")
 
 
 def test_node_selector_and_resources():

@@ -123,7 +123,7 @@ def test_place_says_why_no_node_takes_the_pod():
     assert (status.ok, status.message) == (
         False, "0/1 nodes are available: 1 cannot allocate all claims")
     assert sim.place("pod-m").message == (
-        "0/1 nodes are available: resourceclaim \"default/claim-missing\" not found")
+        "0/1 nodes are available: could not find ResourceClaim \"default/claim-missing\"")
 
 
 def test_pods_with_v1_template_claims_scale_up_too():

@@ -5,10 +5,14 @@ from __future__ import annotations
 from allocation.engine.scheduling.reasons import R_CPU, R_SELECTOR, detail_of, summary
 
 
-def test_summary_lists_reasons_by_count_then_text():
+def test_summary_sorts_count_and_reason_as_one_string_as_upstream():
     counts = {R_SELECTOR: 1, R_CPU: 2, "Too many pods": 1}
-    assert summary(counts, 4) == ("0/4 nodes are available: 2 Insufficient cpu, 1 Too many "
-                                  "pods, 1 node(s) didn't match Pod's node affinity/selector.")
+    assert summary(counts, 4) == ("0/4 nodes are available: 1 Too many pods, 1 node(s) "
+                                  "didn't match Pod's node affinity/selector, 2 Insufficient cpu.")
+    # sort.Strings compares text, not numbers: "10 ..." sorts before "2 ...".
+    assert summary({R_CPU: 2, R_SELECTOR: 10}, 12) == (
+        "0/12 nodes are available: 10 node(s) didn't match Pod's node affinity/selector, "
+        "2 Insufficient cpu.")
     assert summary({}, 0) == "0/0 nodes are available."
     assert summary({R_CPU: 1}, 1, end="") == "0/1 nodes are available: 1 Insufficient cpu"
 

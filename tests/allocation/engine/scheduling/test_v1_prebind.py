@@ -47,5 +47,5 @@ def test_the_timeout_is_600_seconds_after_the_allocation():
     assert deadline(claim) == parse_time("2025-01-01T00:10:00Z")
     assert verdict(_state(timedelta(seconds=599)), [claim])[0] == "waiting"
     assert verdict(_state(timedelta(seconds=600)), [claim]) == (
-        "failed", "claim c binding timed out after 600s")
+        "failed", "claim c binding timeout")
     assert verdict(_state(timedelta(hours=1)), [_claim([_true("Ready")])])[0] == "ready"

@@ -127,7 +127,8 @@ def test_resolve_older_source_form():
 
 def test_resolve_entry_without_source_is_refused():
     pod = _pod(claims=[{"name": "gpu"}])
-    with pytest.raises(ValueError, match="unsupported"):
+    with pytest.raises(ValueError, match=r'^pod "team/web", spec.resourceClaim "gpu": '
+                       "none of the supported fields are set$"):
         resolve_claim_name(pod, pod["spec"]["resourceClaims"][0])
 
 
@@ -136,7 +137,7 @@ def test_not_for_pod_checks_the_controller_owner():
     claim = claim_from_template(pod, "gpu", TEMPLATE)
     assert not_for_pod(pod, claim) is None
     assert not_for_pod(_pod(uid="uid-2"), claim) == (
-        f"ResourceClaim {claim['metadata']['name']} was not created for pod team/web "
+        f"ResourceClaim team/{claim['metadata']['name']} was not created for pod team/web "
         "(pod is not owner)")
 
 
