@@ -22,7 +22,6 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,9 +29,16 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
-from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
-from allocation.engine.scheduling import binding, fit, v1_explain, v1_extended, v1_prebind
-from allocation.engine.scheduling.cache import pod_signature
+from allocation.engine.objects import DeviceClass, ResourceClaimV1
+from allocation.engine.scheduling import (
+    binding,
+    fit,
+    v1_book,
+    v1_explain,
+    v1_extended,
+    v1_prebind,
+    v1_views,
+)
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
@@ -80,11 +86,7 @@ class V1Scheduling:
     """The scheduler's v1 half: an allocator over the state's slices and classes."""
 
     def __init__(self) -> None:
-        self.allocator: Allocator | None = None
-        self._source: tuple = ()
-        self._committed: dict[str, dict] = {}
-        self._synced = False
-        self._class_docs: list[dict] = []
+        self.source = v1_book.AllocatorSource()
         self._has_classes: bool | None = None
         # Per pass, by pod signature (_signature): where the last identical pod was placed
         # (the nodes before it refused it and only fill up during a pass), and the refusal
@@ -93,14 +95,14 @@ class V1Scheduling:
         # (what _unchanged gave when it was recorded, (message, detail))
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
         self._pool_keys: dict[str, tuple] = {}
-        self._memo = v1_explain.RequestMemo(self._node_state, _same_node_state)
+        self._memo = v1_explain.RequestMemo(self._node_state, v1_views.same_node_state)
         # FailedScheduling events this half's _fail recorded: they change no node's answer,
         # so _unchanged does not count them (pending pods of two signatures alternate)
         self._own_events = 0
 
     def begin(self) -> None:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
-        self._synced = False
+        self.source.begin()
         self._has_classes = None
         self._placed, self._failed = {}, {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
@@ -140,13 +142,13 @@ class V1Scheduling:
         if resolved.error is not None:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {resolved.error}.", {})
-        attempt = _Attempt(found, [_claim_doc(c) for c in found if not c.allocated])
+        attempt = _Attempt(found, [v1_views.claim_doc(c) for c in found if not c.allocated])
         if pod.node_name:  # bound in the input: no extended-resource claim is made for it
             attempt.check_capacity = False
             return self._bound(state, allocator, pod, attempt)
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
-        key = _signature(pod, attempt)
+        key = v1_views.signature(pod, attempt)
         failed = self._failed.get(key)
         if failed is not None and failed[0] == self._unchanged(state):
             # an identical pod found no node earlier in this pass, and nothing changed since
@@ -168,7 +170,7 @@ class V1Scheduling:
             for index, name in enumerate(order, start):
                 seen = None if answers is None else self._node_state(state, allocator, name)
                 before = prior.get(name)
-                if before is not None and _same_node_state(before[0], seen):
+                if before is not None and v1_views.same_node_state(before[0], seen):
                     refusal = before[1]
                 else:
                     refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
@@ -203,7 +205,7 @@ class V1Scheduling:
         node = state.nodes[name]
         known = self._pool_keys.get(name)
         if known is None or known[0] is not node:
-            known = (node, tuple(p.key for p in allocator.pools_for(_node_doc(node))))
+            known = (node, tuple(p.key for p in allocator.pools_for(v1_views.node_doc(node))))
             self._pool_keys[name] = known
         versions = allocator.book.pool_version
         return (node, state.usage.get(name), tuple([versions.get(k, 0) for k in known[1]]))
@@ -230,7 +232,7 @@ class V1Scheduling:
         (pod capacity released, nodes), the book's allocations, and the events (every bind
         records Scheduled, whichever scheduler half made it) but this half's own
         FailedScheduling ones."""
-        return (state.epoch, len(self._committed), len(state.events.items) - self._own_events)
+        return (state.epoch, len(self.source.committed), len(state.events.items) - self._own_events)
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
                   claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:
@@ -248,7 +250,7 @@ class V1Scheduling:
         allocator = self._ready(state)
         extended = v1_extended.existing_claim(state, pod)
         found = [*claims, *([extended] if extended is not None else [])]
-        attempt = _Attempt(found, [_claim_doc(c) for c in found if not c.allocated])
+        attempt = _Attempt(found, [v1_views.claim_doc(c) for c in found if not c.allocated])
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
         counts: Counter[str] = Counter()
@@ -300,7 +302,7 @@ class V1Scheduling:
             refusal = attempt.search.known(node.name)
             if refusal is not None:
                 return refusal
-        node_doc = _node_doc(node)
+        node_doc = v1_views.node_doc(node)
         claims = attempt.claims
         if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
                    for c in claims if c.allocated):
@@ -308,7 +310,7 @@ class V1Scheduling:
         docs, extended = attempt.docs, None
         if attempt.extended:
             requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
-                                                          self._class_docs)
+                                                          self.source.class_docs)
             if refusal:
                 return refusal
             if requests:
@@ -349,9 +351,7 @@ class V1Scheduling:
                 self._placed, self._failed = {}, {}  # devices were freed
                 for claim in waiting:
                     _undo(state, claim, pod)
-                    if self.allocator is not None and claim.ref in self._committed:
-                        self.allocator.book.release(claim.ref)
-                        del self._committed[claim.ref]
+                    self.source.release(claim.ref)
                 state.writable(pod).nominated_node_name = None
                 raise _PreBindFailed(why)
             if verdict == "waiting":
@@ -372,79 +372,19 @@ class V1Scheduling:
         claim.allocation = allocation
         if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
             claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
-        allocator.book.commit(claim.ref, allocation)
-        self._committed[claim.ref] = allocation
+        self.source.commit(claim.ref, allocation)
 
     def _profile(self, state: ClusterState):
         return state.profile or _DEFAULT_PROFILE
 
     def _ready(self, state: ClusterState) -> Allocator:
-        """The allocator for the state's slices and classes, its book in step with the
-        claims' allocations; looked at once per pass (a scheduler pass changes neither)."""
-        if self._synced and self.allocator is not None:
-            return self.allocator
-        slices = list(state.of_kind(ResourceSlice))
-        classes = list(state.of_kind(DeviceClass))
-        source = (id(state), id(state.profile), *(id(o) for o in slices), None,
-                  *(id(o) for o in classes))
-        if self.allocator is None or source != self._source:
-            self._class_docs = [c.as_v1() for c in classes]
-            self.allocator = Allocator(self._profile(state),
-                                       slices=[s.as_v1() for s in slices],
-                                       classes=self._class_docs)
-            self._source, self._committed, self._synced = source, {}, False
-        if not self._synced:
-            self._sync(state, self.allocator)
-            self._synced = True
-        return self.allocator
+        return self.source.ready(state, self._profile(state))
 
-    def _sync(self, state: ClusterState, allocator: Allocator) -> None:
-        current = {claim.ref: claim.allocation for claim in state.of_kind(ResourceClaimV1)
-                   if claim.allocation is not None}
-        for key in [k for k, a in self._committed.items()
-                    if current.get(k) is None or current[k] != a]:
-            allocator.book.release(key)  # released or replaced
-            del self._committed[key]
-        for key, allocation in current.items():
-            if key not in self._committed:
-                allocator.book.commit(key, allocation)
-                self._committed[key] = allocation
-
-
-def _signature(pod: Pod, attempt: _Attempt) -> tuple | None:
-    """What makes two pods' attempts alike: namespace, node constraints, cpu and memory,
-    the claims' specs (all unallocated) and the extended requests; None when a claim is
-    allocated or the pod waits on a node (its attempt is its own)."""
-    if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
-        return None
-    extended = ()
-    if attempt.extended:
-        spec = pod.raw.get("spec") or {}
-        extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
-                         for c in [*(spec.get("initContainers") or ()),
-                                   *(spec.get("containers") or ())])
-    # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
-    # order, and a spec written in another order only misses the cache, never shares it
-    return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
-
-
-def _same_node_state(before: tuple | None, now: tuple | None) -> bool:
-    return (before is not None and now is not None and before[0] is now[0]
-            and before[1] is now[1] and before[2] == now[2])
-
-
-def _claim_doc(claim: ResourceClaimV1) -> dict:
-    """The view of an unallocated claim the allocator reads: identity and spec (shared)."""
-    return {"apiVersion": claim.api_version, "kind": "ResourceClaim",
-            "metadata": {"name": claim.name, "namespace": claim.namespace,
-                         "uid": claim.meta.uid},
-            "spec": claim.spec}
-
-
-def _node_doc(node: Node) -> dict:
-    """The view of a node the allocator reads: name, labels and status (shared)."""
-    return {"metadata": {"name": node.name, "labels": node.meta.labels},
-            "status": node.raw.get("status") or {}}
+    @property
+    def allocator(self) -> Allocator | None:
+        """The current allocator (None before the first v1 pod); benchmarks read its
+        counters."""
+        return self.source.allocator
 
 
 class _PreBindFailed(Exception):

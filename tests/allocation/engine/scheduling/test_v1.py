@@ -344,7 +344,7 @@ def _twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
 def test_alike_pods_get_what_a_scan_without_the_placement_cache_gives(shapes):
     docs = _twins(shapes)
     cached = dump(simulate(load(docs)).output(), "yaml")
-    with patch("allocation.engine.scheduling.v1._signature", return_value=None):
+    with patch("allocation.engine.scheduling.v1_views.signature", return_value=None):
         assert dump(simulate(load(docs)).output(), "yaml") == cached
 
 

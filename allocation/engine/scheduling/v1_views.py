@@ -1,0 +1,58 @@
+"""What the v1 scheduler hands the allocator and keys its caches by (docs/v1.md, "Simulating
+v1", speed): light views of claims and nodes (identity, spec, labels: shared, never
+copied per node) and the signature that makes two pods' attempts alike.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from allocation.engine.scheduling.cache import pod_signature
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod, ResourceClaimV1
+
+__all__ = ["claim_doc", "node_doc", "same_node_state", "signature"]
+
+
+def signature(pod: Pod, attempt) -> tuple | None:
+    """What makes two pods' attempts alike: namespace, node constraints, cpu and memory,
+    the claims' specs (all unallocated) and the extended requests.
+
+    Returns:
+        The key, or None when a claim of ``attempt`` (``scheduling/v1.py``'s) is allocated
+        or the pod waits on a node (its attempt is its own).
+    """
+    if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
+        return None
+    extended = ()
+    if attempt.extended:
+        spec = pod.raw.get("spec") or {}
+        extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
+                         for c in [*(spec.get("initContainers") or ()),
+                                   *(spec.get("containers") or ())])
+    # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
+    # order, and a spec written in another order only misses the cache, never shares it
+    return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
+
+
+def same_node_state(before: tuple | None, now: tuple | None) -> bool:
+    """Whether two of ``V1Scheduling._node_state``'s snapshots are of the same node state:
+    the same node and usage objects, the same pool versions."""
+    return (before is not None and now is not None and before[0] is now[0]
+            and before[1] is now[1] and before[2] == now[2])
+
+
+def claim_doc(claim: ResourceClaimV1) -> dict:
+    """The view of an unallocated claim the allocator reads: identity and spec (shared)."""
+    return {"apiVersion": claim.api_version, "kind": "ResourceClaim",
+            "metadata": {"name": claim.name, "namespace": claim.namespace,
+                         "uid": claim.meta.uid},
+            "spec": claim.spec}
+
+
+def node_doc(node: Node) -> dict:
+    """The view of a node the allocator reads: name, labels and status (shared)."""
+    return {"metadata": {"name": node.name, "labels": node.meta.labels},
+            "status": node.raw.get("status") or {}}
