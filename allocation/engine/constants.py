@@ -14,8 +14,12 @@ __all__ = [
     "AUTOSCALER_COMPONENT",
     "STRUCTURED_FINALIZER", "V1_CLAIM_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX",
     "COUNTER_GROUP",
-    "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL",
+    "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL", "CANNOT_ALLOCATE",
 ]
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+"""DynamicResources Filter's refusal, upstream verbatim: the v1 allocator's reason and the
+scheduler's node reason (docs/v1.md, "Texts and upstream")."""
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLANNER_GROUP = "draplanner.io"

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from allocation.engine.constants import CANNOT_ALLOCATE
+
 if TYPE_CHECKING:
     from allocation.engine.objects import ResourceClaim
 
@@ -26,7 +28,7 @@ R_SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 R_CPU = "Insufficient cpu"
 R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
-R_CLAIMS = "cannot allocate all claims"
+R_CLAIMS = CANNOT_ALLOCATE
 """DynamicResources Filter's refusal (upstream verbatim; docs/v1.md, "Texts and upstream")."""
 R_ELSEWHERE = "node(s) had resource claims allocated on other nodes"
 FILTER_ERROR = 'running "DynamicResources" filter plugin: '

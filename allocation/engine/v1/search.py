@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
-from allocation.engine.scheduling.reasons import R_CLAIMS
+from allocation.engine.constants import CANNOT_ALLOCATE
 from allocation.engine.v1.capacity import capacity_fits, consumed_capacity, consumed_texts
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search"]
 
 MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
-CANNOT_ALLOCATE = R_CLAIMS  # DynamicResources Filter's words (scheduling/reasons.py)
 INVALID_POOLS = "invalid resource pools were encountered"
 _EXCEEDED = "exceeded"  # the 32-results limit was hit below this point (not fatal)
 
