@@ -62,8 +62,6 @@ if TYPE_CHECKING:
 
 __all__ = ["V1Scheduling", "v1_claims"]
 
-
-
 _NO_NEEDS = PodNeeds()
 """The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
 
@@ -88,11 +86,11 @@ class V1Scheduling:
     def __init__(self) -> None:
         self.source = v1_book.AllocatorSource()
         self._has_classes: bool | None = None
-        # Per pass, by pod signature (_signature): where the last identical pod was placed
+        # Per pass, by pod signature (v1_views.signature): where the last identical pod was placed
         # (the nodes before it refused it and only fill up during a pass), and the refusal
         # of one that fit nowhere. Like the seed's PlacementCache.
         self._placed: dict[tuple, int] = {}
-        # (what _unchanged gave when it was recorded, (message, detail))
+        # (what _unchanged gave when it was recorded, (message, details), per-node answers)
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
         self._pool_keys: dict[str, tuple] = {}
         self._memo = v1_explain.RequestMemo(self._node_state, v1_views.same_node_state)
