@@ -9,14 +9,14 @@ Exit 0 converted (maybe with warnings on stderr), 2 invalid input (the loader's 
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
 from allocation.engine.convert import COUNTER_MODES, convert_loaded
-from allocation.engine.manifests import InvalidManifests, load_files
+from allocation.engine.manifests import load_files
 from allocation.engine.writer import as_list, dump
+from allocation.management.exits import reported_failures
 
 
 class Command(BaseCommand):
@@ -40,7 +40,7 @@ class Command(BaseCommand):
                                  "capacity 'count' (consumable, DRAConsumableCapacity)")
 
     def handle(self, *args, **options) -> None:
-        try:
+        with reported_failures(self.stderr, "converted"):
             paths = [Path(name) for name in options["files"]]
             loaded = load_files(paths)  # every file was readable
             result = convert_loaded(loaded, counters=options["counters"],
@@ -48,15 +48,6 @@ class Command(BaseCommand):
                                     texts=[(str(p), p.read_text(encoding="utf-8"))
                                            for p in paths])
             text = dump(as_list(result.items), options["output"])
-        except InvalidManifests as exc:
-            for problem in exc.problems:
-                self.stderr.write(str(problem))
-            self.stderr.write(f"{len(exc.problems)} problem(s); nothing was converted.")
-            sys.exit(2)
-        except Exception:  # an engine bug: say so plainly, with the traceback
-            self.stderr.write("internal error: the planner failed; please report this:")
-            self.stderr.write(traceback.format_exc())
-            sys.exit(1)
         for warning in result.report.warnings:
             self.stderr.write(str(warning))
         if not result.complete and not options["lossy"]:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-import traceback
 
 from django.core.management.base import BaseCommand
 
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.events import DEFAULT_START, format_time, parse_duration, parse_time
-from allocation.engine.manifests import InvalidManifests
 from allocation.engine.v1 import DEFAULT_RELEASE, RELEASES, FeatureGateError, Profile, make_profile
+from allocation.management.exits import reported_failures
 
 
 class Command(BaseCommand):
@@ -44,19 +43,10 @@ class Command(BaseCommand):
         except ValueError as exc:
             self.stderr.write(f"error: {exc}")
             sys.exit(2)
-        try:
+        with reported_failures(self.stderr, "simulated"):
             text = simulate_files(options["files"], options["strategy"], now, advance,
                                   options["output"], profile,
                                   lambda problem: self.stderr.write(f"warning: {problem}"))
-        except InvalidManifests as exc:
-            for problem in exc.problems:
-                self.stderr.write(str(problem))
-            self.stderr.write(f"{len(exc.problems)} problem(s); nothing was simulated.")
-            sys.exit(2)
-        except Exception:  # an engine bug: say so plainly, with the traceback
-            self.stderr.write("internal error: the planner failed; please report this:")
-            self.stderr.write(traceback.format_exc())
-            sys.exit(1)
         self.stdout.write(text, ending="")
 
 
