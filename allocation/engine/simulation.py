@@ -25,6 +25,7 @@ from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.faults import Failure, clear_recovered, describe
+from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, load_files
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
@@ -194,10 +195,11 @@ def simulate(loaded: LoadResult, strategy: str = "first-fit", now: datetime = DE
             (:func:`refuse_unsimulated_v1`).
     """
     refuse_unsimulated_v1(loaded)
-    simulation = Simulation.from_loaded(loaded, strategy, now)
-    simulation.settle()
-    if advance:
-        simulation.advance(advance)
+    with paused_gc():  # allocation-heavy batch (gcpause.py)
+        simulation = Simulation.from_loaded(loaded, strategy, now)
+        simulation.settle()
+        if advance:
+            simulation.advance(advance)
     return simulation
 
 
@@ -212,8 +214,9 @@ def simulate_files(paths: Sequence[str], strategy: str = "first-fit",
     Raises:
         InvalidManifests: as :func:`simulate`, or for invalid input.
     """
-    loaded = load_files(paths, profile)
-    for warning in loaded.warnings:
-        if warn is not None:
-            warn(warning)
-    return dump(simulate(loaded, strategy, now, advance).output(), output)
+    with paused_gc():  # loading and writing allocate as much as settling (gcpause.py)
+        loaded = load_files(paths, profile)
+        for warning in loaded.warnings:
+            if warn is not None:
+                warn(warning)
+        return dump(simulate(loaded, strategy, now, advance).output(), output)

@@ -140,6 +140,16 @@ class ResourceClaimV1(KObject):
                               if k not in ("allocation", "reservedFor", "devices")}
 
     @property
+    def spec_key(self) -> str:
+        """A key equal for equal specs, for the v1 scheduler's caches (computed once: the
+        spec is immutable). ``repr``, not sorted JSON: claims from one template repeat its
+        key order, and a spec written in another order only misses a cache."""
+        key = self.__dict__.get("_spec_key")
+        if key is None:
+            key = self.__dict__["_spec_key"] = repr(self.spec)
+        return key
+
+    @property
     def request_names(self) -> list[str]:
         return [r.name for r in self.requests]
 

@@ -83,7 +83,7 @@ class RequestMemo:
         if allocator is not self.allocator:
             self.allocator, self.entries = allocator, {}
         mine = [c for c in claims if not c.allocated]
-        key = (name, *((c.namespace, repr(c.spec)) for c in mine))
+        key = (name, *((c.namespace, c.spec_key) for c in mine))
         now = self.node_state(state, allocator, name)
         known = self.entries.get(key)
         if known is not None and known[2] is not None and self.same(known[0], now):

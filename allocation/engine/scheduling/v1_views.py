@@ -32,9 +32,7 @@ def signature(pod: Pod, attempt) -> tuple | None:
         extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
                          for c in [*(spec.get("initContainers") or ()),
                                    *(spec.get("containers") or ())])
-    # repr, not sorted JSON (a tenth of the pass): claims from one template repeat its key
-    # order, and a spec written in another order only misses the cache, never shares it
-    return (*pod_signature(pod), extended, *(repr(d["spec"]) for d in attempt.docs))
+    return (*pod_signature(pod), extended, *(c.spec_key for c in attempt.claims))
 
 
 def same_node_state(before: tuple | None, now: tuple | None) -> bool:

@@ -80,7 +80,7 @@ def test_claim_from_template_copies_as_upstream():
                                         "uid": "uid-1", "controller": True,
                                         "blockOwnerDeletion": True}]
     assert claim["spec"] == TEMPLATE["spec"]["spec"]
-    assert claim["spec"] is not TEMPLATE["spec"]["spec"]
+    assert claim["spec"] is TEMPLATE["spec"]["spec"]  # shared: a claim's spec is immutable
     assert meta["uid"] == claim_from_template(_pod(), "gpu", TEMPLATE)["metadata"]["uid"]
     assert TEMPLATE["spec"]["metadata"]["annotations"] == {"note": "x"}  # not changed
 
