@@ -1,9 +1,12 @@
 """One worker pass on the baseline: the engine loop of ``simulate`` on the stored cluster.
 
-A pass reads a consistent snapshot (rows and revision), runs every controller to a fixed
-point with the clock at the real time (timers already due run too), and saves only the
-objects whose documents changed, plus the new Events, in ONE transaction. A pass that dies
-half-way leaves the state as before. See ``docs/console.md``, "The worker".
+A pass reads a consistent snapshot (rows and revision; not the Events, which are not state),
+runs every controller to a fixed point with the clock at the real time (timers already due
+run too), and saves only the objects whose documents changed, plus the Events it recorded
+folded into the stored series (``services/events.py``), in ONE transaction. A pass that
+changes no object and only repeats stored Events saves nothing and makes no revision; it
+still deletes Events older than the TTL. A pass that dies half-way leaves the state as
+before. See ``docs/console.md``, "The worker" and "Events".
 
 - **No object stops a pass.** A row that cannot be loaded is left out and reported; a
   controller's failure on one object is confined to it (``engine/faults.py``); an object
@@ -33,7 +36,6 @@ from django.utils import timezone
 
 from allocation.engine.events import VirtualClock
 from allocation.engine.faults import Failure, fallback_manifest, report
-from allocation.engine.manifests import build_object
 from allocation.engine.objects import (
     KObject,
     ObjectKey,
@@ -43,13 +45,19 @@ from allocation.engine.objects import (
     ResourceClaimV1,
 )
 from allocation.engine.simulation import Simulation
-from allocation.models import Event, StoredObject, canonical_json
+from allocation.models import StoredObject, canonical_json
 from allocation.services.cluster import cluster_row, locked_cluster
+from allocation.services.events import (
+    fold_pass,
+    next_prune,
+    plan_events,
+    prune_events,
+    save_events,
+)
 from allocation.services.store import (
     Identity,
     LeftOut,
     build_state,
-    event_rows,
     identity_of,
     model_for,
     row_identity,
@@ -101,28 +109,11 @@ class _Work:
     """What a pass computed: the plan against the rows it read, and what it left out."""
 
     plan: Plan
-    sequence: int
+    events: list[dict]  # one per series, in the order each last happened
     rounds: int
     next_wakeup: datetime | None
     left_out: list[LeftOut]
     failures: list[str]
-
-
-def _name_events(items: list[dict], sequence: int) -> tuple[list, int]:
-    """The new Events as engine objects, named ``<object>.<n>`` from the stored sequence.
-
-    The engine numbers Events from 1 in every run; the baseline runs many times, so the
-    worker numbers them on from the last stored one to keep names unique.
-    """
-    out = []
-    for item in items:
-        sequence += 1
-        event = dict(item)
-        involved = event.get("involvedObject") or {}
-        event["metadata"] = {**event.get("metadata", {}),
-                             "name": f"{involved.get('name', 'event')}.{sequence:08d}"}
-        out.append(build_object(event))
-    return out, sequence
 
 
 def save_plan(cluster, plan: Plan) -> None:
@@ -155,15 +146,13 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
     return desired, failed
 
 
-def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strategy: str,
-             now: datetime, checkpoint) -> _Work:
+def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint) -> _Work:
     by_identity = {row_identity(r): r for r in rows}
     quarantined: dict[ObjectKey, BaseException] = {}
     for run in range(_MAX_RUNS):
-        state, left_out = build_state(rows, events, VirtualClock(now))
+        state, left_out = build_state(rows, [], VirtualClock(now))  # Events are not state
         checkpoint()
         simulation = Simulation.on(state, strategy, checkpoint)
-        adopted = len(state.events.items)
         for item in left_out:
             report(state, stand_in(item.row), "loader", None,
                    f"the stored document cannot be loaded, so the planner leaves it out: "
@@ -182,8 +171,6 @@ def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strat
     # Rows left out are not the pass's to change, nor to delete.
     out = {id(item.row) for item in left_out}
     plan = plan_changes([r for r in rows if id(r) not in out], desired, prune=True)
-    new_events, sequence = _name_events(state.events.items[adopted:], sequence)
-    plan.create.extend((e, canonical_json(e.raw)) for e in new_events)
     failures = [f.text for f in state.failures.values() if isinstance(f, Failure)]
     failures += [f.text for f in simulation.failures]
     for failure in [*state.failures.values(), *simulation.failures]:
@@ -191,7 +178,8 @@ def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strat
             log.warning("worker pass: %s", failure.text, exc_info=failure.error)
     for item in left_out:
         log.warning("worker pass: left out %s", item.text)
-    return _Work(plan, sequence, rounds, simulation.next_wakeup(), left_out, failures)
+    return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(),
+                 left_out, failures)
 
 
 def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
@@ -210,9 +198,9 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
     with transaction.atomic():  # a consistent snapshot of rows and revision
         snapshot = cluster_row()
         version = (snapshot.revision, snapshot.token)
-        rows, events = stored_rows(), event_rows()
+        rows = stored_rows()
     try:
-        work = _compute(rows, events, snapshot.event_sequence, strategy, now, tick)
+        work = _compute(rows, strategy, now, tick)
         tick()
     except PassAborted:
         return PassResult(LOST_LEASE, version[0])
@@ -223,26 +211,42 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
         if holds_lease is not None and not holds_lease():
             result.outcome = LOST_LEASE
             return result
-        plan = work.plan
+        plan, events = work.plan, work.events
         if (cluster.revision, cluster.token) != version:  # written to during the pass
             result.complete = False
             plan, result.conflicts = _rebase(cluster, plan, work.left_out, now)
             if plan is None:
                 result.outcome, result.revision = STALE, cluster.revision
                 return result
+            events = _not_about(events, result.conflicts)
             result.kinds = plan.kinds
-        if plan:
+        prune_events(now)
+        changes = plan_events(events)
+        if plan or changes.news:
             save_plan(cluster, plan)
-            cluster.event_sequence = work.sequence
-            result.revision = commit_revision(cluster, plan.kinds)
+            save_events(cluster, changes, now)
+            kinds = sorted({*plan.kinds, "Event"} if changes else plan.kinds)
+            result.kinds = kinds
+            result.revision = commit_revision(cluster, kinds)
             result.outcome = SAVED
-        else:
+        else:  # nothing but repeats: no revision (docs/console.md, "Events")
             result.revision = cluster.revision
-        if result.complete:
+        if result.complete and cluster.reconciled_revision != cluster.revision:
             cluster.reconciled_revision = cluster.revision
-        cluster.save(update_fields=["reconciled_revision", "event_sequence", "revision",
-                                    "token", "next_position"])
+            cluster.save(update_fields=["reconciled_revision"])
+        expiry = next_prune()
+        if expiry is not None:
+            result.next_wakeup = min(t for t in (result.next_wakeup, expiry) if t is not None)
     return result
+
+
+def _not_about(events: list[dict], conflicts: list[Identity]) -> list[dict]:
+    """The Events not about a conflict: those wait for the next pass with their object."""
+    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
+    return [e for e in events
+            if ((e.get("involvedObject") or {}).get("kind"),
+                (e.get("involvedObject") or {}).get("namespace") or "",
+                (e.get("involvedObject") or {}).get("name")) not in touched]
 
 
 def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
@@ -271,22 +275,14 @@ def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
         elif now_row is not None:
             conflicts.add(row_identity(row))
     for obj, document in plan.create:
-        if model_for(obj) is not Event:
-            if identity_of(obj) in current:
-                conflicts.add(identity_of(obj))
-            else:
-                creates.append((obj, document))
+        if identity_of(obj) in current:
+            conflicts.add(identity_of(obj))
+        else:
+            creates.append((obj, document))
     _couple(conflicts, [o for _r, o, _d in updates] + [o for o, _d in creates])
     rebased = Plan(update=[u for u in updates if identity_of(u[1]) not in conflicts],
                    create=[c for c in creates if identity_of(c[0]) not in conflicts],
                    delete=deletes)
-    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
-    for obj, document in plan.create:
-        if model_for(obj) is Event:
-            involved = obj.raw.get("involvedObject") or {}
-            if (involved.get("kind"), involved.get("namespace") or "",
-                    involved.get("name")) not in touched:
-                rebased.create.append((obj, document))
     conflicts = sorted(conflicts)
     if not _still_valid(cluster, current, rebased, left_out, now):
         return None, conflicts
@@ -344,8 +340,6 @@ def _still_valid(cluster, current: dict[Identity, StoredObject], plan: Plan,
         after.append(row)
     position = cluster.next_position
     for obj, document in plan.create:
-        if model_for(obj) is Event:
-            continue
         after.append(model_for(obj)(position=position, **row_values(obj, document)))
         position += 1
     after.sort(key=lambda r: r.position)
