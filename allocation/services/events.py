@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Min
+from django.utils import timezone
 
 from allocation.engine.events import fold
 from allocation.engine.manifests import build_object
@@ -27,7 +29,7 @@ from allocation.models.event import series_hash
 from allocation.services.writes import row_values
 
 __all__ = ["EventChanges", "DEFAULT_TTL_SECONDS", "event_ttl", "fold_pass", "plan_events",
-           "save_events", "prune_events", "next_prune"]
+           "save_events", "prune_events", "next_prune", "prune"]
 
 DEFAULT_TTL_SECONDS = 3600.0
 """One hour, kube-apiserver's default ``--event-ttl``."""
@@ -140,3 +142,13 @@ def next_prune() -> datetime | None:
     oldest = Event.objects.aggregate(oldest=Min("updated_at"))["oldest"]
     return None if oldest is None else oldest + event_ttl()
 
+
+
+def prune(now: datetime | None = None) -> datetime | None:
+    """Delete the expired Events on their own (the worker, between passes); when the next
+    one expires. Not a change of the cluster: no revision, no announcement (Events are not
+    state; the live pages show the rest with the next change)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        prune_events(now)
+        return next_prune()

@@ -85,7 +85,9 @@ class PassResult:
 
     ``complete`` is False when the stored cluster changed during the pass: what still applied
     was saved, ``conflicts`` lists the objects left for the next pass, which should start at
-    once. ``failures`` are the one-line reports of objects (and controllers) that failed.
+    once. ``next_wakeup`` is the controllers' next timer; ``next_prune`` when the oldest
+    Event expires (the worker prunes then without a pass: ``services.events.prune``).
+    ``failures`` are the one-line reports of objects (and controllers) that failed.
     """
 
     outcome: str
@@ -93,6 +95,7 @@ class PassResult:
     kinds: list[str] = field(default_factory=list)
     rounds: int = 0
     next_wakeup: datetime | None = None
+    next_prune: datetime | None = None  # when the oldest stored Event expires
     complete: bool = True
     conflicts: list[Identity] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -234,9 +237,7 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
         if result.complete and cluster.reconciled_revision != cluster.revision:
             cluster.reconciled_revision = cluster.revision
             cluster.save(update_fields=["reconciled_revision"])
-        expiry = next_prune()
-        if expiry is not None:
-            result.next_wakeup = min(t for t in (result.next_wakeup, expiry) if t is not None)
+        result.next_prune = next_prune()
     return result
 
 
