@@ -27,6 +27,7 @@ before. See ``docs/console.md``, "The worker" and "Events".
 from __future__ import annotations
 
 import copy
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -124,16 +125,42 @@ def save_plan(cluster, plan: Plan) -> None:
     apply_plan(cluster, plan)
 
 
+_STABLE_LIMIT = 1_000_000
+_stable: set[bytes] = set()
+"""Digests of stored documents known to come back unchanged from an object loaded from
+them and left alone: the fingerprints a pass keeps for the next one."""
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
                quarantined: dict[ObjectKey, BaseException]
                ) -> tuple[list[tuple[KObject, str]], dict[ObjectKey, BaseException]]:
     """Every object's canonical document; objects whose document cannot be made are reported
-    and keep their stored document, with the failure written into it if that can be done."""
+    and keep their stored document, with the failure written into it if that can be done.
+
+    Only what changed is serialised: an object no controller changed (not in
+    ``state.changed``) whose stored document an earlier pass found to come back unchanged
+    (``_stable``) keeps its stored document as it is.
+    """
     state = simulation.state
     desired, failed = [], {}
+    if len(_stable) > _STABLE_LIMIT:
+        _stable.clear()
     for obj in state.all_objects():
+        row = rows.get(identity_of(obj))
+        untouched = row is not None and obj.key not in state.changed
+        digest = _digest(row.document) if untouched else None
+        if digest is not None and digest in _stable:
+            desired.append((obj, row.document))
+            continue
         try:
-            desired.append((obj, canonical_json(obj.to_manifest())))
+            document = canonical_json(obj.to_manifest())
+            desired.append((obj, document))
+            if digest is not None and document == row.document:
+                _stable.add(digest)
             continue
         except Exception as error:  # noqa: BLE001 - confined to the object
             failed[obj.key] = error
@@ -143,7 +170,6 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
         try:
             desired.append((obj, canonical_json(fallback_manifest(obj))))
         except Exception:  # noqa: BLE001 - not even that: the stored document stays
-            row = rows.get(identity_of(obj))
             if row is not None:  # (a new object that cannot be written is not created)
                 desired.append((obj, row.document))
     return desired, failed
@@ -154,6 +180,7 @@ def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint)
     quarantined: dict[ObjectKey, BaseException] = {}
     for run in range(_MAX_RUNS):
         state, left_out = build_state(rows, [], VirtualClock(now))  # Events are not state
+        state.changed.clear()  # what the build itself touched is as stored
         checkpoint()
         simulation = Simulation.on(state, strategy, checkpoint)
         for item in left_out:
