@@ -14,6 +14,10 @@ thread, the in-memory channel layer), on :func:`bench.generate.named_gpu_cluster
   separately (the pass rebuilds the whole state: it is not incremental yet).
 * **API write to channel message**: wall time from just before ``POST /api/pods/`` to the
   ``cluster.changed`` message arriving on a channel subscribed to group ``cluster``.
+* **API write on the single workload**: ``POST /api/pods/`` of one pod on the **single**
+  cluster (1,000 nodes x 8 GPUs, 8,000 pods, settled once), its server time and SQL
+  queries: a write validates the objects it touches (docs/console.md, "Services"), so
+  neither should grow with the cluster.
 
 Figures only; nothing is asserted.
 """
@@ -30,11 +34,13 @@ import time
 PAGE_SIZES = (100, 1000)  # nodes; pods = 2 per node
 WORKER_NODES = 500
 API_WRITES = 3
+SINGLE = (1000, 8000)  # the single workload: nodes, pods
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _setup(nodes: int):
-    """Migrate, store and settle a cluster of ``nodes`` nodes; a signed-in test client."""
+def _setup(nodes: int, pods: int | None = None):
+    """Migrate, store and settle a cluster of ``nodes`` nodes (``pods`` pods, default two
+    per node); a signed-in test client."""
     import django
 
     django.setup()
@@ -43,16 +49,18 @@ def _setup(nodes: int):
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from allocation.engine.writer import as_list, dump
+    from allocation.engine.writer import dump
     from allocation.services.manifests import import_texts
     from allocation.services.reconcile import reconcile
     from bench.generate import named_gpu_cluster
 
     setup_test_environment()  # "testserver" becomes an allowed host
     call_command("migrate", verbosity=0)
-    docs = named_gpu_cluster(nodes, 2 * nodes, devices=8)
+    docs = named_gpu_cluster(nodes, 2 * nodes if pods is None else pods, devices=8)
     t0 = time.perf_counter()
-    import_texts([("bench.yaml", dump(as_list(docs)))], replace=True)
+    # One YAML document per object: one List of the single workload is over the loader's
+    # per-document limit.
+    import_texts([("bench.yaml", "---\n".join(dump(d) for d in docs))], replace=True)
     imported = time.perf_counter() - t0
     t0 = time.perf_counter()
     reconcile()
@@ -164,6 +172,25 @@ def measure_worker_and_api() -> dict:
     return result
 
 
+def measure_single_write(writes: int = API_WRITES) -> dict:
+    """``POST /api/pods/`` of one new pod on the settled **single** cluster: server time
+    and SQL queries of each write (no worker runs in between)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client, result = _setup(*SINGLE)
+    result["writes"] = []
+    for i in range(writes):
+        body = json.dumps(_new_pod(f"single-{i}"))
+        with CaptureQueriesContext(connection) as queries:
+            t0 = time.perf_counter()
+            response = client.post("/api/pods/", body, content_type="application/json")
+            elapsed = time.perf_counter() - t0
+        result["writes"].append({"status": response.status_code, "s": elapsed,
+                                 "queries": len(queries)})
+    return result
+
+
 def _run(call: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings",
@@ -201,6 +228,11 @@ def main() -> None:
     for a in r["api"]:
         print(f"  HTTP {a['status']} answered {_ms(a['answered_s'])}, {a['type']} "
               f"{a['kinds']} received {_ms(a['message_s'])}")
+    r = _run("measure_single_write()")
+    print(f"API write on the single workload ({SINGLE[0]} nodes, {SINGLE[1]} pods; import "
+          f"{r['import_s']:.2f} s, first worker pass {r['settle_s']:.2f} s), POST /api/pods/:")
+    for w in r["writes"]:
+        print(f"  HTTP {w['status']} {_ms(w['s'])}, {w['queries']} SQL queries")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ Environment variables:
 ``DRA_WORKER_POLL_SECONDS``, ``DRA_WORKER_DEBOUNCE_SECONDS``, ``DRA_WORKER_LEASE_SECONDS``
     How often the worker looks for changes (1), how long it waits for a burst of writes
     to end (0.2), and how long its lease lasts without renewal (30).
+``DRA_EVENT_TTL``
+    How long a stored Event is kept after its last write: seconds (``3600``) or a duration
+    (``1h``, ``90m``, ``1h30m``); default one hour, like kube-apiserver's ``--event-ttl``.
+    See docs/console.md, "Events".
 ``DRA_KUBERNETES_VERSION``, ``DRA_FEATURE_GATES``
     The Kubernetes release whose DRA behaviour applies (1.34, 1.35 or 1.36; default the
     newest) and feature-gate overrides as kube-scheduler's ``--feature-gates``
@@ -40,6 +44,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from allocation.engine.events import MAX_DURATION, parse_duration
 from allocation.engine.v1 import DEFAULT_RELEASE, FeatureGateError, make_profile
 from console.env import env_bool, parse_database_url, parse_redis_url
 from console.limits import DEFAULT_MAX_UPLOAD_BYTES
@@ -212,6 +217,28 @@ DRA_WORKER = {
     "debounce": _seconds("DRA_WORKER_DEBOUNCE_SECONDS", 0.2),
     "lease_ttl": _seconds("DRA_WORKER_LEASE_SECONDS", 30.0),
 }
+
+
+def _ttl(name: str, default: float) -> float:
+    """Seconds, from a number of seconds or a duration such as ``1h`` or ``90m``."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parse_duration(value).total_seconds()
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name}={value!r}: {exc}") from None
+    if not 0 < seconds <= MAX_DURATION.total_seconds():
+        raise ImproperlyConfigured(f"{name}={value!r}: it must be longer than 0 seconds and "
+                                   f"at most {MAX_DURATION.days}d")
+    return seconds
+
+
+# Stored Events are deleted this long after their last write (allocation.services.events).
+DRA_EVENT_TTL = _ttl("DRA_EVENT_TTL", 3600.0)
 
 # The Kubernetes profile (allocation.services.profile; docs/v1.md), checked at startup.
 DRA_KUBERNETES_VERSION = os.environ.get("DRA_KUBERNETES_VERSION", "").strip() or DEFAULT_RELEASE

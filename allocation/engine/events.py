@@ -9,7 +9,7 @@ from allocation.engine import kinds
 from allocation.engine.constants import SCHEDULER_COMPONENT
 
 __all__ = ["VirtualClock", "EventRecorder", "DEFAULT_START", "format_time", "parse_time",
-           "parse_duration", "EARLIEST", "LATEST", "MAX_DURATION"]
+           "parse_duration", "EARLIEST", "LATEST", "MAX_DURATION", "series_key", "fold"]
 
 DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)
 #: The times the virtual clock may start at or read from an object. The clock moves on by
@@ -57,6 +57,52 @@ def parse_duration(text: str) -> timedelta:
         raise ValueError(f"{text!r} is longer than the longest duration accepted, "
                          f"{MAX_DURATION.days}d (100 years)")
     return timedelta(seconds=seconds)
+
+
+def series_key(event: dict) -> tuple[str, str, str, str, str, str]:
+    """What makes Events one series: the object they are about, their type and reason, and
+    who reports them.
+
+    Kubernetes keeps the repeats of one reason about one object as one Event with a
+    ``count`` and first and last timestamps (client-go's event correlator; ``kubectl get
+    events`` shows LAST SEEN and COUNT); the console stores Events that way
+    (docs/console.md, "Events"). The message is not part of the key: a series shows its
+    latest message.
+
+    Returns:
+        (kind, namespace or "", name, type, reason, reporting component).
+    """
+    involved = event.get("involvedObject") or event.get("regarding") or {}
+    if not isinstance(involved, dict):
+        involved = {}
+    source = event.get("source") if isinstance(event.get("source"), dict) else {}
+
+    def text(value) -> str:
+        return value if isinstance(value, str) else ""
+
+    return (text(involved.get("kind")), text(involved.get("namespace")),
+            text(involved.get("name")), text(event.get("type")), text(event.get("reason")),
+            text(source.get("component")) or text(event.get("reportingComponent")))
+
+
+def fold(earlier: dict, later: dict) -> dict:
+    """One Event for two of one series: ``earlier``'s name and first time, ``later``'s
+    message and last time, the counts added up.
+
+    Returns:
+        A new Event document (neither argument is changed).
+    """
+    folded = {**later, "metadata": earlier.get("metadata", later.get("metadata"))}
+    first = earlier.get("firstTimestamp") or earlier.get("eventTime")
+    if first:
+        folded["firstTimestamp"] = first
+    folded["count"] = _count(earlier) + _count(later)
+    return folded
+
+
+def _count(event: dict) -> int:
+    count = event.get("count")
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
 
 
 class VirtualClock:

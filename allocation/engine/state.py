@@ -137,6 +137,10 @@ class ClusterState:
         self.failures: dict[ObjectKey, object] = {}
         # The Kubernetes profile v1 scheduling uses (docs/v1.md); None: the newest release.
         self.profile: Profile | None = None
+        # Keys of the objects handed out by writable() or added since the caller last cleared
+        # it: the others are as they were loaded, so the worker need not write them again
+        # (docs/console.md, "The worker").
+        self.changed: set[ObjectKey] = set()
 
     # -- copy-on-write ----------------------------------------------------------------
     def fork(self) -> ClusterState:
@@ -165,6 +169,7 @@ class ClusterState:
         child.problems = list(self.problems)
         child.failures = dict(self.failures)
         child.profile = self.profile
+        child.changed = set()
         self._token = object()  # what this state held alone it now shares with the fork
         self._owned = set()
         return child
@@ -180,6 +185,7 @@ class ClusterState:
         current = self.objects.get(key)
         if current is None:
             return obj
+        self.changed.add(key)
         if owned is None or key in owned:
             return current  # type: ignore[return-value]
         twin = _clone(current)
@@ -230,6 +236,7 @@ class ClusterState:
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         self.objects[obj.key] = obj
+        self.changed.add(obj.key)
         if self._owned is not None:
             self._owned.add(obj.key)
         if index and isinstance(obj, Node | NodeResourceSlice | NodeResourceCapacity):

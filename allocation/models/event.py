@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django.db import models
 
 from allocation.engine import kinds
+from allocation.engine.events import series_key
 from allocation.models.base import StoredObject
 
-__all__ = ["Event"]
+__all__ = ["Event", "series_hash"]
+
+
+def series_hash(event: dict) -> str:
+    """The indexed form of an Event's series (``engine.events.series_key``)."""
+    key = json.dumps(series_key(event), separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Event(StoredObject):
-    """One Event; ``position`` orders Events among themselves (after every object)."""
+    """One Event series; ``position`` orders Events among themselves (after every object).
+
+    A repeat moves the series to the end of the order and refreshes ``updated_at``, from
+    which the TTL counts (``DRA_EVENT_TTL``, docs/console.md, "Events").
+    """
 
     KIND_SPEC = kinds.EVENT
     FILTERS = {"namespace": ("namespace", "exact"), "kind": ("involved_kind", "exact"),
@@ -22,9 +36,12 @@ class Event(StoredObject):
     involved_name = models.CharField(max_length=253, blank=True, db_index=True)
     type = models.CharField(max_length=32, blank=True)
     reason = models.CharField(max_length=128, blank=True)
+    series = models.CharField(max_length=64, blank=True, db_index=True,
+                              help_text="Hash of what makes repeats one Event (engine.events).")
+    count = models.PositiveIntegerField(default=1)
 
     class Meta(StoredObject.Meta):
-        pass
+        indexes = [models.Index(fields=["updated_at"], name="allocation_event_updated")]
 
     @classmethod
     def columns_for(cls, obj) -> dict:
@@ -36,7 +53,11 @@ class Event(StoredObject):
         def text(value) -> str:
             return value[:253] if isinstance(value, str) else ""
 
-        return {"involved_kind": text(involved.get("kind")),
+        count = raw.get("count")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            count = 1
+        return {"series": series_hash(raw), "count": min(count, 2**31 - 1),
+                "involved_kind": text(involved.get("kind")),
                 "involved_namespace": text(involved.get("namespace")),
                 "involved_name": text(involved.get("name")),
                 "type": text(raw.get("type"))[:32], "reason": text(raw.get("reason"))[:128]}

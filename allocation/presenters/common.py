@@ -58,7 +58,8 @@ def condition_views(conditions: list[dict]) -> list[ConditionView]:
 
 @dataclass(frozen=True, slots=True)
 class EventRow:
-    """One Kubernetes Event: when, what about, and what happened."""
+    """One Kubernetes Event series: when last and first seen, what about, what happened, and
+    how often (``count``), as ``kubectl get events`` shows it (docs/console.md, "Events")."""
 
     time: str
     type: str
@@ -69,6 +70,8 @@ class EventRow:
     name: str
     component: str
     url: str | None
+    count: int = 1
+    first_time: str = ""
 
     @property
     def subject(self) -> str:
@@ -86,11 +89,13 @@ def _row(event: dict) -> EventRow:
     namespace = involved.get("namespace")
     component = (event.get("source") or {}).get("component") or event.get(
         "reportingComponent") or ""
-    return EventRow(str(event.get("lastTimestamp") or event.get("firstTimestamp")
-                        or event.get("eventTime") or ""),
+    count = event.get("count")
+    first = str(event.get("firstTimestamp") or event.get("eventTime") or "")
+    return EventRow(str(event.get("lastTimestamp") or first),
                     str(event.get("type", "")), str(event.get("reason", "")),
                     str(event.get("message", "")), kind, namespace, name, str(component),
-                    object_url(kind, namespace, name))
+                    object_url(kind, namespace, name),
+                    count if isinstance(count, int) and count > 0 else 1, first)
 
 
 def event_rows(events: list[dict]) -> list[EventRow]:

@@ -2,7 +2,7 @@
 
 The text of one manifest (YAML or JSON) is read by the engine's loader, so problems have
 the same format as everywhere else, then stored through :func:`allocation.services.writes.
-write` (whole-cluster validation, one transaction, announcement after commit).
+write` (validation of what it touches, one transaction, announcement after commit).
 """
 
 from __future__ import annotations

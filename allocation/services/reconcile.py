@@ -1,9 +1,12 @@
 """One worker pass on the baseline: the engine loop of ``simulate`` on the stored cluster.
 
-A pass reads a consistent snapshot (rows and revision), runs every controller to a fixed
-point with the clock at the real time (timers already due run too), and saves only the
-objects whose documents changed, plus the new Events, in ONE transaction. A pass that dies
-half-way leaves the state as before. See ``docs/console.md``, "The worker".
+A pass reads a consistent snapshot (rows and revision; not the Events, which are not state),
+runs every controller to a fixed point with the clock at the real time (timers already due
+run too), and saves only the objects whose documents changed, plus the Events it recorded
+folded into the stored series (``services/events.py``), in ONE transaction. A pass that
+changes no object and only repeats stored Events saves nothing and makes no revision; it
+still deletes Events older than the TTL. A pass that dies half-way leaves the state as
+before. See ``docs/console.md``, "The worker" and "Events".
 
 - **No object stops a pass.** A row that cannot be loaded is left out and reported; a
   controller's failure on one object is confined to it (``engine/faults.py``); an object
@@ -24,6 +27,7 @@ half-way leaves the state as before. See ``docs/console.md``, "The worker".
 from __future__ import annotations
 
 import copy
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,7 +37,6 @@ from django.utils import timezone
 
 from allocation.engine.events import VirtualClock
 from allocation.engine.faults import Failure, fallback_manifest, report
-from allocation.engine.manifests import build_object
 from allocation.engine.objects import (
     KObject,
     ObjectKey,
@@ -43,13 +46,19 @@ from allocation.engine.objects import (
     ResourceClaimV1,
 )
 from allocation.engine.simulation import Simulation
-from allocation.models import Event, StoredObject, canonical_json
+from allocation.models import StoredObject, canonical_json
 from allocation.services.cluster import cluster_row, locked_cluster
+from allocation.services.events import (
+    fold_pass,
+    next_prune,
+    plan_events,
+    prune_events,
+    save_events,
+)
 from allocation.services.store import (
     Identity,
     LeftOut,
     build_state,
-    event_rows,
     identity_of,
     model_for,
     row_identity,
@@ -77,7 +86,9 @@ class PassResult:
 
     ``complete`` is False when the stored cluster changed during the pass: what still applied
     was saved, ``conflicts`` lists the objects left for the next pass, which should start at
-    once. ``failures`` are the one-line reports of objects (and controllers) that failed.
+    once. ``next_wakeup`` is the controllers' next timer; ``next_prune`` when the oldest
+    Event expires (the worker prunes then without a pass: ``services.events.prune``).
+    ``failures`` are the one-line reports of objects (and controllers) that failed.
     """
 
     outcome: str
@@ -85,6 +96,7 @@ class PassResult:
     kinds: list[str] = field(default_factory=list)
     rounds: int = 0
     next_wakeup: datetime | None = None
+    next_prune: datetime | None = None  # when the oldest stored Event expires
     complete: bool = True
     conflicts: list[Identity] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -101,28 +113,11 @@ class _Work:
     """What a pass computed: the plan against the rows it read, and what it left out."""
 
     plan: Plan
-    sequence: int
+    events: list[dict]  # one per series, in the order each last happened
     rounds: int
     next_wakeup: datetime | None
     left_out: list[LeftOut]
     failures: list[str]
-
-
-def _name_events(items: list[dict], sequence: int) -> tuple[list, int]:
-    """The new Events as engine objects, named ``<object>.<n>`` from the stored sequence.
-
-    The engine numbers Events from 1 in every run; the baseline runs many times, so the
-    worker numbers them on from the last stored one to keep names unique.
-    """
-    out = []
-    for item in items:
-        sequence += 1
-        event = dict(item)
-        involved = event.get("involvedObject") or {}
-        event["metadata"] = {**event.get("metadata", {}),
-                             "name": f"{involved.get('name', 'event')}.{sequence:08d}"}
-        out.append(build_object(event))
-    return out, sequence
 
 
 def save_plan(cluster, plan: Plan) -> None:
@@ -130,16 +125,42 @@ def save_plan(cluster, plan: Plan) -> None:
     apply_plan(cluster, plan)
 
 
+_STABLE_LIMIT = 1_000_000
+_stable: set[bytes] = set()
+"""Digests of stored documents known to come back unchanged from an object loaded from
+them and left alone: the fingerprints a pass keeps for the next one."""
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
                quarantined: dict[ObjectKey, BaseException]
                ) -> tuple[list[tuple[KObject, str]], dict[ObjectKey, BaseException]]:
     """Every object's canonical document; objects whose document cannot be made are reported
-    and keep their stored document, with the failure written into it if that can be done."""
+    and keep their stored document, with the failure written into it if that can be done.
+
+    Only what changed is serialised: an object no controller changed (not in
+    ``state.changed``) whose stored document an earlier pass found to come back unchanged
+    (``_stable``) keeps its stored document as it is.
+    """
     state = simulation.state
     desired, failed = [], {}
+    if len(_stable) > _STABLE_LIMIT:
+        _stable.clear()
     for obj in state.all_objects():
+        row = rows.get(identity_of(obj))
+        untouched = row is not None and obj.key not in state.changed
+        digest = _digest(row.document) if untouched else None
+        if digest is not None and digest in _stable:
+            desired.append((obj, row.document))
+            continue
         try:
-            desired.append((obj, canonical_json(obj.to_manifest())))
+            document = canonical_json(obj.to_manifest())
+            desired.append((obj, document))
+            if digest is not None and document == row.document:
+                _stable.add(digest)
             continue
         except Exception as error:  # noqa: BLE001 - confined to the object
             failed[obj.key] = error
@@ -149,21 +170,19 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
         try:
             desired.append((obj, canonical_json(fallback_manifest(obj))))
         except Exception:  # noqa: BLE001 - not even that: the stored document stays
-            row = rows.get(identity_of(obj))
             if row is not None:  # (a new object that cannot be written is not created)
                 desired.append((obj, row.document))
     return desired, failed
 
 
-def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strategy: str,
-             now: datetime, checkpoint) -> _Work:
+def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint) -> _Work:
     by_identity = {row_identity(r): r for r in rows}
     quarantined: dict[ObjectKey, BaseException] = {}
     for run in range(_MAX_RUNS):
-        state, left_out = build_state(rows, events, VirtualClock(now))
+        state, left_out = build_state(rows, [], VirtualClock(now))  # Events are not state
+        state.changed.clear()  # what the build itself touched is as stored
         checkpoint()
         simulation = Simulation.on(state, strategy, checkpoint)
-        adopted = len(state.events.items)
         for item in left_out:
             report(state, stand_in(item.row), "loader", None,
                    f"the stored document cannot be loaded, so the planner leaves it out: "
@@ -182,8 +201,6 @@ def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strat
     # Rows left out are not the pass's to change, nor to delete.
     out = {id(item.row) for item in left_out}
     plan = plan_changes([r for r in rows if id(r) not in out], desired, prune=True)
-    new_events, sequence = _name_events(state.events.items[adopted:], sequence)
-    plan.create.extend((e, canonical_json(e.raw)) for e in new_events)
     failures = [f.text for f in state.failures.values() if isinstance(f, Failure)]
     failures += [f.text for f in simulation.failures]
     for failure in [*state.failures.values(), *simulation.failures]:
@@ -191,7 +208,8 @@ def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strat
             log.warning("worker pass: %s", failure.text, exc_info=failure.error)
     for item in left_out:
         log.warning("worker pass: left out %s", item.text)
-    return _Work(plan, sequence, rounds, simulation.next_wakeup(), left_out, failures)
+    return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(),
+                 left_out, failures)
 
 
 def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
@@ -210,9 +228,9 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
     with transaction.atomic():  # a consistent snapshot of rows and revision
         snapshot = cluster_row()
         version = (snapshot.revision, snapshot.token)
-        rows, events = stored_rows(), event_rows()
+        rows = stored_rows()
     try:
-        work = _compute(rows, events, snapshot.event_sequence, strategy, now, tick)
+        work = _compute(rows, strategy, now, tick)
         tick()
     except PassAborted:
         return PassResult(LOST_LEASE, version[0])
@@ -223,26 +241,40 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
         if holds_lease is not None and not holds_lease():
             result.outcome = LOST_LEASE
             return result
-        plan = work.plan
+        plan, events = work.plan, work.events
         if (cluster.revision, cluster.token) != version:  # written to during the pass
             result.complete = False
             plan, result.conflicts = _rebase(cluster, plan, work.left_out, now)
             if plan is None:
                 result.outcome, result.revision = STALE, cluster.revision
                 return result
+            events = _not_about(events, result.conflicts)
             result.kinds = plan.kinds
-        if plan:
+        prune_events(now)
+        changes = plan_events(events)
+        if plan or changes.news:
             save_plan(cluster, plan)
-            cluster.event_sequence = work.sequence
-            result.revision = commit_revision(cluster, plan.kinds)
+            save_events(cluster, changes, now)
+            kinds = sorted({*plan.kinds, "Event"} if changes else plan.kinds)
+            result.kinds = kinds
+            result.revision = commit_revision(cluster, kinds)
             result.outcome = SAVED
-        else:
+        else:  # nothing but repeats: no revision (docs/console.md, "Events")
             result.revision = cluster.revision
-        if result.complete:
+        if result.complete and cluster.reconciled_revision != cluster.revision:
             cluster.reconciled_revision = cluster.revision
-        cluster.save(update_fields=["reconciled_revision", "event_sequence", "revision",
-                                    "token", "next_position"])
+            cluster.save(update_fields=["reconciled_revision"])
+        result.next_prune = next_prune()
     return result
+
+
+def _not_about(events: list[dict], conflicts: list[Identity]) -> list[dict]:
+    """The Events not about a conflict: those wait for the next pass with their object."""
+    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
+    return [e for e in events
+            if ((e.get("involvedObject") or {}).get("kind"),
+                (e.get("involvedObject") or {}).get("namespace") or "",
+                (e.get("involvedObject") or {}).get("name")) not in touched]
 
 
 def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
@@ -271,22 +303,14 @@ def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
         elif now_row is not None:
             conflicts.add(row_identity(row))
     for obj, document in plan.create:
-        if model_for(obj) is not Event:
-            if identity_of(obj) in current:
-                conflicts.add(identity_of(obj))
-            else:
-                creates.append((obj, document))
+        if identity_of(obj) in current:
+            conflicts.add(identity_of(obj))
+        else:
+            creates.append((obj, document))
     _couple(conflicts, [o for _r, o, _d in updates] + [o for o, _d in creates])
     rebased = Plan(update=[u for u in updates if identity_of(u[1]) not in conflicts],
                    create=[c for c in creates if identity_of(c[0]) not in conflicts],
                    delete=deletes)
-    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
-    for obj, document in plan.create:
-        if model_for(obj) is Event:
-            involved = obj.raw.get("involvedObject") or {}
-            if (involved.get("kind"), involved.get("namespace") or "",
-                    involved.get("name")) not in touched:
-                rebased.create.append((obj, document))
     conflicts = sorted(conflicts)
     if not _still_valid(cluster, current, rebased, left_out, now):
         return None, conflicts
@@ -344,8 +368,6 @@ def _still_valid(cluster, current: dict[Identity, StoredObject], plan: Plan,
         after.append(row)
     position = cluster.next_position
     for obj, document in plan.create:
-        if model_for(obj) is Event:
-            continue
         after.append(model_for(obj)(position=position, **row_values(obj, document)))
         position += 1
     after.sort(key=lambda r: r.position)

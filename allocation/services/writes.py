@@ -1,10 +1,12 @@
-"""The one write path: plan row changes, validate the whole cluster, save, announce.
+"""The one write path: plan row changes, validate what they touch, save, announce.
 
 Every write (an import, one object through the API or admin, a worker pass) becomes a
 :class:`Plan` of rows to create, update and delete. :func:`write` checks that the engine
 accepts the cluster the plan leads to (``ClusterState.build``: the same checks as
 ``simulate``), applies it in one transaction, bumps the revision and announces the change
-after commit. Nothing is written when validation fails.
+after commit. Nothing is written when validation fails. A write reads only the rows it
+replaces and those its checks need, through indexes (``services/touched.py``); an import
+that replaces the whole cluster reads and checks every row.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from allocation.services.store import (
     row_identity,
     stored_rows,
 )
+from allocation.services.touched import claim_references, neighbourhood, rows_of
 
 __all__ = ["Plan", "WriteResult", "plan_changes", "apply_plan", "write", "row_values"]
 
@@ -168,6 +171,35 @@ def _validate(rows: list[StoredObject], events: list[Event], plan: Plan) -> None
     ClusterState.build(loaded, VirtualClock(timezone.now()))
 
 
+def _validate_touched(plan: Plan) -> None:
+    """Raise InvalidManifests if the engine would refuse the cluster after ``plan``, judged
+    on what the plan touches (``services/touched.py``): the same problems as
+    :func:`_validate` about every object a write can make invalid."""
+    replaced = {(type(row), row.pk): obj for row, obj, _ in plan.update}
+    doomed = {(type(row), row.pk) for row in plan.delete}
+    written = [obj for _, obj, _ in plan.update]
+    written += [obj for obj, _ in plan.create if model_for(obj) is not Event]
+    touched = [row for row, _, _ in plan.update] + list(plan.delete)
+    rows, loaded = neighbourhood(written, touched, load_row)
+    placed: dict[tuple[type, int], tuple[int, KObject]] = {}
+    for row in [*rows, *(row for row, _, _ in plan.update)]:
+        key = (type(row), row.pk)
+        if key in doomed or key in placed:
+            continue
+        obj = replaced.get(key) or loaded.get(key) or load_row(row)
+        if not isinstance(obj, LeftOut):  # left out, as the worker and pages leave it out
+            placed[key] = (row.position, obj)
+    objects = [obj for _position, obj in sorted(placed.values(), key=lambda p: p[0])]
+    objects += [obj for obj, _ in plan.create if model_for(obj) is not Event]
+    # The v1 dialect rule reads the claims and templates the written pods name.
+    named = {id(o) for o in objects}
+    references = [load_row(row) for row in rows_of(claim_references(written))
+                  if (type(row), row.pk) not in doomed and (type(row), row.pk) not in replaced]
+    dialects = [o for o in references if not isinstance(o, LeftOut) and id(o) not in named]
+    _refuse_unsimulated(LoadResult(objects=[*dialects, *objects]))
+    ClusterState.build(LoadResult(objects=objects), VirtualClock(timezone.now()))
+
+
 def _refuse_unsimulated(loaded: LoadResult) -> None:
     """What the engine cannot simulate yet is refused as ``simulate`` refuses it
     (``simulation.refuse_unsimulated_v1``, docs/v1.md), judged on the whole cluster after the
@@ -187,13 +219,23 @@ def write(objects: list[KObject], events: list[KObject] = (), replace_all: bool 
     ``replace_all``, everything not given); validate; save in one transaction."""
     with transaction.atomic():
         cluster = locked_cluster()
-        rows, stored_events = stored_rows(), event_rows()
         desired = [(o, canonical_json(o.raw)) for o in objects]
+        desired_events = [(e, canonical_json(e.raw)) for e in events]
+        if replace_all:  # the whole cluster is the input: every row is read and checked
+            rows, stored_events = stored_rows(), event_rows()
+        else:
+            named = [identity_of(o) for o, _ in (*desired, *desired_events)]
+            found = rows_of([*named, *deletes])
+            rows = [r for r in found if not isinstance(r, Event)]
+            stored_events = [r for r in found if isinstance(r, Event)]
         plan = plan_changes(rows, desired, prune=replace_all, deletes=deletes)
-        event_plan = plan_changes(stored_events, [(e, canonical_json(e.raw)) for e in events],
-                                  prune=replace_all, deletes=deletes)
+        event_plan = plan_changes(stored_events, desired_events, prune=replace_all,
+                                  deletes=deletes)
         merged = _merge(plan, event_plan)
-        _validate(rows, stored_events, merged)
+        if replace_all:
+            _validate(rows, stored_events, merged)
+        else:
+            _validate_touched(merged)
         revision = cluster.revision
         if merged:
             apply_plan(cluster, merged)

@@ -3,7 +3,8 @@
 A :class:`Worker` reconciles whenever the stored revision differs from the last one it
 reconciled (it polls the revision, which is one cheap query, so it sees writes of other
 processes too), when a service in its own process wakes it after a commit, and when an
-engine timer falls due. Changes arriving within ``debounce`` of each other are handled by
+engine timer falls due; when a stored Event expires it deletes the expired ones without a
+pass (``services.events.prune``). Changes arriving within ``debounce`` of each other are handled by
 one pass. Only the holder of the lease reconciles; the others keep polling.
 """
 
@@ -21,6 +22,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
+from allocation.services import events
 from allocation.services import reconcile as passes
 from allocation.services.cluster import cluster_row
 from allocation.worker import lease, runtime
@@ -56,6 +58,7 @@ class Worker:
         self.keeper = lease.Keeper(self.holder, timedelta(seconds=self.config.lease_ttl))
         self.last_revision: int | None = None
         self.next_wakeup = None
+        self.next_prune = None
 
     # -- control ------------------------------------------------------------------------
     def wake(self) -> None:
@@ -81,9 +84,16 @@ class Worker:
             return True
         return self.next_wakeup is not None and timezone.now() >= self.next_wakeup
 
+    def prune_due(self) -> bool:
+        """Whether a stored Event has expired (docs/console.md, "Events")."""
+        return self.next_prune is not None and timezone.now() >= self.next_prune
+
     def run_once(self) -> passes.PassResult | None:
-        """One step: reconcile if due and the lease is ours; the pass's result or None."""
+        """One step: reconcile if due and the lease is ours; the pass's result or None.
+        Expired Events are deleted without a pass (they are not state)."""
         if not self.due():
+            if self.prune_due() and self.keeper.take():
+                self.next_prune = events.prune()
             return None
         if not self.keeper.take():
             return None
@@ -93,6 +103,7 @@ class Worker:
             # After writes during the pass (not complete), the next pass must run anyway.
             self.last_revision = result.revision if result.complete else None
             self.next_wakeup = result.next_wakeup
+            self.next_prune = result.next_prune
         log.info("worker pass: %s at revision %s (%s)%s", result.outcome, result.revision,
                  ", ".join(result.kinds) or "no changes",
                  f"; {len(result.conflicts)} conflict(s) left for the next pass"

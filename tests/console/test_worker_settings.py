@@ -37,3 +37,29 @@ def test_bad_worker_settings_fail_clearly():
 def test_api_is_mounted_at_api():
     assert reverse("api:api-root") == "/api/"
     assert reverse("api:schema") == "/api/schema/"
+
+
+def _event_ttl_with(value: str) -> subprocess.CompletedProcess:
+    code = ("import os; os.environ['DJANGO_SETTINGS_MODULE']='console.settings'; "
+            "from django.conf import settings; print(settings.DRA_EVENT_TTL)")
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
+                          text=True, env={**os.environ, "DRA_EVENT_TTL": value}, check=False)
+
+
+def test_event_ttl_defaults_to_one_hour(settings):
+    assert settings.DRA_EVENT_TTL == 3600.0
+
+
+def test_event_ttl_takes_seconds_or_a_duration():
+    for value, seconds in (("600", "600.0"), ("90m", "5400.0"), ("1h30m", "5400.0")):
+        done = _event_ttl_with(value)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == seconds
+
+
+def test_a_bad_event_ttl_fails_clearly():
+    for value, words in (("soon", "is not a duration"), ("0", "longer than 0 seconds"),
+                         ("inf", "at most 36500d")):
+        done = _event_ttl_with(value)
+        assert done.returncode != 0
+        assert f"DRA_EVENT_TTL={value!r}: " in done.stderr and words in done.stderr, value

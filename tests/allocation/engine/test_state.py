@@ -159,3 +159,17 @@ def test_same_device_twice_in_one_allocation():
                      "structuredData.namedResourcesWithAttributes[1]: device d0 of node 'n0' "
                      "is listed twice in this allocation (also at status.allocation."
                      "resourceHandles[0].structuredData.namedResourcesWithAttributes[0])"]
+
+
+def test_changed_lists_what_writable_handed_out_and_what_was_added():
+    state = _cluster(pods=2)
+    state.changed.clear()
+    first, second = sorted((p for p in state.pods()), key=lambda p: p.name)
+    state.writable(first).meta.annotations["x"] = "y"
+    extra = load_texts([("more.yaml", to_yaml([claim("extra")]))]).objects[0]
+    state.add(extra)
+    assert state.changed == {first.key, extra.key}
+    fork = state.fork()
+    assert fork.changed == set()  # a fork counts its own changes
+    fork.writable(second)
+    assert second.key in fork.changed and second.key not in state.changed

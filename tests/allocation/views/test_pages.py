@@ -113,3 +113,20 @@ def test_pages_require_login(client, stored):
         response = client.get(url)
         assert response.status_code == 302, url
         assert response["Location"].startswith("/accounts/login/"), url
+
+
+@pytest.mark.django_db
+def test_event_tables_show_a_series_as_kubectl_does(admin_client, stored):
+    stored.events.items.append({
+        "apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "NotTriggerScaleUp",
+        "message": "pod didn't trigger scale-up", "count": 12,
+        "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:11:00Z",
+        "metadata": {"name": "waiting.00000099", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "waiting"},
+        "source": {"component": "cluster-autoscaler"}})
+    for url in (reverse("allocation:dashboard"),
+                reverse("allocation:pod", args=["default", "waiting"])):
+        html = admin_client.get(url).content.decode()
+        assert "<th>Last seen</th>" in html and "<th>Count</th>" in html, url
+        assert ('title="first seen 2026-01-01T00:00:00Z">2026-01-01T00:11:00Z</td>' in html), url
+        assert '<td class="num">12</td>' in html, url

@@ -34,6 +34,26 @@ def test_run_once_reconciles_only_when_the_revision_moved():
 
 
 @pytest.mark.django_db
+def test_expired_events_are_deleted_without_a_pass(monkeypatch, settings):
+    import_texts([("a.yaml", f.to_yaml(_docs()))])
+    worker = Worker(FAST, holder="w1")
+    result = worker.run_once()
+    assert models.Event.objects.exists()
+    assert worker.next_prune == result.next_prune is not None
+    assert worker.run_once() is None  # nothing due yet
+    settings.DRA_EVENT_TTL = 1e-6  # every Event has expired now
+    worker.next_prune = timezone.now()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("pruning Events needs no worker pass")
+
+    monkeypatch.setattr(passes, "reconcile", no_pass)
+    assert worker.run_once() is None
+    assert not models.Event.objects.exists() and worker.next_prune is None
+    assert models.Cluster.objects.get().revision == result.revision  # not a change
+
+
+@pytest.mark.django_db
 def test_two_workers_never_reconcile_at_once():
     import_texts([("a.yaml", f.to_yaml(_docs()))])
     first, second = Worker(FAST, holder="w1"), Worker(FAST, holder="w2")
