@@ -20,8 +20,16 @@ from allocation.models import StoredObject
 from allocation.services import objects as object_services
 from allocation.services.warnings import attribute_warnings
 
-__all__ = ["EDITOR_FILE", "LineProblem", "InvalidEdit", "EditResult", "save_text",
+__all__ = ["EDITABLE_KINDS", "EDITOR_FILE", "LineProblem", "InvalidEdit", "EditResult", "save_text",
            "at_lines"]
+
+EDITABLE_KINDS = frozenset({
+    "Node", "NodeGroup", "DriverSimulation", "ResourceClass", "ResourceClassParameters",
+    "ResourceClaimParameters", "NodeResourceSlice", "NodeResourceCapacity", "DeviceClass",
+    "ResourceSlice"})
+"""What staff edit in the YAML editor: the cluster's infrastructure (nodes, node groups,
+drivers, slices, capacities) and classes with their parameters; the admin edits the same
+kinds but nodes. Workloads (pods, claims) come and go through upload and the API."""
 
 EDITOR_FILE = "editor.yaml"
 """The file name the editor's text has in problems."""
