@@ -67,7 +67,10 @@ def manifest_view(state: ClusterState, kind: str, namespace: str | None,
     if obj is None:
         return None
     model = _model_of(obj)
-    text = editable_yaml(obj.to_manifest())
+    try:
+        text = editable_yaml(obj.to_manifest())
+    except RecursionError:  # a document nested too deeply to copy (docs/console.md, Failures)
+        text = "# nested too deeply to be shown as YAML\n"
     return {"yaml": text, "html": highlight(text),
             "url": yaml_url(model, obj.namespace, obj.name) if model else "",
             "edit_url": yaml_url(model, obj.namespace, obj.name, edit=True) if model else "",
