@@ -84,8 +84,9 @@ def at_lines(text: str, problems: list[Problem], file: str = EDITOR_FILE) -> lis
 
 
 def save_text(text: str, model: type[StoredObject], row: StoredObject | None = None,
-              user=None) -> EditResult:
-    """Create (``row`` None) or replace ``row`` with the one object ``text`` holds.
+              user=None, file: str = EDITOR_FILE) -> EditResult:
+    """Create (``row`` None) or replace ``row`` with the one object ``text`` holds
+    (``file``: its name in problems).
 
     Returns the stored row and the warnings. Raises :class:`InvalidEdit` (nothing written;
     every problem at its line), ``NotPermitted``, or ``ObjectExists`` when creating an
@@ -93,10 +94,10 @@ def save_text(text: str, model: type[StoredObject], row: StoredObject | None = N
     """
     try:
         if row is None:
-            stored = object_services.create_object(text, model, user, EDITOR_FILE)
+            stored = object_services.create_object(text, model, user, file)
         else:
-            stored = object_services.replace_object(row, text, user, EDITOR_FILE)
+            stored = object_services.replace_object(row, text, user, file)
     except InvalidManifests as exc:
-        raise InvalidEdit(at_lines(text, exc.problems)) from None
-    obj = object_services.parse_one(text, model, EDITOR_FILE)
-    return EditResult(stored, at_lines(text, attribute_warnings([obj])))
+        raise InvalidEdit(at_lines(text, exc.problems, file)) from None
+    obj = object_services.parse_one(text, model, file)
+    return EditResult(stored, at_lines(text, attribute_warnings([obj]), file))

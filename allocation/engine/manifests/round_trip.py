@@ -13,6 +13,7 @@ the loader's field paths (``spec.selectors[0].cel.expression``) through the same
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -20,12 +21,13 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import LiteralScalarString
 
-__all__ = ["editable_yaml", "line_of", "lines_of", "merge_document"]
+__all__ = ["editable_yaml", "line_of", "lines_of", "merge_document", "set_values"]
 
 #: Keys written first, in this order, at the top and in ``metadata``: the order of
 #: ``kubectl get -o yaml``; every other key follows in the document's own order.
 _TOP_ORDER = ("apiVersion", "kind", "metadata", "spec")
 _META_ORDER = ("name", "generateName", "namespace", "labels", "annotations")
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def _yaml() -> YAML:
@@ -108,6 +110,40 @@ def _merged(old: Any, new: Any) -> Any:
     if old == new and (type(old) is type(new) or isinstance(old, str) and isinstance(new, str)):
         return old  # the same value: keep its quoting or block style
     return _node(new)
+
+
+def set_values(text: str, values: dict[str, str]) -> str:
+    """``text`` (one YAML mapping) with a string set at each field path of ``values``
+    (``filters[0].named.selector``), everything else kept as written; a multi-line string
+    becomes a ``|`` block.
+
+    Raises:
+        ValueError: ``text`` is not one YAML mapping.
+        LookupError: (``KeyError``/``IndexError``) the text has no such field; ``args[0]``
+            is the path.
+    """
+    try:
+        tree = _yaml().load(text)
+    except YAMLError as exc:
+        raise ValueError(f"not YAML: {exc}") from None
+    if not isinstance(tree, CommentedMap):
+        raise ValueError("not one YAML mapping")
+    for path, value in values.items():
+        steps = [int(i) if i else k for k, i in _STEP.findall(path)]
+        target = tree
+        try:
+            for step in steps[:-1]:
+                target = target[step]
+            if not isinstance(target, (CommentedMap, CommentedSeq)) or \
+                    steps[-1] not in (target if isinstance(target, CommentedMap)
+                                      else range(len(target))):
+                raise KeyError(path)
+        except (KeyError, IndexError, TypeError):
+            raise KeyError(path) from None
+        target[steps[-1]] = _node(value)
+    stream = io.StringIO()
+    _yaml().dump(tree, stream)
+    return stream.getvalue()
 
 
 def _tree(text: str, doc: int) -> Any:
