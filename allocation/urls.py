@@ -16,6 +16,7 @@ urlpatterns = [
     *(path(page.route, views.live_page, {"page": name}, name=name)
       for name, page in PAGES.items()),
     path("upload/", views.upload, name="upload"),
+    path("account/", views.account, name="account"),
     # YAML: any object's manifest; the editor for what staff edit (docs/console-pages.md)
     path("yaml/", views.yaml_index, name="yaml_index"),
     path("yaml/<str:kind>/<str:name>/", views.yaml_page, name="yaml"),

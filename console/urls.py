@@ -2,7 +2,11 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 from rest_framework.routers import DefaultRouter
 
 from allocation.api import urls as allocation_api
@@ -19,6 +23,9 @@ api_urlpatterns = [
     # The router root lists every app's endpoints.
     path("", _root.get_api_root_view(), name="api-root"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Pages for people: Swagger UI and Redoc over the schema (assets served locally)
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
     *(pattern for app in API_APPS for pattern in app.urlpatterns),
 ]
 
@@ -26,7 +33,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # login/, logout/, password_change/, password_reset/ ... (template: registration/*.html)
     path("accounts/", include("django.contrib.auth.urls")),
-    # REST API: router root, every app's endpoints, OpenAPI schema at api/schema/
+    # REST API: router root, every app's endpoints, OpenAPI schema at api/schema/,
+    # Swagger UI at api/docs/, Redoc at api/redoc/
     path("api/", include((api_urlpatterns, "api"))),
     path("scenarios/", include("scenarios.urls")),
     path("", include("allocation.urls")),

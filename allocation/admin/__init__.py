@@ -11,6 +11,7 @@ admin site), and every staff member may edit these kinds (`docs/console.md`, Per
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from rest_framework.authtoken.models import TokenProxy
 
 from allocation import models
 from allocation.admin.forms import ManifestForm
@@ -19,6 +20,11 @@ from allocation.services import objects as object_services
 from allocation.services.permissions import can_write
 
 __all__ = ["ManifestAdmin"]
+
+# API tokens are created and revoked through allocation.services.accounts only (the account
+# page, manage.py apitoken), not by DRF's own admin.
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
 
 
 class ManifestAdmin(admin.ModelAdmin):
