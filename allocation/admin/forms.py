@@ -1,12 +1,13 @@
 """The admin's object form: the manifest as YAML a person writes, plus one field per CEL text.
 
-The manifest is shown as :func:`allocation.engine.manifests.round_trip.editable_yaml` writes
-it (Kubernetes' key order, multi-line selectors as ``|`` blocks), not as the stored canonical
-JSON. Saving puts each edited CEL field back at its path in the text as typed (comments and
-key order kept), compiles every CEL text, and stores the text through the YAML editor's
-service (:func:`allocation.services.editor.save_text`: the upload's validation). A problem
-at a CEL path is shown at that CEL field, any other problem at the manifest with its line;
-warnings (a selector reading an attribute no device has) are kept for the admin to show.
+The manifest is shown as :func:`allocation.services.editor.text_for` gives it (the text it
+was last saved from, or Kubernetes' key order with multi-line selectors as ``|`` blocks), not
+as the stored canonical JSON. Saving puts each edited CEL field back at its path in the text
+as typed (comments and key order kept), compiles every CEL text, and stores the text
+through the YAML editor's service (:func:`allocation.services.editor.save_text`: the
+upload's validation). A problem at a CEL path is shown at that CEL field, any other problem
+at the manifest with its line; warnings (a selector reading an attribute no device has) are
+kept for the admin to show.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from django import forms
 
 from allocation.admin.cel import cel_sources, compile_errors
 from allocation.engine.manifests.reader import read_text
-from allocation.engine.manifests.round_trip import editable_yaml, set_values
+from allocation.engine.manifests.round_trip import set_values
 from allocation.services import objects as object_services
-from allocation.services.editor import InvalidEdit, save_text
+from allocation.services.editor import InvalidEdit, save_text, text_for
 
 __all__ = ["ADMIN_FILE", "ManifestForm"]
 
@@ -49,7 +50,7 @@ class ManifestForm(forms.ModelForm):
         self.cel_paths: dict[str, str] = {}
         if self.instance.pk:
             doc = self.instance.manifest
-            self.fields["manifest"].initial = editable_yaml(doc)
+            self.fields["manifest"].initial = text_for(self.instance)
             for index, item in enumerate(cel_sources(self.instance.KIND, doc)):
                 name = _field_name(index)
                 self.cel_paths[name] = item.path

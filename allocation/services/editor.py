@@ -6,6 +6,8 @@ so schema and CEL, then the whole-cluster checks of :mod:`allocation.services.wr
 the problems come back placed at the line of the text where their field is
 (:func:`allocation.engine.manifests.round_trip.lines_of`). After a save, selectors reading
 an attribute no device has come back as warnings (:mod:`allocation.services.warnings`).
+The saved text itself is kept (:class:`allocation.models.ManifestSource`), so the next edit
+opens with the person's comments, key order and block style (:func:`text_for`).
 Used by the editor page and the admin (docs/console.md, "YAML views and the editor").
 """
 
@@ -14,14 +16,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.db import transaction
+
 from allocation.engine.manifests import InvalidManifests, Problem
-from allocation.engine.manifests.round_trip import lines_of
-from allocation.models import StoredObject
+from allocation.engine.manifests.round_trip import editable_yaml, lines_of, merge_document
+from allocation.models import ManifestSource, StoredObject
 from allocation.services import objects as object_services
 from allocation.services.warnings import attribute_warnings
 
-__all__ = ["EDITABLE_KINDS", "EDITOR_FILE", "LineProblem", "InvalidEdit", "EditResult", "save_text",
-           "at_lines"]
+__all__ = ["EDITABLE_KINDS", "EDITOR_FILE", "LineProblem", "InvalidEdit", "EditResult",
+           "save_text", "text_for", "at_lines"]
 
 EDITABLE_KINDS = frozenset({
     "Node", "NodeGroup", "DriverSimulation", "ResourceClass", "ResourceClassParameters",
@@ -83,6 +87,17 @@ def at_lines(text: str, problems: list[Problem], file: str = EDITOR_FILE) -> lis
     return out
 
 
+def text_for(row: StoredObject) -> str:
+    """The YAML to edit ``row`` in: the text it was last saved from in the editor, with the
+    stored document merged in (comments, key order and style kept; whatever changed since
+    shows), or the document written afresh for people."""
+    source = ManifestSource.objects.filter(model=type(row)._meta.model_name,
+                                           namespace=row.namespace, name=row.name).first()
+    if source is None:
+        return editable_yaml(row.manifest)
+    return merge_document(source.text, row.manifest)
+
+
 def save_text(text: str, model: type[StoredObject], row: StoredObject | None = None,
               user=None, file: str = EDITOR_FILE) -> EditResult:
     """Create (``row`` None) or replace ``row`` with the one object ``text`` holds
@@ -93,10 +108,14 @@ def save_text(text: str, model: type[StoredObject], row: StoredObject | None = N
     object whose identity is taken.
     """
     try:
-        if row is None:
-            stored = object_services.create_object(text, model, user, file)
-        else:
-            stored = object_services.replace_object(row, text, user, file)
+        with transaction.atomic():
+            if row is None:
+                stored = object_services.create_object(text, model, user, file)
+            else:
+                stored = object_services.replace_object(row, text, user, file)
+            ManifestSource.objects.update_or_create(
+                model=model._meta.model_name, namespace=stored.namespace, name=stored.name,
+                defaults={"text": text})
     except InvalidManifests as exc:
         raise InvalidEdit(at_lines(text, exc.problems, file)) from None
     obj = object_services.parse_one(text, model, file)

@@ -3,7 +3,8 @@
 ``/yaml/`` lists the objects staff edit (``services.editor.EDITABLE_KINDS``);
 ``/yaml/<kind>/[<namespace>/]<name>/`` shows one object's manifest highlighted, with a copy
 button; ``/edit/<kind>/[<namespace>/]<name>/`` is the editor: the manifest as YAML a person
-writes (``engine.manifests.round_trip``), saved through ``services.editor.save_text`` (the
+writes, or the text it was last saved from with the current document merged in
+(``services.editor.text_for``), saved through ``services.editor.save_text`` (the
 upload's validation; each problem shown under its line). The view only reads; the service
 writes (docs/console.md, "YAML views and the editor").
 """
@@ -18,7 +19,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 
-from allocation.engine.manifests.round_trip import editable_yaml
 from allocation.models import KIND_MODELS, StoredObject
 from allocation.presenters.manifest import (
     annotated_lines,
@@ -27,7 +27,13 @@ from allocation.presenters.manifest import (
     object_url,
     yaml_url,
 )
-from allocation.services.editor import EDITABLE_KINDS, InvalidEdit, LineProblem, save_text
+from allocation.services.editor import (
+    EDITABLE_KINDS,
+    InvalidEdit,
+    LineProblem,
+    save_text,
+    text_for,
+)
 from allocation.services.permissions import NotPermitted, can_write
 from allocation.views.common import HtmxHttpRequest
 
@@ -65,7 +71,7 @@ def yaml_page(request: HtmxHttpRequest, kind: str, name: str,
               namespace: str | None = None) -> HttpResponse:
     """One stored object's manifest, highlighted, with a copy button."""
     row = _row(kind, namespace, name)
-    text = editable_yaml(row.manifest)
+    text = text_for(row)
     model = type(row)
     return render(request, "allocation/yaml_page.html", {
         "row": row, "kind": model.KIND, "manifest": {
@@ -85,7 +91,7 @@ def yaml_edit(request: HtmxHttpRequest, kind: str, name: str,
     if not (request.user.is_staff and model.KIND in EDITABLE_KINDS
             and can_write(request.user, model.KIND)):
         raise PermissionDenied("only staff edit this kind as YAML")
-    context = {"row": row, "kind": model.KIND, "text": editable_yaml(row.manifest),
+    context = {"row": row, "kind": model.KIND, "text": text_for(row),
                "fingerprint": _fingerprint(row), "problems": [], "lines": [],
                "object_url": object_url(model, namespace, name)}
     if request.method != "POST":

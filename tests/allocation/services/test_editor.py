@@ -4,6 +4,7 @@ warnings at their lines."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from allocation.engine.manifests import Problem
 from allocation.models import Cluster, DeviceClass, Node
@@ -101,3 +102,20 @@ def test_problems_of_other_files_have_no_line():
     placed = at_lines("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n", problems)
     assert [(p.line, p.path) for p in placed] == [(None, "spec.nodeName"), (4, "metadata.name")]
     assert str(placed[0]) == "stored:3 (Pod default/p): spec.nodeName: no node n9"
+
+
+def test_the_next_edit_opens_with_the_saved_comments_and_later_changes_merged_in(stored):
+    from allocation.services.editor import text_for
+
+    assert text_for(stored).startswith("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n")
+    save_text(CLASS, DeviceClass, stored)
+    assert text_for(DeviceClass.objects.get(name="gpu")) == CLASS  # exactly as saved
+    changed = v1.device_class("gpu", 'device.driver == "gpu.example.com"')
+    changed["metadata"]["labels"] = {"tier": "gold"}
+    import_texts([("u.yaml", f.to_yaml([changed]))])  # a later write, not through the editor
+
+    text = text_for(DeviceClass.objects.get(name="gpu"))
+
+    assert "  name: gpu  # users name it\n  labels:\n    tier: gold\n" in text
+    assert yaml.safe_load(text) == changed  # the stored document, in the saved text's style
+    assert "      expression: >-\n" in text
