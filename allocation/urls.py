@@ -16,4 +16,11 @@ urlpatterns = [
     *(path(page.route, views.live_page, {"page": name}, name=name)
       for name, page in PAGES.items()),
     path("upload/", views.upload, name="upload"),
+    path("account/", views.account, name="account"),
+    # YAML: any object's manifest; the editor for what staff edit (docs/console-pages.md)
+    path("yaml/", views.yaml_index, name="yaml_index"),
+    path("yaml/<str:kind>/<str:name>/", views.yaml_page, name="yaml"),
+    path("yaml/<str:kind>/<str:namespace>/<str:name>/", views.yaml_page, name="yaml"),
+    path("edit/<str:kind>/<str:name>/", views.yaml_edit, name="yaml_edit"),
+    path("edit/<str:kind>/<str:namespace>/<str:name>/", views.yaml_edit, name="yaml_edit"),
 ]

@@ -82,7 +82,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    # API tokens (Authorization: Token <key>); created and revoked by allocation.services.accounts
+    "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and Redoc assets served from static files, never from a CDN
+    "drf_spectacular_sidecar",
     "template_partials",
     "django_htmx",
     "allocation",
@@ -176,6 +180,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
+        # Scripts: "Authorization: Token <key>", no session, no CSRF (docs/console.md, "Tokens")
+        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
@@ -198,7 +204,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema, like every other page and endpoint, is for signed-in users only.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
-    "SERVE_AUTHENTICATION": ["rest_framework.authentication.SessionAuthentication"],
+    "SERVE_AUTHENTICATION": ["rest_framework.authentication.SessionAuthentication",
+                             "rest_framework.authentication.TokenAuthentication"],
+    # Swagger UI (/api/docs/) and Redoc (/api/redoc/) from drf-spectacular-sidecar's files
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 

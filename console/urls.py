@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from allocation.api import urls as allocation_api
+from console.api_docs import RedocView, SwaggerView
 from scenarios.api import urls as scenarios_api
 
 API_APPS = (allocation_api, scenarios_api)
@@ -19,6 +20,9 @@ api_urlpatterns = [
     # The router root lists every app's endpoints.
     path("", _root.get_api_root_view(), name="api-root"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Pages for people: Swagger UI and Redoc over the schema (assets served locally)
+    path("docs/", SwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
+    path("redoc/", RedocView.as_view(url_name="api:schema"), name="redoc"),
     *(pattern for app in API_APPS for pattern in app.urlpatterns),
 ]
 
@@ -26,7 +30,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # login/, logout/, password_change/, password_reset/ ... (template: registration/*.html)
     path("accounts/", include("django.contrib.auth.urls")),
-    # REST API: router root, every app's endpoints, OpenAPI schema at api/schema/
+    # REST API: router root, every app's endpoints, OpenAPI schema at api/schema/,
+    # Swagger UI at api/docs/, Redoc at api/redoc/
     path("api/", include((api_urlpatterns, "api"))),
     path("scenarios/", include("scenarios.urls")),
     path("", include("allocation.urls")),

@@ -2,14 +2,16 @@
 (v1 ResourceSlices too), node groups.
 
 Every save and delete goes through the services (whole-cluster validation, one
-transaction, broadcast); CEL selectors and templates compile on save, their errors shown
-at their own fields (:mod:`allocation.admin.forms`). Only active staff get in (Django's
+transaction, broadcast); the manifest is YAML as a person writes it, CEL selectors and
+templates compile on save, their errors shown at their own fields, other problems at their
+line of the manifest (:mod:`allocation.admin.forms`). Only active staff get in (Django's
 admin site), and every staff member may edit these kinds (`docs/console.md`, Permissions).
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from rest_framework.authtoken.models import TokenProxy
 
 from allocation import models
 from allocation.admin.forms import ManifestForm
@@ -18,6 +20,11 @@ from allocation.services import objects as object_services
 from allocation.services.permissions import can_write
 
 __all__ = ["ManifestAdmin"]
+
+# API tokens are created and revoked through allocation.services.accounts only (the account
+# page, manage.py apitoken), not by DRF's own admin.
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
 
 
 class ManifestAdmin(admin.ModelAdmin):
@@ -75,7 +82,10 @@ class ManifestAdmin(admin.ModelAdmin):
 
     # -- writes go through the services --------------------------------------------------
     def save_model(self, request, obj, form, change) -> None:
-        """Nothing to do: the form stored the object through the services."""
+        """Nothing to store: the form stored the object through the services; its warnings
+        (a selector reading an attribute no device has) are shown with the admin's message."""
+        for warning in getattr(form, "warnings", ()):
+            self.message_user(request, f"Warning: {warning}", messages.WARNING)
 
     def save_related(self, request, form, formsets, change) -> None:
         """Stored objects have no related models."""

@@ -1,34 +1,29 @@
-"""The admin's object form: the manifest as YAML plus one field per CEL text.
+"""The admin's object form: the manifest as YAML a person writes, plus one field per CEL text.
 
-Saving reads the manifest, puts each (edited) CEL field back at its path, compiles every
-CEL text, and stores the result through the services (the engine's full validation). A
-problem at a CEL path is shown at that CEL field, any other problem at the manifest.
+The manifest is shown as :func:`allocation.services.editor.text_for` gives it (the text it
+was last saved from, or Kubernetes' key order with multi-line selectors as ``|`` blocks), not
+as the stored canonical JSON. Saving puts each edited CEL field back at its path in the text
+as typed (comments and key order kept), compiles every CEL text, and stores the text
+through the YAML editor's service (:func:`allocation.services.editor.save_text`: the
+upload's validation). A problem at a CEL path is shown at that CEL field, any other problem
+at the manifest with its line; warnings (a selector reading an attribute no device has) are
+kept for the admin to show.
 """
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 
 from allocation.admin.cel import cel_sources, compile_errors
-from allocation.engine.manifests import InvalidManifests
 from allocation.engine.manifests.reader import read_text
-from allocation.engine.writer import dump
+from allocation.engine.manifests.round_trip import set_values
 from allocation.services import objects as object_services
+from allocation.services.editor import InvalidEdit, save_text, text_for
 
-__all__ = ["ManifestForm", "set_path"]
+__all__ = ["ADMIN_FILE", "ManifestForm"]
 
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
-
-def set_path(doc: dict, path: str, value) -> None:
-    """Set ``value`` at a field path such as ``filters[0].named.selector``."""
-    steps = [int(i) if i else k for k, i in _STEP.findall(path)]
-    target = doc
-    for step in steps[:-1]:
-        target = target[step]
-    target[steps[-1]] = value
+ADMIN_FILE = "admin"
+"""The file name the admin's manifest has in problems."""
 
 
 def _field_name(index: int) -> str:
@@ -39,9 +34,10 @@ class ManifestForm(forms.ModelForm):
     """Edits one stored object; ``user`` and ``instance`` come from the admin."""
 
     manifest = forms.CharField(
+        strip=False,
         widget=forms.Textarea(attrs={"rows": 24, "cols": 100, "spellcheck": "false",
                                      "class": "vLargeTextField manifest"}),
-        help_text="The whole object as YAML (or JSON).")
+        help_text="The whole object as YAML (or JSON); comments are kept while you edit.")
 
     class Meta:
         fields: list[str] = []
@@ -50,10 +46,11 @@ class ManifestForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.user = user
         self.stored = None
+        self.warnings: list[str] = []
         self.cel_paths: dict[str, str] = {}
         if self.instance.pk:
             doc = self.instance.manifest
-            self.fields["manifest"].initial = dump(doc, "yaml")
+            self.fields["manifest"].initial = text_for(self.instance)
             for index, item in enumerate(cel_sources(self.instance.KIND, doc)):
                 name = _field_name(index)
                 self.cel_paths[name] = item.path
@@ -63,31 +60,30 @@ class ManifestForm(forms.ModelForm):
                                                  "spellcheck": "false", "class": "cel"}),
                     help_text=f"CEL {item.kind}; compiled when you save.")
 
-    def _document(self) -> dict | None:
-        documents = read_text(self.cleaned_data.get("manifest") or "")
-        if len(documents) != 1:
-            self.add_error("manifest", "the manifest must be exactly one object")
+    def _text(self) -> str | None:
+        """The manifest as typed, with the edited CEL fields put back at their paths."""
+        text = self.cleaned_data.get("manifest") or ""
+        edits = {path: self.cleaned_data[name] for name, path in self.cel_paths.items()
+                 if name in self.changed_data and name in self.cleaned_data}
+        if not edits:
+            return text
+        try:
+            return set_values(text, edits)
+        except LookupError as exc:
+            name = next(n for n, p in self.cel_paths.items() if p == exc.args[0])
+            self.add_error(name, f"the manifest no longer has {exc.args[0]}")
+        except ValueError:
+            self.add_error("manifest", "the manifest must be one object (a mapping) to put "
+                                       "the CEL fields back into")
+        return None
+
+    def _document(self, text: str) -> dict | None:
+        """The one document of ``text`` for compiling its CEL; None when unreadable (the
+        services then report why, at its line)."""
+        documents = read_text(text)
+        if len(documents) != 1 or documents[0].error is not None:
             return None
-        [found] = documents
-        if found.error is not None:
-            self.add_error("manifest", f"{found.path or 'manifest'}: {found.error}"
-                           if found.path else found.error)
-            return None
-        for path, message in found.problems:
-            self.add_error("manifest", f"{path}: {message}")
-        if found.problems:
-            return None
-        doc = found.data
-        if not isinstance(doc, dict):
-            self.add_error("manifest", "the manifest must be one object (a mapping)")
-            return None
-        for name, path in self.cel_paths.items():
-            if name in self.changed_data:
-                try:
-                    set_path(doc, path, self.cleaned_data[name])
-                except (KeyError, IndexError, TypeError):
-                    self.add_error(name, f"the manifest no longer has {path}")
-        return doc
+        return documents[0].data if isinstance(documents[0].data, dict) else None
 
     def _field_for(self, path: str) -> str:
         for name, cel_path in self.cel_paths.items():
@@ -97,36 +93,33 @@ class ManifestForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        doc = self._document()
-        if doc is None or self.errors:
+        text = self._text()
+        if text is None or self.errors:
             return cleaned
         failed = False
-        for item in cel_sources(self._meta.model.KIND, doc):
+        for item in cel_sources(self._meta.model.KIND, self._document(text) or {}):
             for message in compile_errors(item):
                 name = self._field_for(item.path)
                 self.add_error(name, message if name != "manifest" else
                                f"{item.path}: {message}")
                 failed = True
-        if failed:
-            return cleaned
-        self._save_through_services(doc)
+        if not failed:
+            self._save_through_services(text)
         return cleaned
 
-    def _save_through_services(self, doc: dict) -> None:
-        text = dump(doc, "json")
-        model = self._meta.model
+    def _save_through_services(self, text: str) -> None:
+        row = self.instance if self.instance.pk else None
         try:
-            if self.instance.pk:
-                self.stored = object_services.replace_object(self.instance, text, self.user,
-                                                             "admin")
-            else:
-                self.stored = object_services.create_object(text, model, self.user, "admin")
-        except InvalidManifests as exc:
+            result = save_text(text, self._meta.model, row, self.user, ADMIN_FILE)
+        except InvalidEdit as exc:
             for problem in exc.problems:
                 name = self._field_for(problem.path)
                 self.add_error(name, problem.message if name != "manifest" else str(problem))
         except object_services.ObjectExists as exc:
             self.add_error("manifest", str(exc))
+        else:
+            self.stored = result.row
+            self.warnings = [str(w) for w in result.warnings]
 
     def save(self, commit: bool = True):
         # The services stored the object during clean(); hand the admin the stored row.

@@ -18,6 +18,7 @@ from allocation.models.cluster import Cluster, WorkerLease
 from allocation.models.device_class import DeviceClass
 from allocation.models.driver_simulation import DriverSimulation
 from allocation.models.event import Event
+from allocation.models.manifest_source import ManifestSource
 from allocation.models.node import Node
 from allocation.models.node_group import NodeGroup
 from allocation.models.pod import Pod
@@ -31,6 +32,7 @@ from allocation.models.scheduling_context import PodSchedulingContext
 from allocation.models.vendor import VendorObject
 
 __all__ = [
+    "ManifestSource",
     "StoredObject", "canonical_json", "list_column", "Cluster", "WorkerLease", "Node", "Pod",
     "PodTemplate", "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
     "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",

@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 
 from allocation.engine.state import ClusterState
 from allocation.presenters.dashboard import dashboard
+from allocation.presenters.manifest import manifest_view
 from allocation.presenters.negotiation import timelines
 from allocation.presenters.nodes import node_view
 from allocation.presenters.v1_claims import v1_claim_view
@@ -59,6 +60,19 @@ def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], d
     return build
 
 
+def _with_manifest(kind: str, build: Callable[[ClusterState, dict[str, str]], dict | None]
+                   ) -> Callable[[ClusterState, dict[str, str]], dict | None]:
+    """``build`` plus ``manifest``: the page's object as YAML (fragment ``manifest_yaml``)."""
+    def both(state: ClusterState, kwargs: dict[str, str]) -> dict | None:
+        context = build(state, kwargs)
+        if context is not None:
+            context["manifest"] = manifest_view(state, kind, kwargs.get("namespace"),
+                                                kwargs["name"])
+        return context
+
+    return both
+
+
 def _fragments(*names: str) -> tuple[str, ...]:
     return tuple(f"allocation/htmx/{name}.html" for name in names)
 
@@ -70,32 +84,39 @@ PAGES: dict[str, LivePage] = {
                    "dashboard_provisioning", "dashboard_events"),
         _one("dashboard", lambda state: dashboard(state))),
     "node": LivePage("nodes/<str:name>/", "allocation/node.html",
-                     _fragments("node_summary", "node_devices", "node_v1_devices"),
-                     _one("node", lambda state, name: node_view(state, name))),
+                     _fragments("node_summary", "node_devices", "node_v1_devices",
+                                "manifest_yaml"),
+                     _with_manifest("Node", _one("node", lambda state, name: node_view(
+                         state, name)))),
     # One page for both versions of a claim (one identity: docs/v1.md, "The console").
     "claim": LivePage("claims/<str:namespace>/<str:name>/", "allocation/claim.html",
-                      _fragments("claim_detail"),
-                      _one("claim", lambda state, namespace, name: claim_view(
-                          state, namespace, name) or v1_claim_view(state, namespace, name))),
+                      _fragments("claim_detail", "manifest_yaml"),
+                      _with_manifest("ResourceClaim", _one(
+                          "claim", lambda state, namespace, name: claim_view(
+                              state, namespace, name) or v1_claim_view(state, namespace,
+                                                                       name)))),
     "pod": LivePage("pods/<str:namespace>/<str:name>/", "allocation/pod.html",
-                    _fragments("pod_detail", "negotiation_timeline"),
-                    _one("pod", pod_view)),
+                    _fragments("pod_detail", "negotiation_timeline", "manifest_yaml"),
+                    _with_manifest("Pod", _one("pod", pod_view))),
     "provisioning_request": LivePage("provisioningrequests/<str:namespace>/<str:name>/",
                                      "allocation/provisioning_request.html",
-                                     _fragments("provisioning_detail"),
-                                     _one("pr", provisioning_view)),
+                                     _fragments("provisioning_detail", "manifest_yaml"),
+                                     _with_manifest("ProvisioningRequest",
+                                                    _one("pr", provisioning_view))),
     "device_classes": LivePage("deviceclasses/", "allocation/device_classes.html",
                                _fragments("device_class_list"),
                                _one("classes", lambda state: device_class_list(state))),
     "device_class": LivePage("deviceclasses/<str:name>/", "allocation/device_class.html",
-                             _fragments("device_class_detail"),
-                             _one("device_class", device_class_view)),
+                             _fragments("device_class_detail", "manifest_yaml"),
+                             _with_manifest("DeviceClass",
+                                            _one("device_class", device_class_view))),
     "resource_slices": LivePage("resourceslices/", "allocation/resource_slices.html",
                                 _fragments("resource_slice_list"),
                                 _one("slices", lambda state: slice_list(state))),
     "resource_slice": LivePage("resourceslices/<str:name>/", "allocation/resource_slice.html",
-                               _fragments("resource_slice_detail"),
-                               _one("resource_slice", slice_view)),
+                               _fragments("resource_slice_detail", "manifest_yaml"),
+                               _with_manifest("ResourceSlice",
+                                              _one("resource_slice", slice_view))),
     "negotiations": LivePage("negotiations/", "allocation/negotiations.html",
                              _fragments("negotiation_timelines"),
                              _one("timelines", lambda state: timelines(state))),

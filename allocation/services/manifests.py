@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from allocation.engine.manifests import InvalidManifests, load_files, load_texts
+from allocation.engine.manifests import InvalidManifests, Problem, load_files, load_texts
 from allocation.engine.writer import as_list, dump
 from allocation.services.permissions import check_write
 from allocation.services.profile import console_profile
 from allocation.services.store import Identity, event_rows, stored_rows
+from allocation.services.warnings import attribute_warnings
 from allocation.services.writes import WriteResult, write
 
 __all__ = ["ImportResult", "import_texts", "import_files", "export_text", "export_documents",
@@ -31,13 +32,15 @@ __all__ = ["ImportResult", "import_texts", "import_files", "export_text", "expor
 
 @dataclass
 class ImportResult:
-    """What an import did (identities are ``(group, kind, namespace, name)``)."""
+    """What an import did (identities are ``(group, kind, namespace, name)``); ``warnings``
+    about what it wrote (:mod:`allocation.services.warnings`), in the problem format."""
 
     created: list[Identity]
     updated: list[Identity]
     unchanged: list[Identity]
     deleted: list[Identity]
     revision: int
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def objects(self) -> int:
@@ -49,9 +52,9 @@ class ImportResult:
                 f"(revision {self.revision})")
 
     @classmethod
-    def of(cls, result: WriteResult) -> ImportResult:
+    def of(cls, result: WriteResult, objects: Sequence = ()) -> ImportResult:
         return cls(result.created, result.updated, result.unchanged, result.deleted,
-                   result.revision)
+                   result.revision, attribute_warnings(objects))
 
 
 def import_texts(texts: Sequence[tuple[str, str]], user=None,
@@ -65,7 +68,8 @@ def import_texts(texts: Sequence[tuple[str, str]], user=None,
     """
     loaded = load_texts(list(texts), console_profile())
     check_write(user, [*loaded.objects, *loaded.events])
-    return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))
+    return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace),
+                           loaded.objects)
 
 
 def export_documents() -> list[dict]:
@@ -86,4 +90,5 @@ def import_files(paths: Sequence[str], user=None, replace: bool = False) -> Impo
     """:func:`import_texts` for files; an unreadable file is a problem like any other."""
     loaded = load_files(paths, console_profile())
     check_write(user, [*loaded.objects, *loaded.events])
-    return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace))
+    return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace),
+                           loaded.objects)

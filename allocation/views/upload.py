@@ -1,7 +1,8 @@
 """The upload page: manifests in, through ``services.manifests.import_texts``.
 
 Files and pasted text are imported together, all or nothing: on invalid input the page
-lists every problem (``FILE:DOC (Kind ns/name): path: message``) and nothing changes.
+lists every problem (``FILE:DOC (Kind ns/name): path: message``) and nothing changes; after
+a success its warnings (a selector reading an attribute no device has) follow the summary.
 A request over the size limit (``DRA_MAX_UPLOAD_BYTES``) is refused before its body is read:
 ``console.limits.RequestSizeMiddleware`` calls :func:`too_large`, which shows the limit as a
 form error.
@@ -58,6 +59,8 @@ def upload(request: HtmxHttpRequest) -> HttpResponse:
                 problems = [str(exc)]
             else:
                 messages.success(request, f"Imported: {result.summary()}.")
+                for warning in result.warnings:  # valid, but probably not meant
+                    messages.warning(request, f"Warning: {warning}")
                 return redirect("allocation:dashboard")
         context["problems"] = problems
         return render(request, "allocation/upload.html", context, status=400)

@@ -79,7 +79,7 @@ def test_add_validates_through_the_engine(staff):
     response = staff.post("/admin/allocation/resourceclass/add/", {"manifest": dump(bad)})
     assert response.status_code == 200
     message = response.context["adminform"].form.errors["manifest"][0]
-    assert message.startswith("admin:1 (ResourceClass new): driverNam:")
+    assert message.startswith("line 2: admin:1 (ResourceClass new): driverNam:")  # its line
     good = staff.post("/admin/allocation/resourceclass/add/",
                       {"manifest": dump(f.resource_class("new"))})
     assert good.status_code == 302
@@ -156,3 +156,50 @@ def test_a_device_class_selector_is_compiled_under_the_consoles_feature_gates(st
     assert "allowMultipleAllocations" in message
     settings.DRA_FEATURE_GATES = ""  # the 1.36 default: the gate is on
     assert staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(gated)}).status_code == 302
+
+
+def test_the_manifest_is_yaml_as_people_write_it_not_sorted_json(staff):
+    from tests import v1_cluster as v1
+
+    cls = v1.device_class("gpu", 'device.driver == "gpu.example.com" &&\n'
+                          '  device.attributes["gpu.example.com"].model == "a100"')
+    import_texts([("v1.yaml", f.to_yaml([cls]))])
+    stored = models.DeviceClass.objects.get()
+    form = staff.get(f"{DEVICE_CLASSES}{stored.pk}/change/").context["adminform"].form
+    assert form["manifest"].initial.splitlines()[:4] == [
+        "apiVersion: resource.k8s.io/v1", "kind: DeviceClass", "metadata:", "  name: gpu"]
+    assert "      expression: |-\n        device.driver == \"gpu.example.com\" &&\n" \
+        in form["manifest"].initial
+
+
+def test_an_unknown_attribute_is_a_warning_and_the_object_is_saved(staff):
+    import_texts([("s.yaml", f.to_yaml([
+        f.node("n1"), f.named_slice("n1", [f.device("d0", productName=("string", "T4"))])]))])
+    doc = f.class_parameters("filters", 'strings["prodName"] == "T4"')
+    text = "# filters for T4 cards\n" + dump(doc)
+
+    response = staff.post("/admin/allocation/resourceclassparameters/add/",
+                          {"manifest": text}, follow=True)
+
+    assert response.status_code == 200
+    assert models.ResourceClassParameters.objects.get().name == "filters"
+    [warning] = [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
+    assert warning == ("Warning: line 6: admin:1 (ResourceClassParameters filters): "
+                       "filters[0].namedResourcesWithAttributes.selector: no device in the "
+                       "cluster has an attribute 'prodName' (did you mean productName?)")
+
+
+def test_a_refused_change_keeps_the_typed_text(staff, params):
+    page = staff.get(f"{URL}{params.pk}/change/")
+    text = "# keep me\n" + page.context["adminform"].form["manifest"].initial.replace(
+        "kind: ResourceClassParameters", "kind: ResourceClassParameters\nbogus: 1")
+
+    response = staff.post(f"{URL}{params.pk}/change/", {"manifest": text,
+                                                        "cel_0": params.manifest["filters"][0][
+                                                            "namedResourcesWithAttributes"][
+                                                            "selector"]})
+
+    form = response.context["adminform"].form
+    assert form.errors["manifest"] == [
+        "line 4: admin:1 (ResourceClassParameters filters): bogus: unknown field"]
+    assert "# keep me" in response.content.decode()

@@ -99,6 +99,13 @@ class DeviceSelector:
     def __repr__(self) -> str:
         return f"DeviceSelector({self.source!r})"
 
+    @property
+    def reads(self) -> tuple[DeviceRead, ...] | None:
+        """What the selector reads through ``device``: ``("attributes", domain, id)`` or
+        ``("capacity", domain, id)`` (domain None: ``[device.driver]``; id None: the whole
+        domain), ``(map,)``, ``("driver",)``...; None when it may read anything."""
+        return self._reads
+
 
 def compile_device_selector(expression: str, *, consumable_capacity: bool = True
                             ) -> DeviceSelector:

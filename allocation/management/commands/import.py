@@ -36,3 +36,5 @@ class Command(BaseCommand):
             self.stderr.write(traceback.format_exc())
             sys.exit(1)
         self.stdout.write(f"imported: {result.summary()}")
+        for warning in result.warnings:
+            self.stderr.write(f"warning: {warning}")

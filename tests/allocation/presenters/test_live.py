@@ -23,10 +23,12 @@ def _roots(html: str) -> list[tuple[str, bool]]:
 @pytest.mark.parametrize(("page", "kwargs", "ids"), [
     ("dashboard", {}, ["dashboard-nodes", "dashboard-usage", "dashboard-pending",
                        "dashboard-provisioning", "dashboard-events"]),
-    ("node", {"name": "gpu-node"}, ["node-summary", "node-devices", "node-v1-devices"]),
-    ("claim", {"namespace": "default", "name": "net"}, ["claim-detail"]),
+    ("node", {"name": "gpu-node"}, ["node-summary", "node-devices", "node-v1-devices",
+                                    "manifest-yaml"]),
+    ("claim", {"namespace": "default", "name": "net"}, ["claim-detail", "manifest-yaml"]),
     ("pod", {"namespace": "default", "name": "waiting"}, ["pod-detail",
-                                                          "negotiation-timeline"]),
+                                                          "negotiation-timeline",
+                                                          "manifest-yaml"]),
     ("negotiations", {}, ["negotiation-timelines"]),
 ])
 def test_every_fragment_of_a_page_is_sent_out_of_band(page, kwargs, ids) -> None:
@@ -39,10 +41,11 @@ def test_every_fragment_of_a_page_is_sent_out_of_band(page, kwargs, ids) -> None
 @pytest.mark.parametrize(("page", "kwargs", "ids"), [
     ("device_classes", {}, ["device-class-list"]),
     ("resource_slices", {}, ["resource-slice-list"]),
-    ("device_class", {"name": "gpu"}, ["device-class-detail"]),
-    ("resource_slice", {"name": "n1-gpus"}, ["resource-slice-detail"]),
-    ("node", {"name": "n1"}, ["node-summary", "node-devices", "node-v1-devices"]),
-    ("claim", {"namespace": "default", "name": "c1"}, ["claim-detail"]),
+    ("device_class", {"name": "gpu"}, ["device-class-detail", "manifest-yaml"]),
+    ("resource_slice", {"name": "n1-gpus"}, ["resource-slice-detail", "manifest-yaml"]),
+    ("node", {"name": "n1"}, ["node-summary", "node-devices", "node-v1-devices",
+                              "manifest-yaml"]),
+    ("claim", {"namespace": "default", "name": "c1"}, ["claim-detail", "manifest-yaml"]),
 ])
 def test_every_fragment_of_a_v1_page_is_sent_out_of_band(page, kwargs, ids) -> None:
     state = simulate(load_texts([("v1.yaml", f.to_yaml(v1.cluster()))])).state

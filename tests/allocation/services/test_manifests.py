@@ -166,3 +166,19 @@ def test_what_the_engine_does_not_simulate_is_refused_as_by_simulate(cluster_doc
     assert str(problem).startswith("p.yaml:1 (Pod default/mixed): spec.resourceClaims: a pod's "
                                    "claims and claim templates must be all resource.k8s.io/v1")
     assert not models.Pod.objects.filter(name="mixed").exists()
+
+
+@pytest.mark.django_db
+def test_an_import_reports_selector_attributes_no_stored_device_has():
+    import_texts([("s.yaml", f.to_yaml([f.node("n1"), f.named_slice(
+        "n1", [f.device("d0", productName=("string", "T4"))])]))])
+
+    result = import_texts([("p.yaml", f.to_yaml([
+        f.class_parameters("ok", 'strings["productName"] == "T4"'),
+        f.class_parameters("typo", 'strings["prodName"] == "T4"')]))])
+
+    assert result.summary().startswith("2 created")
+    assert [str(w) for w in result.warnings] == [
+        "p.yaml:2 (ResourceClassParameters typo): filters[0].namedResourcesWithAttributes."
+        "selector: no device in the cluster has an attribute 'prodName' "
+        "(did you mean productName?)"]

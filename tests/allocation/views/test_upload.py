@@ -126,3 +126,20 @@ def test_an_anonymous_upload_over_the_limit_goes_to_the_login_page(client, setti
     response = client.post(URL, {"text": to_yaml([node("n1")]) * 5})
 
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+def test_an_upload_with_an_unknown_selector_attribute_is_imported_with_a_warning(admin_client):
+    from tests import factories as f
+
+    text = to_yaml([node("n1"), f.named_slice("n1", [f.device("d0", model=("string", "t4"))]),
+                    f.class_parameters("p", 'strings["modl"] == "t4"')])
+
+    response = admin_client.post(URL, {"text": text}, follow=True)
+
+    html = response.content.decode()
+    assert response.redirect_chain == [("/dashboard/", 302)]
+    assert "Imported: 3 created" in html
+    assert ("Warning: pasted.yaml:3 (ResourceClassParameters p): filters[0]."
+            "namedResourcesWithAttributes.selector: no device in the cluster has an attribute "
+            "&#x27;modl&#x27; (did you mean model?)") in html

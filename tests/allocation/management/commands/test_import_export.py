@@ -96,3 +96,19 @@ def test_a_v1_cluster_round_trips_byte_identical_through_the_commands(tmp_path, 
     assert _run(capsys, "import", "--replace", str(tmp_path / "e.json"))[0] == 0
     assert _run(capsys, "export", "-o", "json")[1] == first
     assert models.ResourceClaimV1.objects.get(name="c1").status == "Reserved"
+
+
+def test_import_warns_of_a_selector_attribute_no_device_has(tmp_path, capsys):
+    path = tmp_path / "cluster.yaml"
+    devices = [f.device("d0", productName=("string", "T4"))]
+    path.write_text(f.to_yaml([f.node("n1"), f.named_slice("n1", devices),
+                               f.class_parameters("t4", 'strings["prodName"] == "T4"')]))
+
+    code, out, err = _run(capsys, "import", str(path))
+
+    assert code == 0 and out.startswith("imported: 3 created")
+    assert err.splitlines() == [
+        f"warning: {path}:3 (ResourceClassParameters t4): filters[0]."
+        "namedResourcesWithAttributes.selector: no device in the cluster has an attribute "
+        "'prodName' (did you mean productName?)"]
+    assert models.ResourceClassParameters.objects.filter(name="t4").exists()
