@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('allocation', '0002_v1_kinds'),
+        ('allocation', '0003_event_series'),
     ]
 
     operations = [
