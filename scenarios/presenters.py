@@ -11,6 +11,7 @@ from allocation.engine.objects.provisioning import CLASS_NAMES
 from allocation.engine.scenarios import Evaluation, pinned_node
 from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.nodes import NodeDevices, node_devices
+from allocation.presenters.status import pod_state
 
 __all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "ScenarioPage", "page",
            "describe_change"]
@@ -27,6 +28,7 @@ class PodChip:
     pinned: bool
     reason: str = ""
     new: bool = False  # newly scheduled or newly pending against the baseline
+    state: str = "pending"  # in the status vocabulary (allocation/presenters/status.py)
 
 
 @dataclass
@@ -115,7 +117,8 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
         if pod.terminated:
             continue
         ref = f"{pod.namespace}/{pod.name}"
-        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly)
+        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
+                       state=pod_state(pod))
         if pod.node_name:
             by_node.setdefault(pod.node_name, []).append(chip)
         else:
