@@ -143,7 +143,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "allocation:home"
+LOGIN_REDIRECT_URL = "allocation:dashboard"  # signing in lands on the live cluster
 LOGOUT_REDIRECT_URL = "allocation:home"
 
 LANGUAGE_CODE = "en-us"

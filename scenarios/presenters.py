@@ -5,15 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
+from allocation.engine.objects.provisioning import CLASS_NAMES
 from allocation.engine.scenarios import Evaluation, pinned_node
 from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.nodes import NodeDevices, node_devices
+from allocation.presenters.status import pod_state
 
 __all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "ScenarioPage", "page",
            "describe_change"]
 
-PR_CLASSES = ("atomic-scale-up.kubernetes.io", "check-capacity.kubernetes.io")
+PR_CLASSES = CLASS_NAMES
+"""The "Try a ProvisioningRequest" choices: the provisioningClassName values the cluster
+autoscaler (and so the engine) acts on, never the seeds' aliases."""
 
 
 @dataclass
@@ -23,6 +28,7 @@ class PodChip:
     pinned: bool
     reason: str = ""
     new: bool = False  # newly scheduled or newly pending against the baseline
+    state: str = "pending"  # in the status vocabulary (allocation/presenters/status.py)
 
 
 @dataclass
@@ -96,8 +102,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
 
     A person cannot look at hundreds of node cards at once, and rendering them all would
     make every drop slow on a large cluster: the canvas shows the nodes the scenario
-    touched first, then the others in name order, at most ``limit`` (``match`` filters by
-    name); every node stays reachable through the Move form.
+    touched, then the others in name order, at most ``limit`` (``match`` filters by
+    name); every node stays reachable through the Move forms. The cards are drawn in name
+    order, so a change never reorders them under the pointer; pods within a card and in the
+    queue by namespace/name.
     """
     state = result.state
     diff = result.diff.to_dict()
@@ -105,11 +113,12 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
                                                           diff["newly_pending"]}
     by_node: dict[str, list[PodChip]] = {}
     queue: list[PodChip] = []
-    for pod in state.pods():
+    for pod in sorted(state.pods(), key=lambda p: (p.namespace or "", p.name)):
         if pod.terminated:
             continue
         ref = f"{pod.namespace}/{pod.name}"
-        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly)
+        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
+                       state=pod_state(pod))
         if pod.node_name:
             by_node.setdefault(pod.node_name, []).append(chip)
         else:
@@ -119,22 +128,18 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
     touched = _touched(diff)
     names = [n for n in state.node_order if match in n] if match else list(state.node_order)
     shown = sorted(names, key=lambda n: n not in touched)[:limit]
-    order = {n: i for i, n in enumerate(state.node_order)}
-    shown.sort(key=lambda n: (n not in touched, order[n]))
+    order = {n: i for i, n in enumerate(state.node_order)}  # by name (ClusterState)
+    shown.sort(key=order.__getitem__)
     devices = node_devices(state, shown)
     nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
                       name in added, by_node.get(name, []), devices[name])
              for name in shown]
-    groups_size = {}
-    for name in state.node_order:
-        group = state.nodes[name].meta.labels.get(NODE_GROUP_LABEL)
-        if group:
-            groups_size[group] = groups_size.get(group, 0) + 1
+    members = group_nodes(state)
     groups, templates, selectors, requests = [], [], [], []
     for obj in state.all_objects():
         if obj.kind == "NodeGroup":
             spec = obj.raw.get("spec") or {}
-            groups.append(GroupChip(obj.name, groups_size.get(obj.name, 0),
+            groups.append(GroupChip(obj.name, len(members.get(obj.name, ())),
                                     int(spec.get("maxSize") or 0)))
         elif obj.kind == "PodTemplate":
             templates.append(f"{obj.namespace}/{obj.name}")

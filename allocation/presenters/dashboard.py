@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import (
     DeviceClass,
@@ -228,7 +229,8 @@ def dashboard(state: ClusterState, recent: int = RECENT_EVENTS) -> Dashboard:
                           object_url("Pod", p.namespace, p.name), pending_reason(p))
                for p in sorted(pods, key=lambda p: p.key) if not p.node_name]
     claims = [*state.claims(), *state.of_kind(ResourceClaimV1)]
-    groups = [NodeGroupRow(g.name, g.min_size, g.max_size, list(g.nodes))
+    members = group_nodes(state)  # by label, as the nodes' group badges (not status.nodes)
+    groups = [NodeGroupRow(g.name, g.min_size, g.max_size, members.get(g.name, []))
               for g in sorted(state.of_kind(NodeGroup), key=lambda g: g.name)]
     events = event_rows(list(reversed(state.events.items[-recent:])) if recent else [])
     return Dashboard(nodes=_nodes(state), usage=_usage(state), classes=_classes(state),

@@ -93,6 +93,18 @@ class NamedDevice:
     name: str
     claim: str | None
     claim_url: str | None
+    attributes: list[tuple[str, str]] = field(default_factory=list)  # name, value as text
+
+
+def _attributes(data) -> list[tuple[str, str]]:
+    """A named device's attributes (an engine AttributeSet) as name/text pairs, by name."""
+    pairs = []
+    for attribute in data or ():
+        value = attribute.value
+        text = (", ".join(str(v) for v in value) if isinstance(value, tuple)
+                else str(value).lower() if isinstance(value, bool) else str(value))
+        pairs.append((attribute.name, text))
+    return sorted(pairs)
 
 
 @dataclass(slots=True)
@@ -207,7 +219,8 @@ def _devices(state: ClusterState, node: str) -> tuple[list[CounterBar], list[Nam
             for device in inventory.devices:
                 owner = inventory.holder.get(device.id)
                 named.append(NamedDevice(inventory.driver_name, device.id, owner,
-                                         claim_link(owner) if owner else None))
+                                         claim_link(owner) if owner else None,
+                                         _attributes(device.data)))
     return counters, named
 
 

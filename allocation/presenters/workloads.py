@@ -21,6 +21,7 @@ from allocation.presenters.common import (
 from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.explain import Explanation, explain_pod
 from allocation.presenters.negotiation import Timeline, timeline_for
+from allocation.presenters.status import pod_state
 
 __all__ = ["AllocatedItem", "ClaimView", "PodClaimRow", "PodView", "PodSetRow",
            "ProvisioningView", "claim_view", "pod_view", "provisioning_view", "claim_state"]
@@ -142,6 +143,7 @@ class PodView:
     events: list[EventRow]
     timeline: Timeline | None
     annotations: dict[str, str] = field(default_factory=dict)
+    state: str = "pending"  # in the status vocabulary (presenters/status.py)
 
 
 def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
@@ -164,7 +166,7 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
     shown = {k: v for k, v in pod.meta.annotations.items() if k != EXPLAIN_ANNOTATION}
     return PodView(
         namespace=namespace, name=name,
-        phase=pod.phase or ("Running" if pod.node_name else "Pending"),
+        phase=pod.phase or "Pending", state=pod_state(pod),
         node=pod.node_name, node_url=object_url("Node", None, pod.node_name)
         if pod.node_name else None,
         cpu=cpu_text(pod.cpu_milli), memory=bytes_text(pod.memory),

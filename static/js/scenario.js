@@ -3,11 +3,24 @@
 // Draggables carry data-drag="pod|group|node|template"; drop zones data-drop="node|queue|
 // bin|canvas". A drop becomes the same form fields the planner's buttons post, sent with
 // htmx so the answer (the re-rendered body, or the engine's refusal) is swapped in the
-// same way. Every drag has a button or form equivalent in the page for keyboard users.
+// same way. Every drag has a button or form equivalent in the page for keyboard users
+// (docs/scenarios.md, "Changes").
+//
+// What a person sees (docs/scenarios.md, "Drag and drop"):
+// - the answer to a change appears where it was asked: a refusal at the drop target (or
+//   beside the button or form), and it goes with the next success, which re-renders the
+//   body (the answers live inside it);
+// - the page stays where it was: the scroll position is restored after every swap;
+// - nothing is selected while dragging (body.dragging-active sets user-select: none);
+// - near the window's top or bottom edge the page scrolls while dragging;
+// - the drop target says "evaluating" while the change is evaluated;
+// - Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) press Undo / Redo outside text fields.
 (function () {
   "use strict";
 
   const THRESHOLD = 4; // pixels before a press becomes a drag (so clicks still work)
+  const EDGE = 48; // pixels from the window's edge where auto-scroll starts
+  const MAX_STEP = 18; // pixels scrolled per frame at the very edge
 
   function planner() { return document.querySelector(".scenario[data-editable='true']"); }
 
@@ -47,11 +60,143 @@
     try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}"); } catch (e) { return {}; }
   }
 
-  function send(root, values) {
+  // -- where answers go --------------------------------------------------------------------
+
+  // A selector that finds "the same" element again after the body was re-rendered.
+  function keyOf(el) {
+    if (el.dataset.drop === "node") return `[data-drop="node"][data-node="${CSS.escape(el.dataset.node)}"]`;
+    if (el.dataset.drop) return `[data-drop="${el.dataset.drop}"]`;
+    return null;
+  }
+
+  // The element a request's answer belongs to: the drop zone (a drop is sent from the
+  // planner itself, which is never replaced, so its events always reach the page), else the
+  // chip, node card or card holding the form or button that sent it.
+  function answerHome(elt) {
+    if (!elt || !elt.closest) return null;
+    if (elt.matches(".scenario")) {
+      return lastDrop && lastDrop.key ? document.querySelector(`#scenario-body ${lastDrop.key}`) : null;
+    }
+    return elt.closest("[data-drop], .chip, .node-card, .card, .toolbar");
+  }
+
+  function answerSpot(home) {
+    let spot = home.querySelector(":scope > .answer");
+    if (!spot) {
+      spot = document.createElement("div");
+      spot.className = "answer";
+      spot.setAttribute("aria-live", "assertive");
+      const heading = home.querySelector(":scope > h2, :scope > h3");
+      if (heading) heading.after(spot);
+      else if (home.matches(".chip")) home.append(spot);
+      else home.prepend(spot);
+    }
+    return spot;
+  }
+
+  // The last successful drop: its zone (found again after each re-render) and what was done,
+  // said there until the next request. The body is swapped twice after a change (the
+  // answer, then the socket's push, which carries no message), so it is placed after both.
+  const DONE_SHOWN_MS = 6000;
+  let lastDrop = null; // {key, text, until}
+
+  function placeDone() {
+    if (!lastDrop || !lastDrop.key) return;
+    if (!lastDrop.text) {
+      const notice = document.querySelector("#scenario-body [data-last-change]");
+      if (!notice) return;
+      lastDrop.text = notice.textContent;
+      lastDrop.until = Date.now() + DONE_SHOWN_MS;
+    }
+    if (Date.now() > lastDrop.until) { lastDrop = null; return; }
+    const zone = document.querySelector(`#scenario-body ${lastDrop.key}`);
+    if (!zone || zone.querySelector(":scope > .answer [data-done]")) return;
+    const spot = answerSpot(zone);
+    const said = document.createElement("p");
+    said.className = "notice";
+    said.dataset.done = "true";
+    said.textContent = lastDrop.text;
+    spot.replaceChildren(said);
+  }
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const root = planner();
+    if (!root || !root.contains(event.target)) return;
+    if (!event.target.matches(".scenario")) lastDrop = null;
+    root.dataset.busy = "true";
+    const home = answerHome(event.target);
+    if (home) {
+      home.classList.add("busy");
+      home.setAttribute("aria-busy", "true");
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const root = planner();
+    if (!root) return;
+    delete root.dataset.busy;
+    document.querySelectorAll(".scenario .busy").forEach((el) => {
+      el.classList.remove("busy");
+      el.removeAttribute("aria-busy");
+    });
+  });
+
+  // Swaps keep the page where it is: a re-rendered body of another height, or focus moving
+  // to a new element, would otherwise move it. Saved before each swap (the answer to a
+  // request, or the socket's push), restored after.
+  let savedScroll = null;
+  function saveScroll() { savedScroll = { x: window.scrollX, y: window.scrollY }; }
+  function restoreScroll() {
+    if (savedScroll && (window.scrollX !== savedScroll.x || window.scrollY !== savedScroll.y)) {
+      window.scrollTo(savedScroll.x, savedScroll.y);
+    }
+  }
+  document.addEventListener("htmx:oobBeforeSwap", saveScroll);
+  document.addEventListener("htmx:oobAfterSwap", restoreScroll);
+  document.addEventListener("htmx:afterSwap", restoreScroll);
+
+  // The socket's push of the same change often arrives before the answer and replaces the
+  // body the request aimed at: aim the answer at the body in the page now (beforeOnLoad is
+  // fired on the request's source; a drop's is the planner, which stays).
+  document.addEventListener("htmx:beforeOnLoad", (event) => {
+    const target = event.detail.target;
+    if (target && !target.isConnected && target.id && document.getElementById(target.id)) {
+      event.detail.target = document.getElementById(target.id);
+    }
+  });
+
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    saveScroll();
+    const root = planner();
+    const target = event.detail.target;
+    if (!root || !target || target.id !== "scenario-message") return;
+    // A refusal: show it where the change was asked, not at the top of the page.
+    const elt = event.detail.requestConfig && event.detail.requestConfig.elt;
+    const home = answerHome(elt);
+    lastDrop = null;
+    if (home && root.contains(home)) event.detail.target = answerSpot(home);
+  });
+
+  // The body is replaced by the answer to a request and by the socket's push; the events
+  // of the first may fire on elements no longer in the page, so watch the page itself.
+  function watchBody() {
+    const root = document.querySelector(".scenario");
+    if (!root) return;
+    new MutationObserver(() => { restoreScroll(); placeDone(); })
+      .observe(root, { childList: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchBody);
+  else watchBody();
+
+  function send(root, zone, values) {
+    lastDrop = { key: keyOf(zone) };
     htmx.ajax("POST", root.dataset.changeUrl, {
-      values: values, target: "#scenario-body", swap: "outerHTML", headers: csrfHeaders(),
+      source: root, values: values, target: "#scenario-body", swap: "outerHTML",
+      headers: csrfHeaders(),
     });
   }
+
+  // -- dragging ----------------------------------------------------------------------------
 
   let drag = null;
 
@@ -59,57 +204,128 @@
     document.querySelectorAll(".drop-hover").forEach((el) => el.classList.remove("drop-hover"));
   }
 
+  function hover(x, y) {
+    clearHover();
+    const zone = zoneAt(x, y, drag.source);
+    if (zone && changeFor(drag.source, zone)) zone.classList.add("drop-hover");
+  }
+
+  // Scroll while the pointer rests near the window's top or bottom edge.
+  function autoScroll() {
+    if (!drag || !drag.ghost) return;
+    const y = drag.lastY;
+    let step = 0;
+    if (y < EDGE) step = -Math.ceil(MAX_STEP * (EDGE - y) / EDGE);
+    else if (y > window.innerHeight - EDGE) step = Math.ceil(MAX_STEP * (y - (window.innerHeight - EDGE)) / EDGE);
+    if (step) {
+      window.scrollBy(0, step);
+      hover(drag.lastX, drag.lastY);
+    }
+    drag.frame = requestAnimationFrame(autoScroll);
+  }
+
+  function endDrag(current) {
+    document.body.classList.remove("dragging-active");
+    if (current.frame) cancelAnimationFrame(current.frame);
+    if (current.ghost) current.ghost.remove();
+    current.source.classList.remove("dragging");
+    clearHover();
+  }
+
   document.addEventListener("pointerdown", (event) => {
     const root = planner();
     if (!root || event.button !== 0) return;
     const source = event.target.closest("[data-drag]");
     if (!source || !root.contains(source)) return;
-    if (event.target.closest("button, input, select, textarea, a")) return;
-    drag = { root, source, x: event.clientX, y: event.clientY, ghost: null };
+    if (event.target.closest("button, input, select, textarea, a, summary, details, label")) return;
+    drag = { root, source, x: event.clientX, y: event.clientY, ghost: null, frame: 0 };
   });
 
   document.addEventListener("pointermove", (event) => {
     if (!drag) return;
+    drag.lastX = event.clientX;
+    drag.lastY = event.clientY;
     if (!drag.ghost) {
       if (Math.abs(event.clientX - drag.x) + Math.abs(event.clientY - drag.y) < THRESHOLD) return;
+      document.body.classList.add("dragging-active");
+      const selection = window.getSelection();
+      if (selection) selection.removeAllRanges();
       drag.ghost = drag.source.cloneNode(true);
       drag.ghost.classList.add("drag-ghost");
-      drag.ghost.querySelectorAll("form").forEach((f) => f.remove());
+      drag.ghost.removeAttribute("tabindex");
+      drag.ghost.querySelectorAll("form, details, .answer").forEach((f) => f.remove());
       document.body.appendChild(drag.ghost);
       drag.source.classList.add("dragging");
+      drag.frame = requestAnimationFrame(autoScroll);
     }
     drag.ghost.style.left = event.clientX + 8 + "px";
     drag.ghost.style.top = event.clientY + 8 + "px";
-    clearHover();
-    const zone = zoneAt(event.clientX, event.clientY, drag.source);
-    if (zone && changeFor(drag.source, zone)) zone.classList.add("drop-hover");
+    hover(event.clientX, event.clientY);
     event.preventDefault();
+  });
+
+  // No text selection starts inside the planner while a press may become a drag.
+  document.addEventListener("selectstart", (event) => {
+    if (drag || document.body.classList.contains("dragging-active")) event.preventDefault();
   });
 
   document.addEventListener("pointerup", (event) => {
     if (!drag) return;
     const current = drag;
     drag = null;
-    clearHover();
+    endDrag(current);
     if (!current.ghost) return; // a click, not a drag
-    current.ghost.remove();
-    current.source.classList.remove("dragging");
     const zone = zoneAt(event.clientX, event.clientY, current.source);
     const values = zone && changeFor(current.source, zone);
-    if (values) send(current.root, values);
+    if (values) send(current.root, zone, values);
   });
 
-  // Keyboard: Enter on a focused pod fills the toolbar's Move form and focuses its node
-  // field; Enter on a node card focuses its Remove button; on a group or template, its form.
+  document.addEventListener("pointercancel", () => {
+    if (!drag) return;
+    const current = drag;
+    drag = null;
+    endDrag(current);
+  });
+
+  // -- keyboard ----------------------------------------------------------------------------
+
+  function editing(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  // Ctrl+Z undoes the last change, Ctrl+Shift+Z (or Ctrl+Y) redoes it, as in an editor;
+  // inside a text field the field's own undo wins.
+  document.addEventListener("keydown", (event) => {
+    const root = planner();
+    if (!root || !(event.ctrlKey || event.metaKey) || event.altKey) return;
+    if (editing(event.target)) return;
+    const key = event.key.toLowerCase();
+    let action = null;
+    if (key === "z") action = event.shiftKey ? "redo" : "undo";
+    else if (key === "y" && !event.shiftKey) action = "redo";
+    if (!action) return;
+    event.preventDefault();
+    const button = root.querySelector(`[data-action="${action}"]`);
+    if (button && !button.disabled) button.click();
+  });
+
+  // Enter on a focused pod opens its "Move to node" form; Enter on a node card focuses its
+  // Remove button; on a group or template, its form.
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Enter") return;
     const source = event.target.closest && event.target.closest("[data-drag]");
     if (!source || event.target !== source) return;
     if (source.dataset.drag === "pod") {
-      const form = document.querySelector(".move-form");
-      if (!form) return;
-      form.elements.pod.value = source.dataset.pod;
-      form.elements.node.focus();
+      const move = source.querySelector("details.move");
+      if (move) {
+        move.open = true;
+        move.querySelector("input[name=node]").focus();
+      } else {
+        const form = document.querySelector(".move-form");
+        if (!form) return;
+        form.elements.pod.value = source.dataset.pod;
+        form.elements.node.focus();
+      }
     } else {
       const control = source.querySelector("input[type=number], button");
       if (control) control.focus();

@@ -87,7 +87,8 @@ def test_an_impossible_drop_shows_the_engines_reason(asgi_page, django_user_mode
     _drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
           page.locator('article[data-node="worker-2"]'))
 
-    message = page.locator('#scenario-message [data-refused="true"]')
+    # The answer is at the drop target, not at the top of the page.
+    message = page.locator('article[data-node="worker-2"] [data-refused="true"]')
     message.wait_for()
     assert "default/p0 cannot run on worker-2" in message.inner_text()
     assert "allocated to claim default/p1-gpu" in message.inner_text()
@@ -132,9 +133,9 @@ def test_every_drag_has_a_keyboard_or_button_equivalent(asgi_page, django_user_m
     page.goto(f"/scenarios/{scenario.pk}/")
 
     page.locator('[data-drag="pod"][data-pod="default/p1"]').focus()
-    page.keyboard.press("Enter")  # fills the Move form with the focused pod
-    page.get_by_label("to node").fill("worker-3")
-    page.get_by_role("button", name="Move", exact=True).click()
+    page.keyboard.press("Enter")  # opens the pod's own Move form, its node field focused
+    page.keyboard.type("worker-3")
+    page.keyboard.press("Enter")
     page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for()
 
     page.locator('article[data-node="worker-1"]').get_by_role(
@@ -158,3 +159,150 @@ def test_another_tab_of_the_same_scenario_follows_over_the_websocket(
         "button", name="Remove node").click()
     other.locator('article[data-node="worker-2"]').wait_for(state="detached")
     assert "− worker-2" in other.locator(".outcome").inner_text()
+
+
+def _settled(page, socket, action) -> None:
+    """Run ``action`` (a change) and wait for both swaps: the POST's answer, the socket's push."""
+    with socket.expect_event("framereceived"), page.expect_response(
+            lambda r: r.request.method == "POST"):
+        action()
+
+
+def test_a_refusal_is_shown_at_the_drop_target_and_goes_with_the_next_success(
+        asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "answers")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+
+    _drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
+          page.locator('article[data-node="worker-2"]'))
+    refusal = page.locator('article[data-node="worker-2"] [data-refused="true"]')
+    refusal.wait_for()
+    assert "cannot run on worker-2" in refusal.inner_text()
+    assert page.locator('#scenario-message [data-refused="true"]').count() == 0
+    assert page.locator("[data-refused]").count() == 1
+
+    _settled(page, socket, lambda: _drag(
+        page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
+        page.locator('article[data-node="worker-3"]')))
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+    assert page.locator("[data-refused]").count() == 0
+    done = page.locator('article[data-node="worker-3"] [data-done]')
+    assert done.inner_text() == "Pin default/p0 to worker-3"
+    assert page.js_errors == []
+
+
+def test_a_drop_keeps_the_page_where_it_was(asgi_page, django_user_model):
+    page = asgi_page
+    page.set_viewport_size({"width": 1280, "height": 600})
+    scenario = _scenario(django_user_model, "no jump")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+    target = page.locator('article[data-node="worker-3"]')
+    target.scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, 40)")
+    before = page.evaluate("window.scrollY")
+    assert before > 0
+
+    _settled(page, socket, lambda: _drag(
+        page, page.locator('[data-drag="pod"][data-pod="default/p1"]'),
+        page.locator('article[data-node="worker-3"]')))
+    page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for()
+    page.wait_for_function("document.querySelector('[data-done]') !== null")
+    assert page.evaluate("window.scrollY") == before
+    assert page.evaluate("String(window.getSelection())") == ""
+
+
+def test_dragging_selects_no_text_and_shows_it_is_busy(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "no selection")
+    page.goto(f"/scenarios/{scenario.pk}/")
+    source = _box(page.locator('[data-drag="pod"][data-pod="default/p0"]'))
+    end = _box(page.locator(".outcome"))
+    page.mouse.move(source["x"] + 10, source["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(end["x"] + 40, end["y"] + 80, steps=10)  # across the page's text
+    assert page.evaluate("getComputedStyle(document.body).userSelect") == "none"
+    assert page.evaluate("String(window.getSelection())") == ""
+    page.mouse.up()  # on the outcome: not a drop zone, nothing is sent
+    assert page.evaluate("getComputedStyle(document.body).userSelect") != "none"
+
+    # While a drop is evaluated (here: held back until the test lets it go), its target
+    # says so.
+    held = []
+    page.route("**/changes/", lambda route: held.append(route))
+    _drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
+          page.locator('article[data-node="worker-3"]'))
+    page.locator('article[data-node="worker-3"][aria-busy="true"]').wait_for()
+    assert page.locator(".busy-note").is_visible()
+    assert len(held) == 1
+    held[0].continue_()
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+    assert not page.locator(".busy-note").is_visible()
+
+
+def test_undo_and_redo_by_keyboard(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "ctrl z")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+    _settled(page, socket, lambda: page.locator('article[data-node="worker-1"]').get_by_role(
+        "button", name="Remove node").click())
+    page.locator('article[data-node="worker-1"]').wait_for(state="detached")
+
+    page.locator("h1").click()  # focus on the page, not in a field
+    _settled(page, socket, lambda: page.keyboard.press("Control+z"))
+    page.locator('article[data-node="worker-1"]').wait_for()
+    assert page.locator(".history li.undone").count() == 1
+    assert "− worker-1" not in page.locator(".outcome").inner_text()
+
+    _settled(page, socket, lambda: page.keyboard.press("Control+Shift+Z"))
+    page.locator('article[data-node="worker-1"]').wait_for(state="detached")
+    assert page.locator(".history li.undone").count() == 0
+
+
+def test_node_cards_keep_their_order_after_a_change(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "order")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+    order = "Array.from(document.querySelectorAll('article[data-node]'), e => e.dataset.node)"
+    assert page.evaluate(order) == ["worker-1", "worker-2", "worker-3"]
+    _settled(page, socket, lambda: _drag(
+        page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
+        page.locator('article[data-node="worker-3"]')))
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+    assert page.evaluate(order) == ["worker-1", "worker-2", "worker-3"]
+
+
+def test_the_provisioning_classes_are_the_clusters(asgi_page, django_user_model):
+    from tests.allocation.engine.autoscaler.builders import gpu_basics, node_group, pod_template
+
+    page = asgi_page
+    docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=2, devices=1),
+            pod_template("worker")]
+    scenario = _scenario(django_user_model, "classes", docs)
+    page.goto(f"/scenarios/{scenario.pk}/")
+    options = page.get_by_label("provisioningClassName of default/worker").locator("option")
+    assert options.all_inner_texts() == ["check-capacity.autoscaling.x-k8s.io",
+                                         "best-effort-atomic-scale-up.autoscaling.x-k8s.io"]
+
+
+def test_a_broken_selector_is_refused_in_words_with_its_position(asgi_page, django_user_model):
+    page = asgi_page
+    scenario = _scenario(django_user_model, "selector")
+    page.goto(f"/scenarios/{scenario.pk}/")
+    form = page.locator(".selector-form").first
+    field = form.locator("input[name=expression]")
+    field.fill(field.input_value() + " && && true")
+    form.get_by_role("button", name="Apply").click()
+    refusal = form.locator("xpath=ancestor::section").locator("[data-refused]")
+    refusal.wait_for()
+    text = refusal.inner_text()
+    assert "unexpected '&&'" in text and ", column " in text
+    assert "expecting" not in text and "IDENTIFIER" not in text

@@ -29,7 +29,7 @@ from allocation.engine.objects.planner import V1_NODE_FIELDS, v1_node_slices
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
-__all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size",
+__all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size", "group_nodes",
            "free_names", "grow"]
 
 CAPACITY_ANNOTATION = "autoscaling.k8s.io/node-resource-capacity"
@@ -149,6 +149,21 @@ def blueprints(state: ClusterState) -> list[Blueprint]:
             if piece.node_name in sources:
                 capacities_by_node.setdefault(piece.node_name, []).append(piece)
     return [_blueprint(state, g, slices_by_node, capacities_by_node) for g in groups]
+
+
+def group_nodes(state: ClusterState) -> dict[str, list[str]]:
+    """Each group's nodes in name order: the nodes carrying its label, the same label every
+    page's node-group badge shows (a group's ``status.nodes`` may lag behind or be absent).
+
+    Returns:
+        group name -> node names; a group without nodes is absent.
+    """
+    members: dict[str, list[str]] = {}
+    for name in state.node_order:
+        group = state.nodes[name].meta.labels.get(NODE_GROUP_LABEL)
+        if group:
+            members.setdefault(group, []).append(name)
+    return members
 
 
 def group_size(state: ClusterState, group: str) -> int:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["CelCompileError", "CelCostError", "CelEvaluationError", "compile_problem"]
+import re
+
+__all__ = ["CelCompileError", "CelCostError", "CelEvaluationError", "compile_problem",
+           "in_words"]
 
 
 class CelCompileError(ValueError):
@@ -12,8 +15,9 @@ class CelCompileError(ValueError):
         self.message = message
         self.line = line
         self.column = column
-        where = f" at {line}:{column}" if line is not None and column is not None else ""
-        super().__init__(f"compile error{where}: {message}")
+        where = (f"line {line}, column {column}: " if line is not None and column is not None
+                 else "compile error: ")
+        super().__init__(f"{where}{message}")
 
 
 class CelEvaluationError(Exception):
@@ -37,3 +41,40 @@ def compile_problem(error: CelCompileError, what: str) -> str:
     if isinstance(error, CelCostError):
         return str(error)
     return f"invalid CEL {what}: {error}"
+
+
+# The parser's (ANTLR's) syntax messages list every token it would have accepted, which
+# tells a person nothing; these patterns keep what went wrong and drop the token list.
+_END = "<EOF>"
+_WORDING = (
+    (re.compile(r"^(?:extraneous|mismatched) input '(.*)' expecting .*$"), "unexpected {0}"),
+    (re.compile(r"^missing '(.*)' at '(.*)'$"), "missing '{0}' before {1}"),
+    (re.compile(r"^no viable alternative at input '(.*)'$"), "cannot read {0}"),
+    (re.compile(r"^token recognition error at: '(.*)'$"), "unexpected character {0}"),
+)
+
+
+def _quoted(token: str) -> str:
+    return "the end of the expression" if token == _END else f"'{token}'"
+
+
+def in_words(message: str) -> str:
+    """A CEL parser message in words: ``Syntax error: extraneous input '&&' expecting {'[',
+    ...}`` becomes ``unexpected '&&'``; an early end is "the expression ends too early".
+
+    Returns:
+        the reworded message; a message that is not a known syntax error, unchanged.
+    """
+    text = message.removeprefix("Syntax error: ")
+    if text == message:
+        return message
+    for pattern, words in _WORDING:
+        match = pattern.match(text)
+        if match:
+            first, *rest = match.groups()
+            if words.startswith("missing"):
+                return words.format(first, *(_quoted(t) for t in rest))
+            if words.startswith("unexpected") and first == _END:
+                return "the expression ends too early"
+            return words.format(_quoted(first))
+    return f"syntax error: {text}"

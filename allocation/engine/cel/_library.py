@@ -21,7 +21,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from allocation.engine.cel import _k8s
 from allocation.engine.cel import _semantics as sem
-from allocation.engine.cel._errors import CelCompileError
+from allocation.engine.cel._errors import CelCompileError, in_words
 
 __all__ = [
     "Program", "compile_program", "SELECTOR_VARIABLES", "compile_device_program",
@@ -107,7 +107,8 @@ def _compile_error(text: str) -> CelCompileError:
     match = _ERROR_AT.search(text)
     if match is None:
         return CelCompileError(_clean(text.splitlines()[0] if text else "invalid expression"))
-    return CelCompileError(match.group(3).strip(), int(match.group(1)), int(match.group(2)))
+    return CelCompileError(in_words(match.group(3).strip()), int(match.group(1)),
+                           int(match.group(2)))
 
 
 def _clean(text: str) -> str:

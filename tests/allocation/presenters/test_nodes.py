@@ -66,3 +66,8 @@ def test_named_devices_pods_claims_and_capacity() -> None:
 
 def test_unknown_node_is_none() -> None:
     assert node_view(run(cluster_docs()[:1]).state, "nope") is None
+
+
+def test_named_devices_show_their_attributes() -> None:
+    view = node_view(cluster_state(), "card-node")
+    assert [d.attributes for d in view.named] == [[("memory", "16Gi")], [("memory", "16Gi")]]

@@ -75,4 +75,4 @@ def test_device_class_and_slice_pages(reconciled):
 def test_the_pod_page_links_its_v1_claims_with_their_state(reconciled):
     html = reconciled.get("/pods/default/p1/").content.decode()
     assert '<a href="/claims/default/c1/">' in html
-    assert "<td>reserved</td>" in html and "not created yet" not in html
+    assert 'data-status="claim:reserved"' in html and "not created yet" not in html

@@ -157,7 +157,7 @@ def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> No
     ("device.nope", "undeclared reference to 'device.nope'"),
     ("device", "undeclared reference to 'device'"),
     ("nope(1)", "undeclared reference to 'nope'"),
-    ('device.driver == "x" &&', "Syntax error"),
+    ('device.driver == "x" &&', "the expression ends too early"),
     ('quantity("1").draplanner_canonical_text_of_the_value == "1"',
      "undeclared reference to 'draplanner_canonical_text_of_the_value'"),
     ('kubernetes.Quantity{} == quantity("0")', "undeclared reference to 'kubernetes'"),

@@ -83,7 +83,7 @@ def test_expensive_cel_and_bad_templates_exit_2_with_one_line_each(tmp_path):
         "estimated cost 1,048,575,734 exceeds the limit of 1,000,000")
     assert template.startswith(
         f"{bad}:2 (ResourceClass frobs): numericParameters[0].celTemplate: placeholder 1 "
-        "{{object.n +}} is not valid CEL: compile error at 1:11: Syntax error")
+        "{{object.n +}} is not valid CEL: line 1, column 11: the expression ends too early")
     assert summary == "2 problem(s); nothing was simulated."
 
 

@@ -1,0 +1,100 @@
+"""The console's common parts in Chromium, as a person sees them: the live indicator's
+words, the navigation at phone width, dark mode, links only for those who may use them,
+and where signing in lands (``templates/base.html``, ``static/css/console.css``,
+``static/js/live.js``)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PASSWORD, USER, log_in
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_live_indicator_says_live_then_offline_when_the_socket_closes(asgi_page):
+    page = asgi_page
+    sockets = []
+
+    def through(ws):  # the page's socket, passed to the server and kept for closing
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r".*/ws/pages/.*"), through)
+    page.goto("/dashboard/")
+    state = page.locator("#live-status .socket-state")
+    expect(state).to_have_text("Live")
+    sockets[0].close(code=1000, reason="server gone")  # a close the page does not retry
+    expect(state).to_have_text("offline")
+    expect(page.locator(".live")).to_have_attribute("data-socket", "closed")
+
+
+def test_the_live_indicator_says_offline_when_the_browser_is(asgi_page):
+    page = asgi_page
+    page.goto("/dashboard/")
+    state = page.locator("#live-status .socket-state")
+    expect(state).to_have_text("Live")
+    page.context.set_offline(True)
+    expect(state).to_have_text("offline")
+    page.context.set_offline(False)
+    expect(state).not_to_have_text("offline")
+
+
+def _make_user(django_user_model, staff: bool):
+    django_user_model.objects.create_user(USER, password=PASSWORD, is_staff=staff)
+
+
+def test_the_navigation_fits_a_phone(page, django_user_model):
+    _make_user(django_user_model, staff=True)
+    page.set_viewport_size({"width": 375, "height": 740})
+    log_in(page)
+    for url in ("/", "/dashboard/", "/scenarios/"):
+        page.goto(url)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
+        nav = page.locator(".site-nav")
+        box = nav.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, url
+        for link in nav.get_by_role("link").all():
+            link_box = link.bounding_box()
+            assert link_box["x"] + link_box["width"] <= 375, (url, link.inner_text())
+
+
+def test_dark_mode_follows_the_system_setting(page, django_user_model):
+    _make_user(django_user_model, staff=True)
+    log_in(page)
+    background = "getComputedStyle(document.documentElement).backgroundColor"
+    text = "getComputedStyle(document.documentElement).color"
+    page.emulate_media(color_scheme="light")
+    page.goto("/dashboard/")
+    assert page.evaluate(background) == "rgb(255, 255, 255)"
+    page.emulate_media(color_scheme="dark")
+    assert page.evaluate(background) == "rgb(13, 17, 23)"
+    assert page.evaluate(text) == "rgb(230, 237, 243)"
+
+
+def test_non_staff_users_do_not_see_upload(page, django_user_model):
+    _make_user(django_user_model, staff=False)
+    log_in(page)
+    for url in ("/", "/dashboard/"):
+        page.goto(url)
+        assert page.get_by_role("link", name=re.compile("Upload")).count() == 0, url
+    expect(page.get_by_role("link", name="Dashboard")).to_be_visible()
+
+
+def test_staff_users_see_upload(page, django_user_model):
+    _make_user(django_user_model, staff=True)
+    log_in(page)
+    expect(page.locator(".site-nav").get_by_role("link", name="Upload")).to_be_visible()
+
+
+def test_signing_in_lands_on_the_dashboard(page, django_user_model):
+    _make_user(django_user_model, staff=False)
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(USER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/dashboard/")
+    expect(page.locator("h1")).to_have_text("Cluster dashboard")
