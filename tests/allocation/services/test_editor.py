@@ -48,7 +48,7 @@ def test_a_valid_text_is_stored_through_the_write_path(stored):
 
 @pytest.mark.parametrize(("change", "line", "path", "message"), [
     (("model ==", "model == =="), 8, "spec.selectors[0].cel.expression",
-     "invalid CEL selector: compile error at 1:85"),  # a folded block: one line
+     "invalid CEL selector: line 1, column 85: unexpected"),  # a folded block: one line
     (("  - cel:", "  - cl:"), 7, "spec.selectors[0].cl", "unknown field (did you mean cel?)"),
     (("metadata:\n", "metadata:\n  labels: {a: [1]}\n"), 4, "metadata.labels.a", ""),
     (("spec:", "spec: [\n"), 8, "", "invalid YAML at line 8, column 3"),
