@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 __all__ = ["Quantity", "QUANTITY_PATTERN", "BINARY_SI", "DECIMAL_SI", "DECIMAL_EXPONENT",
            "quantity_format", "go_quantity_text"]
@@ -93,9 +93,41 @@ class Quantity:
         return f"Quantity({str(self)!r})"
 
 
+# The forms almost every manifest uses (``8``, ``16Gi``, ``500m``, ``1.5G``), parsed with
+# integers: the same value as the general path, without building Fractions from text.
+_COMMON = re.compile(r"(-?)([0-9]{1,30})(?:\.([0-9]{1,30}))?(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?")
+_COMMON_SCALE = {None: (1, 1), "m": (1, 1000),
+                 **{name: (1 << bits, 1) for name, bits in _BINARY.items()},
+                 **{name: (10 ** power, 1) for name, power in _DECIMAL.items() if power > 0}}
+
+
 def _parse_value(text: str) -> Fraction:
     if not isinstance(text, str):
         raise ValueError(f"a quantity must be a string, not {type(text).__name__}")
+    return _parse_str(text)
+
+
+@lru_cache(maxsize=4096)  # a cluster repeats a few quantities thousands of times
+def _parse_str(text: str) -> Fraction:
+    common = _COMMON.fullmatch(text)
+    if common is None:
+        return _parse_exact(text)
+    sign, whole, fraction, suffix = common.groups()
+    numerator, denominator = _COMMON_SCALE[suffix]
+    if fraction:
+        numerator *= int(whole + fraction)
+        denominator *= 10 ** len(fraction)
+    else:
+        numerator *= int(whole)
+    return Fraction(-numerator if sign else numerator, denominator)
+
+
+def _parse_exact(text: str) -> Fraction:
+    """Any quantity syntax, through Fractions (also what ``_parse_str`` is checked against).
+
+    Raises:
+        ValueError: ``text`` is not a quantity.
+    """
     match = _SYNTAX.match(text)
     if match is None:
         if not text or not re.match(QUANTITY_PATTERN, text):

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import yaml
 
 from allocation.engine.manifests.limits import (
@@ -139,6 +140,45 @@ def _check_json(value: Any, duplicates: dict[int, tuple[dict, list[str]]]
     return problems
 
 
+_SLOW = object()
+_INT_AS_FLOAT = 2.0 ** 63  # orjson reads integers outside 64 bits as floats
+
+
+def _read_json_fast(text: str) -> Any:
+    """The value through orjson when it is certainly what the standard library reads and
+    has nothing to report; else ``_SLOW`` (the standard library then reads it and says
+    what is wrong, in its words).
+
+    A duplicate key would be lost silently, so the keys read must account for every ``:``
+    of the text: colons stand only after keys and inside strings, so equal counts mean no
+    string holds one and no key was given twice.
+    """
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _SLOW
+    keys = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, float):
+            if not -_INT_AS_FLOAT < current < _INT_AS_FLOAT:
+                return _SLOW
+            continue
+        if isinstance(current, dict):
+            keys += len(current)
+            children = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        if depth >= MAX_NESTING_DEPTH:
+            return _SLOW
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list | float))
+    return value if text.count(":") == keys else _SLOW
+
+
 def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
     """One JSON value within the bounds, and its duplicate keys as ``(path, message)``.
 
@@ -146,6 +186,9 @@ def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
         DocumentError: invalid JSON, nested too deep, or a number out of range; the message
             says which and where.
     """
+    value = _read_json_fast(text)
+    if value is not _SLOW:
+        return value, []
     # Objects with a key given twice, by id; the objects are kept so no id is reused.
     duplicates: dict[int, tuple[dict, list[str]]] = {}
 

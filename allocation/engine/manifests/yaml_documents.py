@@ -43,6 +43,8 @@ _SEQ_TAGS = frozenset({None, "!", "tag:yaml.org,2002:seq"})
 _MAP_TAGS = frozenset({None, "!", "tag:yaml.org,2002:map"})
 _OPEN = object()
 _PATH_SHOWN = 12  # an anchor whose node is still being read
+_CACHED = 65536  # distinct plain scalars whose tag (and short strings whose object) is kept
+_SHARED_LENGTH = 64
 
 
 @dataclass(slots=True)
@@ -145,6 +147,8 @@ class _Builder:
         self.size = 0
         self.aliased = False
         self.problems: list[tuple[str, str]] = []
+        self.tags: dict[str, str] = {}  # kept across documents, bounded by _CACHED
+        self.strings: dict[str, str] = {}
 
     # -- where we are -------------------------------------------------------------------
     def path(self, extra: Any = None) -> str:
@@ -171,8 +175,21 @@ class _Builder:
         value = event.value
         tag = event.tag
         if tag is None or tag == "!":
-            tag = (self.loader.resolve(yaml.ScalarNode, value, event.implicit)
-                   if event.implicit[0] else _STR)
+            if event.implicit[0]:
+                # A plain scalar's tag depends on its text alone (SafeLoader has no path
+                # resolvers); a cluster repeats the same keys and values thousands of times.
+                tag = self.tags.get(value)
+                if tag is None:
+                    tag = self.loader.resolve(yaml.ScalarNode, value, event.implicit)
+                    if len(self.tags) < _CACHED:
+                        self.tags[value] = tag
+            else:
+                tag = _STR
+        if tag == _STR and len(value) <= _SHARED_LENGTH:
+            # One string object per distinct short text (keys above all): memory in
+            # proportion to the cluster, not to the text read.
+            value = self.strings.setdefault(value, value) if len(self.strings) < _CACHED \
+                else self.strings.get(value, value)
         if tag != _STR:
             if tag == _MERGE and self.stack and self.stack[-1].is_map \
                     and not self.stack[-1].has_key:

@@ -3,9 +3,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allocation.engine import quantity
 from allocation.engine.quantity import Quantity, go_quantity_text, quantity_format
 
 
@@ -94,3 +95,31 @@ def test_ordering_agrees_with_fractions(a: Fraction, b: Fraction) -> None:
 def test_quantities_are_written_back_in_their_format_as_apimachinery_does(text, fmt, written):
     assert quantity_format(text) == fmt
     assert go_quantity_text(Quantity.parse(text).value, fmt) == written
+
+
+_SUFFIXES = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P",
+             "E", "e3", "E-2", "e+0", "i", "K", "mi", "Gi ", " ", "\n"]
+_quantity_texts = st.one_of(
+    st.builds(lambda sign, whole, dot, frac, suffix: f"{sign}{whole}{dot}{frac}{suffix}",
+              st.sampled_from(["", "-", "+", "--"]), st.from_regex(r"[0-9]{0,40}", fullmatch=True),
+              st.sampled_from(["", ".", ".."]), st.from_regex(r"[0-9]{0,40}", fullmatch=True),
+              st.sampled_from(_SUFFIXES)),
+    st.text(alphabet="0123456789.+-eEiKMGTPmnuk \n", max_size=12),
+    st.text(max_size=8))
+
+
+def _outcome(parse, text):
+    try:
+        return parse(text)
+    except ValueError as exc:
+        return f"ValueError: {exc}"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_quantity_texts)
+def test_the_fast_parser_is_the_fraction_parser(text):
+    """Plain integers, decimal and binary suffixes and ``m`` skip the Fraction parser: same
+    values, and invalid text raises the same message."""
+    assert _outcome(quantity._parse_str, text) == _outcome(quantity._parse_exact, text)
+    assert _outcome(Quantity.parse, text) == _outcome(
+        lambda t: Quantity(quantity._parse_exact(t)), text)

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.writer import dump, to_yaml
+from allocation.engine.writer import as_list, dump, to_json, to_yaml
+
+ROOT = Path(__file__).resolve().parents[3]
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
                     st.floats(allow_nan=False, allow_infinity=False, width=32),
@@ -35,3 +41,102 @@ def test_output_is_sorted_and_stable():
     text = dump(doc)
     assert text == "a: x\nb:\n- a: 2\n  z: 1\n"
     assert dump(doc, "json") == json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def _stdlib(document) -> str:
+    """What ``dump(document, "json")`` wrote before it went through orjson."""
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+EDGE_VALUES = [
+    0, -1, 2**63 - 1, -2**63, 2**64 - 1, 2**64, -2**63 - 1, 10**40, True, False, None,
+    0.0, -0.0, 1.0, 0.1, 1e-4, 1e-5, 1.5e-7, -2.5e-9, 1e-10, 1e15, 1e16, 1e300, 5e-324,
+    1.7976931348623157e308, float("nan"), float("inf"), float("-inf"),
+    "", "é", "日本", "😀", "\u2028\u2029", "\x7f\x00\x1f\t\n\"\\", "\ud800", "null", "1e-7",
+    "0.00001", "x\nnull", {}, [], [{}], {"": []},
+]
+
+
+@pytest.mark.parametrize("value", EDGE_VALUES, ids=repr)
+def test_json_is_the_standard_librarys_for_edge_values(value):
+    for document in (value, [value], {"k": value, "a": [value, {}]}):
+        assert to_json(document) == _stdlib(document)
+
+
+def test_json_refuses_and_sorts_as_the_standard_library_does():
+    for document in ({2: "a", 1: "b"}, {True: 1}, {"b": 1, "a": {3.5: None}}):
+        assert to_json(document) == _stdlib(document)
+    for bad in ({1: "a", "b": 2}, {"a": {1, 2}}, {"when": datetime(2025, 1, 1)},
+                {"x": _Point(1)}):
+        with pytest.raises(TypeError):
+            _stdlib(bad)
+        with pytest.raises(TypeError):
+            to_json(bad)
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        to_json(loop)
+
+
+@dataclass
+class _Point:
+    x: int
+
+
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text())
+json_data = st.recursive(json_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_data)
+def test_json_is_the_standard_librarys(document):
+    assert to_json(document) == _stdlib(document)
+
+
+def _example_paths() -> list[Path]:
+    return sorted((ROOT / "examples").glob("*.yaml")) + sorted(
+        (ROOT / "tests/allocation/engine/models/data").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", _example_paths(), ids=lambda p: p.name)
+def test_json_of_every_example_input_and_output_is_the_standard_librarys(path):
+    from allocation.engine.manifests import load_files
+    from allocation.engine.simulation import simulate
+
+    documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+    assert to_json(documents) == _stdlib(documents)
+    if path.name.endswith(".expected.yaml"):
+        return
+    output = simulate(load_files([path])).output()
+    assert to_json(output) == _stdlib(output)
+
+
+@pytest.mark.parametrize("dialect", ["seed", "v1"])
+def test_json_of_bench_workloads_is_the_standard_librarys(dialect):
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.simulation import simulate
+    from bench.generate import named_gpu_cluster, named_gpu_cluster_v1
+
+    documents = (named_gpu_cluster if dialect == "seed" else named_gpu_cluster_v1)(6, 40)
+    assert to_json(as_list(documents)) == _stdlib(as_list(documents))
+    output = simulate(load_texts([("bench.yaml", dump(as_list(documents)))])).output()
+    assert to_json(output) == _stdlib(output)
+
+
+def test_json_of_plain_output_does_not_fall_back(monkeypatch):
+    """orjson writes a simulation's output itself (the standard library is the exception)."""
+    from allocation.engine import writer
+    from bench.generate import named_gpu_cluster
+
+    document = as_list(named_gpu_cluster(2, 4))
+    expected = _stdlib(document)
+
+    class _NoStdlib:
+        @staticmethod
+        def dumps(*args, **kwargs):
+            raise AssertionError("fell back to json.dumps")
+
+    monkeypatch.setattr(writer, "json", _NoStdlib)
+    assert to_json(document) == expected

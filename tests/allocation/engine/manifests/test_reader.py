@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES, read_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.engine.manifests import reader
+from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES, read_json_value, read_text
 from tests.factories import problems_of
 
 BOMB = """
@@ -105,3 +109,38 @@ def test_a_key_with_a_line_break_keeps_its_problem_on_one_line():
                          'metadata: {name: c}\ndriverName: d.example.com\n'
                          'structuredParameters: true\n"a\\nb": 1\n')
     assert line.endswith(": a\\nb: unknown field")
+
+
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False,
+              allow_infinity=False), st.text(alphabet="ab:\\\"é\n", max_size=5)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(alphabet="ab:", max_size=3), inner,
+                                            max_size=3)),
+    max_leaves=20)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_json_values, st.booleans())
+def test_json_through_orjson_reads_what_the_standard_library_reads(value, duplicate):
+    """orjson's value is used only when it is the standard library's and nothing is to be
+    reported (no duplicate key); everything else goes the standard library's way."""
+    text = json.dumps(value, ensure_ascii=False)
+    if duplicate and text.startswith("{") and len(text) > 2:
+        text = '{"a": 1, "a": 2, ' + text[1:]  # a key given twice
+    fast = reader._read_json_fast(text)
+    expected = json.loads(text)
+    if fast is not reader._SLOW:
+        assert repr(fast) == repr(expected)
+        assert read_json_value(text) == (expected, [])
+    if '"a": 1, "a": 2' in text:
+        assert fast is reader._SLOW
+        assert read_json_value(text)[1]
+
+
+def test_json_fast_path_is_taken_for_plain_manifests():
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"kind": "Node", "metadata": {"name": "n", "labels": {"a": "b"}}, "n": 2**63}]})
+    assert reader._read_json_fast(text) == json.loads(text)
+    assert reader._read_json_fast('{"x": 18446744073709551616}') is reader._SLOW
+    assert reader._read_json_fast('{"x": "a:b"}') is reader._SLOW

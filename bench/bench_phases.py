@@ -1,0 +1,105 @@
+"""Where ``simulate`` spends its time, phase by phase, for YAML and JSON input.
+
+The **single** and **templates-500** workloads (``bench_named``), seed and v1, each run in a
+fresh interpreter the way ``draplanner simulate FILE -o json`` runs them (no Django):
+
+- start: from spawning the interpreter to the engine imported (wall; CPU of the process);
+- parse+validate: ``load_files``; build state: ``Simulation.from_loaded``;
+- settle: scheduling and allocation (``allocation only``); write: ``output()`` and ``dump``;
+- pods per CPU-second allocation only (settle) and end to end (every phase), peak RSS.
+
+CPU seconds beside wall seconds (the machine is shared); figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench.bench_named import DIALECTS, WORKLOADS, peak_rss
+from bench.generate import named_gpu_cluster, named_gpu_cluster_v1, write
+
+PHASES = ("start", "parse+validate", "build state", "settle", "write")
+
+
+def run(path: str, spawned: float) -> dict:
+    """One simulation of ``path`` in this (fresh) process; ``spawned`` is when the parent
+    started it (``time.time()``)."""
+    from allocation.engine.manifests import load_files
+    from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
+    from allocation.engine.writer import dump
+
+    times = {"start": (time.time() - spawned, time.process_time())}
+    marks = [time.perf_counter(), time.process_time()]
+
+    def lap(name: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        times[name] = (wall - marks[0], cpu - marks[1])
+        marks[:] = [wall, cpu]
+
+    loaded = load_files([path])
+    lap("parse+validate")
+    refuse_unsimulated_v1(loaded)
+    sim = Simulation.from_loaded(loaded)
+    del loaded
+    lap("build state")
+    sim.settle()
+    lap("settle")
+    text = dump(sim.output(), "json")
+    lap("write")
+    pods = sum(1 for _ in sim.state.pods())
+    return {"times": times, "pods": pods, "peak_mb": peak_rss() / 1e6,
+            "output_mb": len(text) / 1e6}
+
+
+def _measure(path: str) -> dict:
+    code = ("import json, sys; from bench.bench_phases import run; "
+            "print(json.dumps(run(sys.argv[1], float(sys.argv[2]))))")
+    out = subprocess.run([sys.executable, "-c", code, path, repr(time.time())], check=True,
+                         capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report(label: str, r: dict) -> list[str]:
+    """The lines printed for one run."""
+    times = r["times"]
+    wall = sum(t[0] for t in times.values())
+    cpu = sum(t[1] for t in times.values())
+    settle_cpu = times["settle"][1]
+    phases = " | ".join(f"{name} {times[name][0]:.2f} s ({times[name][1]:.2f} CPU-s)"
+                        for name in PHASES)
+    return [f"  {label}", f"       {phases}",
+            f"       end to end {wall:.2f} s ({cpu:.2f} CPU-s) | pods per CPU-s: allocation "
+            f"only {r['pods'] / settle_cpu:,.0f}, end to end {r['pods'] / cpu:,.0f} | "
+            f"peak RSS {r['peak_mb']:.0f} MB | output {r['output_mb']:.1f} MB"]
+
+
+def main() -> None:
+    from allocation.engine.writer import as_list, dump
+
+    print("simulate FILE -o json, phase by phase (wall s, CPU s), in a fresh interpreter")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (nodes, pods) in WORKLOADS.items():
+            print(f"{name}: {nodes} nodes x 8 devices, {pods} pods (first-fit)")
+            for dialect in DIALECTS:
+                docs = (named_gpu_cluster(nodes, pods) if dialect == "seed"
+                        else named_gpu_cluster_v1(nodes, pods))
+                for form in ("yaml", "json"):
+                    path = os.path.join(tmp, f"{name}-{dialect}.{form}")
+                    if form == "yaml":  # one document per object, as users write them
+                        write(docs, path)
+                    else:  # one List (a JSON file holds one document)
+                        with open(path, "w", encoding="utf-8") as out:
+                            out.write(dump(as_list(docs), form))
+                    size = os.path.getsize(path) / 1e6
+                    for line in report(f"{dialect} {form} ({size:.1f} MB)", _measure(path)):
+                        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
