@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "allocation",
     "scenarios",
+    "clusters",
 ]
 
 MIDDLEWARE = [

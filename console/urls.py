@@ -29,5 +29,6 @@ urlpatterns = [
     # REST API: router root, every app's endpoints, OpenAPI schema at api/schema/
     path("api/", include((api_urlpatterns, "api"))),
     path("scenarios/", include("scenarios.urls")),
+    path("cluster/", include("clusters.urls")),
     path("", include("allocation.urls")),
 ]
