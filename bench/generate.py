@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-__all__ = ["named_gpu_cluster", "named_gpu_cluster_v1", "write"]
+__all__ = ["named_gpu_cluster", "named_gpu_cluster_v1", "live_cluster", "write"]
 
 DRIVER = "gpu.example.com"
 
@@ -131,6 +131,59 @@ def named_gpu_cluster_v1(nodes: int, pods: int, devices: int = 8,
                                               "resources": {"requests": {"cpu": "1"},
                                                             "claims": [{"name": "gpu"}]}}],
                               "resourceClaims": [ref]}})
+    return docs
+
+
+def live_cluster(nodes: int, pods_per_node: int = 8, pending: int = 100) -> list[dict]:
+    """A running cluster as an API server holds it (the live-cluster benchmark).
+
+    :func:`named_gpu_cluster_v1`'s nodes, slices and class, one Namespace and the
+    templates; ``pods_per_node`` pods per node already **bound** by the cluster, each holding
+    its own ResourceClaim **allocated** by the cluster to one device of its node and reserved
+    for it (the planner must keep those), and ``pending`` more pods with template claims not
+    scheduled yet (the planner explains or places them).
+    """
+    base = named_gpu_cluster_v1(nodes, 0, devices=pods_per_node)
+    docs: list[dict] = [{"apiVersion": "v1", "kind": "Namespace",
+                         "metadata": {"name": "default"}}, *base]
+    width = len(str(nodes))
+    spec = {"devices": {"requests": [{"name": "gpu", "exactly": {
+        "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}
+    for n in range(nodes):
+        node = f"node-{n:0{width}d}"
+        for i in range(pods_per_node):
+            pod = f"run-{n:0{width}d}-{i}"
+            uid = str(uuid.UUID(int=(1 << 64) + n * 64 + i))
+            docs.append({"apiVersion": V1, "kind": "ResourceClaim",
+                         "metadata": {"name": f"{pod}-gpu", "namespace": "default"},
+                         "spec": spec,
+                         "status": {"allocation": {
+                             "devices": {"results": [{"request": "gpu", "driver": DRIVER,
+                                                      "pool": node, "device": f"gpu-{i}"}]},
+                             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{
+                                 "key": "metadata.name", "operator": "In",
+                                 "values": [node]}]}]}},
+                             "reservedFor": [{"resource": "pods", "name": pod,
+                                              "uid": uid}]}})
+            docs.append({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": pod, "namespace": "default", "uid": uid},
+                         "spec": {"nodeName": node, "containers": [{
+                             "name": "main", "image": "example/app",
+                             "resources": {"requests": {"cpu": "1"},
+                                           "claims": [{"name": "gpu"}]}}],
+                             "resourceClaims": [{"name": "gpu",
+                                                 "resourceClaimName": f"{pod}-gpu"}]},
+                         "status": {"phase": "Running", "conditions": [
+                             {"type": "PodScheduled", "status": "True"}]}})
+    for p in range(pending):
+        docs.append({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": f"new-{p:05d}", "namespace": "default"},
+                     "spec": {"containers": [{"name": "main", "image": "example/app",
+                                              "resources": {"requests": {"cpu": "1"},
+                                                            "claims": [{"name": "gpu"}]}}],
+                              "resourceClaims": [{"name": "gpu",
+                                                  "resourceClaimTemplateName": "gpu-32gi"}]},
+                     "status": {"phase": "Pending"}})
     return docs
 
 

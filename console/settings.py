@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "allocation",
     "scenarios",
+    "clusters",
 ]
 
 MIDDLEWARE = [

@@ -34,5 +34,6 @@ urlpatterns = [
     # Swagger UI at api/docs/, Redoc at api/redoc/
     path("api/", include((api_urlpatterns, "api"))),
     path("scenarios/", include("scenarios.urls")),
+    path("cluster/", include("clusters.urls")),
     path("", include("allocation.urls")),
 ]

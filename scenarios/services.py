@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from allocation.engine.manifests import InvalidManifests, load_documents
 from allocation.engine.scenarios import ChangeError, apply_changes, check_change, refusal
+from allocation.engine.scenarios.manifest import applyable
 from allocation.engine.writer import as_list, dump
 from allocation.models import OBJECT_MODELS
 from allocation.services import cluster
@@ -27,7 +28,7 @@ from console.events import publish, scenario_updated
 from scenarios.evaluation import evaluate_changes, outcome_json
 from scenarios.models import Scenario
 
-__all__ = ["Refused", "Invalid", "Conflict", "can_view", "can_edit", "create",
+__all__ = ["Refused", "Invalid", "Conflict", "EXPORTS", "can_view", "can_edit", "create",
            "add_change", "evaluation", "undo", "redo", "rebase", "set_shared", "promote",
            "export", "conflicts", "refresh", "record_refresh_failure", "delete"]
 
@@ -293,8 +294,21 @@ def promote(user, scenario: Scenario) -> Scenario:
     return scenario
 
 
+EXPORTS = ("cluster", "changes", "manifest")
+"""What a scenario exports: the simulated cluster, its changes, or its plan for kubectl."""
+
+
 def export(scenario: Scenario, what: str = "cluster", fmt: str = "yaml") -> str:
-    """The baseline with the changes applied and simulated (``cluster``), or the changes."""
+    """The baseline with the changes applied and simulated (``cluster``), the changes, or
+    the objects they add or change as a ``kubectl apply``-ready manifest (``manifest``:
+    ``allocation.engine.scenarios.manifest``, docs/live-cluster.md)."""
+    if what == "manifest":
+        documents = [json.loads(row.document) for row in stored_rows()]
+        try:
+            written, _removed = _changed_documents(documents, scenario.active_changes)
+        except ChangeError as exc:
+            raise Refused(str(exc)) from None
+        return dump(as_list(applyable(written)), fmt)
     if what == "changes":
         document = {"apiVersion": "draplanner.io/v1alpha1", "kind": "Scenario",
                     "metadata": {"name": scenario.name},
@@ -302,7 +316,7 @@ def export(scenario: Scenario, what: str = "cluster", fmt: str = "yaml") -> str:
                              "changes": scenario.active_changes}}
         return dump(document, fmt)
     if what != "cluster":
-        raise ValueError(f"unknown export {what!r}: use cluster or changes")
+        raise ValueError(f"unknown export {what!r}: use {', '.join(EXPORTS)}")
     # The evaluated scenario: every object with the status the simulation gave it, as
     # `simulate` writes it, so it can be simulated or imported elsewhere.
     result, _base = _evaluate(scenario.active_changes)

@@ -179,8 +179,8 @@ def scenario_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     scenario, _editable = _visible(request, pk)
     what = request.GET.get("what", "cluster")
     fmt = request.GET.get("format", "yaml")
-    if what not in ("cluster", "changes") or fmt not in ("yaml", "json"):
-        return HttpResponse("what must be cluster or changes, format yaml or json",
+    if what not in services.EXPORTS or fmt not in ("yaml", "json"):
+        return HttpResponse("what must be cluster, changes or manifest, format yaml or json",
                             status=400, content_type="text/plain")
     try:
         text = services.export(scenario, what, fmt)

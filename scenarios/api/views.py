@@ -89,11 +89,13 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
     @extend_schema(request=None, responses={(200, "application/yaml"): str})
     @action(detail=True, methods=["get"])
     def export(self, request, pk=None) -> HttpResponse:
-        """``?what=cluster|changes&output=yaml|json``."""
+        """``?what=cluster|changes|manifest&output=yaml|json`` (``manifest``: the scenario's
+        new or changed user objects, ready for ``kubectl apply``)."""
         what = request.query_params.get("what", "cluster")
         fmt = request.query_params.get("output", "yaml")
-        if what not in ("cluster", "changes") or fmt not in ("yaml", "json"):
-            return Response({"detail": "what must be cluster or changes, output yaml or json"},
+        if what not in services.EXPORTS or fmt not in ("yaml", "json"):
+            return Response({"detail": "what must be cluster, changes or manifest, output "
+                                       "yaml or json"},
                             status=status.HTTP_400_BAD_REQUEST)
         text = services.export(self.get_object(), what, fmt)
         return HttpResponse(text, content_type="application/yaml" if fmt == "yaml"

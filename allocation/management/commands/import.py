@@ -1,26 +1,46 @@
-"""``manage.py import FILE...``: validate manifests and store them in the cluster."""
+"""``manage.py import FILE...`` or ``import --kubeconfig PATH [--context NAME]``: validate
+manifests, or read a live cluster, and store them in the cluster."""
 
 from __future__ import annotations
 
 import sys
 import traceback
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from allocation.engine.manifests import InvalidManifests
 
 
 class Command(BaseCommand):
-    help = ("Import DRA manifests into the stored cluster (same validation as simulate). "
-            "Exit 0 imported, 2 invalid input (nothing changed, every problem listed), "
-            "1 internal error.")
+    help = ("Import DRA manifests into the stored cluster (same validation as simulate), or "
+            "read a live cluster with --kubeconfig/--in-cluster (docs/live-cluster.md). "
+            "Exit 0 imported, 2 invalid input or unreadable cluster (nothing changed, every "
+            "problem listed), 1 internal error.")
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("files", nargs="*", metavar="FILE")
         parser.add_argument("--replace", action="store_true",
-                            help="make the stored cluster exactly these files (delete the rest)")
+                            help="make the stored cluster exactly the input (delete the rest)")
+        parser.add_argument("--kubeconfig", metavar="PATH",
+                            help="read the live cluster of this kubeconfig (never stored)")
+        parser.add_argument("--context", metavar="NAME",
+                            help="the kubeconfig context (default: its current context)")
+        parser.add_argument("--in-cluster", action="store_true",
+                            help="read the live cluster of KUBECONFIG, else of this pod's "
+                                 "service account")
 
     def handle(self, *args, **options) -> None:
+        from_cluster = options["kubeconfig"] or options["in_cluster"]
+        if from_cluster and options["files"]:
+            raise CommandError("give files or a cluster (--kubeconfig/--in-cluster), not both")
+        if not from_cluster and not options["files"]:
+            raise CommandError("give FILE... or --kubeconfig PATH (or --in-cluster)")
+        if from_cluster:
+            from clusters.commands import import_from_cluster
+
+            import_from_cluster(self, options["kubeconfig"], options["context"],
+                                options["replace"])
+            return
         from allocation.services.manifests import import_files
 
         try:
