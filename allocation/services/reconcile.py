@@ -43,7 +43,9 @@ from allocation.engine.objects import (
     ResourceClaimV1,
 )
 from allocation.engine.simulation import Simulation
+from allocation.engine.state import ClusterState
 from allocation.models import Event, StoredObject, canonical_json
+from allocation.services import read_model
 from allocation.services.cluster import cluster_row, locked_cluster
 from allocation.services.store import (
     Identity,
@@ -106,6 +108,7 @@ class _Work:
     next_wakeup: datetime | None
     left_out: list[LeftOut]
     failures: list[str]
+    state: ClusterState | None = None
 
 
 def _name_events(items: list[dict], sequence: int) -> tuple[list, int]:
@@ -191,7 +194,7 @@ def _compute(rows: list[StoredObject], events: list[Event], sequence: int, strat
             log.warning("worker pass: %s", failure.text, exc_info=failure.error)
     for item in left_out:
         log.warning("worker pass: left out %s", item.text)
-    return _Work(plan, sequence, rounds, simulation.next_wakeup(), left_out, failures)
+    return _Work(plan, sequence, rounds, simulation.next_wakeup(), left_out, failures, state)
 
 
 def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
@@ -237,6 +240,8 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             result.revision = commit_revision(cluster, plan.kinds)
             result.outcome = SAVED
         else:
+            result.revision = cluster.revision
+        if read_model.record(cluster, work.state, plan):  # pages' rows (docs/console-pages.md)
             result.revision = cluster.revision
         if result.complete:
             cluster.reconciled_revision = cluster.revision
