@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.urls import path
 
 from allocation import views
+from allocation.presenters.lists import LIST_TITLES
 from allocation.presenters.live import PAGES
 
 app_name = "allocation"
@@ -16,4 +17,6 @@ urlpatterns = [
     *(path(page.route, views.live_page, {"page": name}, name=name)
       for name, page in PAGES.items()),
     path("upload/", views.upload, name="upload"),
+    *(path(f"{kind}/", views.list_page, {"kind": kind}, name=f"{kind}_list")
+      for kind in LIST_TITLES),
 ]

@@ -80,6 +80,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "template_partials",
     "django_htmx",
+    # search and filters (FilterSets shared by pages and API), sortable paginated tables
+    "django_filters",
+    "django_tables2",
     "allocation",
     "scenarios",
 ]
