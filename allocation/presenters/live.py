@@ -30,7 +30,8 @@ from allocation.presenters.v1_devices import (
 )
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
-__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "current_revision",
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "page_source",
+           "current_revision",
            "page_context", "render_fragments", "render_live"]
 
 STATUS_FRAGMENT = "allocation/htmx/live_status.html"
@@ -48,7 +49,10 @@ class LivePage:
     route: str
     template: str
     fragments: tuple[str, ...]
-    build: Callable[[ClusterState, dict[str, str]], dict[str, Any] | None]
+    build: Callable[[ClusterState | None, dict[str, str]], dict[str, Any] | None]
+    reads_state: bool = True
+    """False for a page built from the read model alone (``build`` gets None, not a
+    state): no cluster state is built for it (docs/console-pages.md, "The read model")."""
 
 
 def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
@@ -68,7 +72,8 @@ PAGES: dict[str, LivePage] = {
         "dashboard/", "allocation/dashboard.html",
         _fragments("dashboard_nodes", "dashboard_usage", "dashboard_pending",
                    "dashboard_provisioning", "dashboard_events"),
-        _one("dashboard", lambda state: dashboard(state))),
+        _one("dashboard", lambda _state, group_by="": dashboard(group_by=group_by)),
+        reads_state=False),
     "node": LivePage("nodes/<str:name>/", "allocation/node.html",
                      _fragments("node_summary", "node_devices", "node_v1_devices"),
                      _one("node", lambda state, name: node_view(state, name))),
@@ -113,6 +118,14 @@ def snapshot() -> tuple[ClusterState, int]:
     return cluster.baseline_state(), revision
 
 
+def page_source(page: str) -> tuple[ClusterState | None, int]:
+    """What ``page`` is built from: the state and its revision, or (None, revision) for a
+    page that reads the read model only."""
+    if PAGES[page].reads_state:
+        return snapshot()
+    return None, current_revision()
+
+
 def current_revision() -> int:
     from allocation.services import cluster
 
@@ -138,5 +151,5 @@ def render_fragments(page: str, kwargs: dict[str, str], state: ClusterState,
 
 def render_live(page: str, kwargs: dict[str, str]) -> tuple[str, int]:
     """The fragments of ``page`` for the stored cluster now, and the revision they show."""
-    state, revision = snapshot()
+    state, revision = page_source(page)
     return render_fragments(page, kwargs, state, revision), revision

@@ -18,7 +18,9 @@ __all__ = ["live_page", "render_live_page"]
 
 def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
     """Render live page ``page`` for the stored cluster; 404 if its object does not exist."""
-    state, revision = live.snapshot()
+    state, revision = live.page_source(page)
+    if page == "dashboard" and request.GET.get("group_by"):  # the overview's grouping label
+        kwargs = {**kwargs, "group_by": request.GET["group_by"]}
     context = live.page_context(page, state, kwargs)
     if context is None:
         raise Http404(f"no such {page.replace('_', ' ')}")
