@@ -1,8 +1,8 @@
 """Fixtures of the API tests: a staff client, a user client, a small stored cluster."""
 
 import pytest
-from django.db import transaction
 from django.contrib.auth.models import User
+from django.db import transaction
 from rest_framework.test import APIClient
 
 from allocation.services import read_model
