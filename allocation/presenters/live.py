@@ -11,7 +11,7 @@ and its socket at ``/ws/pages/<route>`` (``console/routing.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from allocation.presenters.v1_devices import (
 )
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
-__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "page_source",
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "page_source", "query_kwargs",
            "current_revision",
            "page_context", "render_fragments", "render_live"]
 
@@ -53,6 +53,8 @@ class LivePage:
     reads_state: bool = True
     """False for a page built from the read model alone (``build`` gets None, not a
     state): no cluster state is built for it (docs/console-pages.md, "The read model")."""
+    query: tuple[str, ...] = ()
+    """Query parameters passed to ``build`` as keyword arguments (page and socket alike)."""
 
 
 def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
@@ -73,7 +75,7 @@ PAGES: dict[str, LivePage] = {
         _fragments("dashboard_nodes", "dashboard_usage", "dashboard_pending",
                    "dashboard_provisioning", "dashboard_events"),
         _one("dashboard", lambda _state, group_by="": dashboard(group_by=group_by)),
-        reads_state=False),
+        reads_state=False, query=("group_by",)),
     "node": LivePage("nodes/<str:name>/", "allocation/node.html",
                      _fragments("node_summary", "node_devices", "node_v1_devices"),
                      _one("node", lambda state, name: node_view(state, name))),
@@ -116,6 +118,11 @@ def snapshot() -> tuple[ClusterState, int]:
     # and the write's own broadcast (a higher revision) still triggers a fresh render.
     revision = cluster.revision()
     return cluster.baseline_state(), revision
+
+
+def query_kwargs(page: str, query: Mapping[str, str]) -> dict[str, str]:
+    """The page's query parameters found in ``query`` (non-empty ones only)."""
+    return {name: query[name] for name in PAGES[page].query if query.get(name)}
 
 
 def page_source(page: str) -> tuple[ClusterState | None, int]:
