@@ -151,7 +151,8 @@ def _summary(claim) -> tuple[list[str], str, str]:
     # The node as the stored document names it (structured handles): a control-plane
     # allocation's node is only known in memory while it is made, so it would flip.
     node = next((h["structuredData"].get("nodeName") for h in claim.allocation.handles
-                 if h.get("structuredData")), None) or ""
+                 if h.get("structuredData")), None) or allocated_node_name(
+        {"nodeSelector": claim.allocation.available_on_nodes}) or ""
     driver = claim.driver_name or ""
     amount = held(claim)
     where = f" on {node}" if node else " (network-attached)"
