@@ -54,7 +54,8 @@ def test_dashboard_groups_pending_pods_by_reason(admin_client):
     assert f'ws-connect="/ws/pages/dashboard/?rev={revision()}"' in html
     assert ("<summary><strong>2 pods</strong>: <span class=\"reason\">0/2 nodes are "
             "available: 2 cannot allocate all claims.</span></summary>") in html
-    assert '<li><a href="/pods/default/waiting/">default/waiting</a></li>' in html
+    assert ('<li data-pod="default/waiting"><a href="/pods/default/waiting/">default/waiting'
+            '</a></li>') in html
     assert '<a href="/nodes/gpu-node/" class="u3" title="gpu-node: 57% in use"></a>' in html
 
 
