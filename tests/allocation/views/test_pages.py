@@ -6,7 +6,11 @@ import pytest
 from django.urls import reverse
 
 from allocation.presenters import live
-from tests.allocation.presenters.docs import cluster_state, v1_state
+from allocation.services import reconcile as passes
+from allocation.services.cluster import revision
+from allocation.services.manifests import import_texts
+from tests import factories as f
+from tests.allocation.presenters.docs import cluster_docs, cluster_state, v1_state
 
 
 @pytest.fixture
@@ -18,7 +22,6 @@ def stored(monkeypatch):
 
 def _pages() -> list[tuple[str, str]]:
     return [
-        (reverse("allocation:dashboard"), "Pending pods"),
         (reverse("allocation:node", args=["gpu-node"]), "Node gpu-node"),
         (reverse("allocation:claim", args=["default", "net"]), "ResourceClaim default/net"),
         (reverse("allocation:pod", args=["default", "waiting"]), "Why it is pending"),
@@ -41,11 +44,19 @@ def test_every_page_renders_live(admin_client, stored):
 
 
 @pytest.mark.django_db
-def test_dashboard_lists_pending_pod_with_reason(admin_client, stored):
-    html = admin_client.get(reverse("allocation:dashboard")).content.decode()
+def test_dashboard_groups_pending_pods_by_reason(admin_client):
+    import_texts([("a.yaml", f.to_yaml(cluster_docs()))])
+    passes.reconcile()  # writes the read model the dashboard reads
 
-    assert '<a href="/pods/default/waiting/">default/waiting</a>' in html
-    assert "0/2 nodes are available: 2 cannot allocate all claims." in html
+    response = admin_client.get(reverse("allocation:dashboard"))
+
+    html = response.content.decode()
+    assert f'ws-connect="/ws/pages/dashboard/?rev={revision()}"' in html
+    assert ("<summary><strong>2 pods</strong>: <span class=\"reason\">0/2 nodes are "
+            "available: 2 cannot allocate all claims.</span></summary>") in html
+    assert ('<li data-pod="default/waiting"><a href="/pods/default/waiting/">default/waiting'
+            '</a></li>') in html
+    assert '<a href="/nodes/gpu-node/" class="u3" title="gpu-node: 57% in use"></a>' in html
 
 
 @pytest.mark.django_db
