@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -128,16 +130,23 @@ def test_pages_require_login(client, stored):
 
 @pytest.mark.django_db
 def test_event_tables_show_a_series_as_kubectl_does(admin_client, stored):
-    stored.events.items.append({
+    series = {
         "apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "NotTriggerScaleUp",
         "message": "pod didn't trigger scale-up", "count": 12,
         "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:11:00Z",
         "metadata": {"name": "waiting.00000099", "namespace": "default"},
         "involvedObject": {"kind": "Pod", "namespace": "default", "name": "waiting"},
-        "source": {"component": "cluster-autoscaler"}})
+        "source": {"component": "cluster-autoscaler"}}
+    stored.events.items.append(series)  # the pod page reads the (patched) snapshot
+    import_texts([("e.yaml", f.to_yaml([series]))])  # the dashboard and the list: the rows
     for url in (reverse("allocation:dashboard"),
                 reverse("allocation:pod", args=["default", "waiting"])):
         html = admin_client.get(url).content.decode()
         assert "<th>Last seen</th>" in html and "<th>Count</th>" in html, url
         assert ('title="first seen 2026-01-01T00:00:00Z">2026-01-01T00:11:00Z</td>' in html), url
         assert '<td class="num">12</td>' in html, url
+    html = admin_client.get(reverse("allocation:events_list")).content.decode()
+    headings = [h.strip() for h in re.findall(r"<th(?:\s[^>]*)?>\s*(?:<a [^>]*>)?([^<]*)", html)]
+    assert headings[-3:] == ["Message", "Count", "First seen"] and headings[0] == "Last seen"
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
+    assert cells[0] == "2026-01-01T00:11:00Z" and cells[-2:] == ["12", "2026-01-01T00:00:00Z"]
