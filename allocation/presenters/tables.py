@@ -12,6 +12,8 @@ from django.utils.html import format_html
 
 from allocation.models import ClaimSummary, Event, NodeSummary, PodSummary
 from allocation.presenters.common import EventRow, cpu_text, event_rows, object_url
+from allocation.presenters.status import POD_STATUS_STATES
+from allocation.templatetags.status import status_badge
 
 __all__ = ["NodeTable", "PodTable", "ClaimTable", "EventTable", "LIST_TABLES", "PER_PAGE"]
 
@@ -85,6 +87,11 @@ class PodTable(tables.Table):
     def render_node(self, value: str) -> str:
         return _link(object_url("Node", None, value), value)
 
+    def render_status(self, value: str) -> str:
+        """The one status vocabulary's badge (a scheduled pod is *bound*); the filter keeps
+        the column's words."""
+        return status_badge("pod", POD_STATUS_STATES[value])
+
 
 class ClaimTable(tables.Table):
     name = tables.Column(verbose_name="Claim", order_by=("namespace", "name"))
@@ -104,6 +111,9 @@ class ClaimTable(tables.Table):
     def render_name(self, record: ClaimSummary) -> str:
         return _link(object_url("ResourceClaim", record.namespace, record.name),
                      f"{record.namespace}/{record.name}")
+
+    def render_state(self, value: str) -> str:
+        return status_badge("claim", value.lower())
 
     def render_classes(self, value: str) -> str:
         return _items(value)

@@ -83,6 +83,10 @@ def test_pods_list_filters_by_status_reason_and_node(admin_client):
     on_node = admin_client.get("/pods/", {"node": "node-00003"}).content.decode()
 
     assert '<span class="count">4</span>' in pending
+    # The one status vocabulary's badge: an unschedulable pod is *pending*, a scheduled one
+    # *bound* (allocation/presenters/status.py).
+    assert pending.count('data-status="pod:pending"') == 4 and "pod:bound" not in pending
+    assert 'data-status="pod:bound"' in on_node
     assert _table_rows(reason) == ["default/pod-000005"]
     assert _table_rows(on_node) == ["default/pod-000006", "default/pod-000007"]
 
@@ -98,6 +102,7 @@ def test_claims_and_events_lists(admin_client):
     events = admin_client.get("/events/", {"status": "Warning"}).content.decode()
 
     assert _table_rows(claims.decode()) == ["default/c1"]
+    assert 'data-status="claim:reserved"' in claims.decode()
     assert "FailedScheduling" in events and '<a href="/pods/default/stuck/">' in events
     assert "Scheduled" not in events.split("<tbody", 1)[1]
 
