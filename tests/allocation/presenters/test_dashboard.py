@@ -87,3 +87,21 @@ def test_a_reason_group_lists_a_few_pods_and_links_the_rest(db) -> None:
 
 def test_a_pod_not_tried_yet_says_so() -> None:
     assert pending_reason(Pod(f.pod("p"))) == NOT_TRIED == "not tried by the scheduler yet"
+
+
+def test_a_node_group_counts_the_nodes_carrying_its_label(db) -> None:
+    group = {"apiVersion": "draplanner.io/v1alpha1", "kind": "NodeGroup",
+             "metadata": {"name": "pool"},
+             "spec": {"minSize": 0, "maxSize": 3, "template": {"status": {"allocatable": {
+                 "cpu": "8", "memory": "32Gi", "pods": "110"}}}},
+             "status": {"nodes": ["stale-1", "stale-2", "stale-3"]}}  # lags: not counted
+    docs = [f.node("p1", labels={NODE_GROUP_LABEL: "pool"}),
+            f.node("p2", labels={NODE_GROUP_LABEL: "pool"}), f.node("other"), group]
+    import_texts([("a.yaml", f.to_yaml(docs))])
+    passes.reconcile()
+
+    [row] = dashboard().node_groups
+
+    # The same count as group_nodes and the nodes' group badges (by label).
+    assert (row.name, row.nodes, row.min_size, row.max_size) == ("pool", 2, 0, 3)
+    assert row.url == "/nodes/?node_group=pool"
