@@ -47,7 +47,9 @@ class PageConsumer(AsyncWebsocketConsumer):
         if self.page not in live.PAGES:
             await self.close(code=CLOSE_UNKNOWN_PAGE)
             return
-        self.kwargs = kwargs
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.kwargs = {**kwargs, **live.query_kwargs(
+            self.page, {name: values[0] for name, values in query.items()})}
         self.revision = _seen_revision(self.scope)
         await self.channel_layer.group_add(CLUSTER_GROUP, self.channel_name)
         await self.accept()

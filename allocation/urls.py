@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.urls import path
 
 from allocation import views
+from allocation.presenters.lists import LIST_TITLES
 from allocation.presenters.live import PAGES
 
 app_name = "allocation"
@@ -23,4 +24,6 @@ urlpatterns = [
     path("yaml/<str:kind>/<str:namespace>/<str:name>/", views.yaml_page, name="yaml"),
     path("edit/<str:kind>/<str:name>/", views.yaml_edit, name="yaml_edit"),
     path("edit/<str:kind>/<str:namespace>/<str:name>/", views.yaml_edit, name="yaml_edit"),
+    *(path(f"{kind}/", views.list_page, {"kind": kind}, name=f"{kind}_list")
+      for kind in LIST_TITLES),
 ]

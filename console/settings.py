@@ -89,6 +89,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "template_partials",
     "django_htmx",
+    # search and filters (FilterSets shared by pages and API), sortable paginated tables
+    "django_filters",
+    "django_tables2",
     "allocation",
     "scenarios",
     "clusters",

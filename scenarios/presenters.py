@@ -9,9 +9,9 @@ from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects.provisioning import CLASS_NAMES
 from allocation.engine.scenarios import Evaluation, pinned_node
-from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.nodes import NodeDevices, node_devices
 from allocation.presenters.status import pod_state
+from allocation.services.read_model import pending_reason
 
 __all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "ScenarioPage", "page",
            "describe_change"]

@@ -11,11 +11,15 @@ manifests, permissions, an object that exists) become answers in ``console.api``
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, renderers, status, viewsets
 from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
 from allocation.api.serializers import (
@@ -28,13 +32,68 @@ from allocation.api.serializers import (
 )
 from allocation.engine.kinds import V1_KINDS
 from allocation.engine.writer import as_list
-from allocation.models import KIND_MODELS, Event, StoredObject, VendorObject, models_of_kind
+from allocation.models import (
+    KIND_MODELS,
+    Event,
+    Node,
+    Pod,
+    ResourceClaim,
+    ResourceClaimV1,
+    StoredObject,
+    VendorObject,
+    models_of_kind,
+)
+from allocation.presenters.filters import LIST_FILTERS
+from allocation.presenters.lists import list_queryset
 from allocation.services import objects as object_services
 from allocation.services.permissions import can_write
 
-__all__ = ["KindPermission", "ManifestViewSet", "VIEWSETS", "FILTER_NAMES"]
+__all__ = ["KindPermission", "ManifestViewSet", "ListPagination", "VIEWSETS", "FILTER_NAMES",
+           "PAGE_SIZE", "MAX_PAGE_SIZE"]
 
 FILTER_NAMES = ("node", "driver", "class", "namespace", "status", "kind", "group", "name")
+PAGE_SIZE = 500  # kubectl's --chunk-size default
+MAX_PAGE_SIZE = 5000
+
+_LIST_OF_MODEL: dict[type[StoredObject], str] = {
+    Node: "nodes", Pod: "pods", ResourceClaim: "claims", ResourceClaimV1: "claims",
+    Event: "events"}
+"""Kinds whose API list filters with a list's FilterSet (``presenters/filters.py``)."""
+
+
+class ListPagination(CursorPagination):
+    """Cursor pagination in document order, answered as a ``v1 List``.
+
+    ``?limit=`` (default 500, at most 5000) objects per page; ``metadata.continue`` is the
+    cursor of the next page (pass it as ``?cursor=``) and ``metadata.next`` its URL, both
+    absent on the last page, as Kubernetes lists do with ``continue``.
+    """
+
+    ordering = "position"
+    page_size = PAGE_SIZE
+    page_size_query_param = "limit"
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_paginated_response(self, data) -> Response:
+        listing = as_list(data)
+        next_url = self.get_next_link()
+        metadata = {}
+        if next_url:
+            metadata["continue"] = parse_qs(urlsplit(next_url).query)[self.cursor_query_param][0]
+            metadata["next"] = next_url
+        previous = self.get_previous_link()
+        if previous:
+            metadata["previous"] = previous
+        return Response({"apiVersion": listing["apiVersion"], "kind": listing["kind"],
+                         "metadata": metadata, "items": listing["items"]})
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        return {"type": "object", "properties": {
+            "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+            "metadata": {"type": "object", "properties": {
+                "continue": {"type": "string"}, "next": {"type": "string"},
+                "previous": {"type": "string"}}},
+            "items": schema}}
 
 
 class KindPermission(permissions.BasePermission):
@@ -58,12 +117,16 @@ class ManifestViewSet(viewsets.GenericViewSet):
     renderer_classes = [renderers.JSONRenderer, YAMLRenderer, renderers.BrowsableAPIRenderer]
     lookup_field = "ref"
     lookup_value_regex = r"[^/]+(?:/[^/]+)?"
+    pagination_class = ListPagination
 
     def get_queryset(self):
         return self.model.objects.order_by("position")
 
     # -- reading ------------------------------------------------------------------------
     def filter_queryset(self, queryset):
+        listed = _LIST_OF_MODEL.get(self.model)
+        if listed is not None:
+            return self._filter_with(listed, queryset)
         for name in FILTER_NAMES:
             value = self.request.query_params.get(name)
             if value is None:
@@ -77,6 +140,31 @@ class ManifestViewSet(viewsets.GenericViewSet):
             wanted = f",{value}," if lookup == "contains" else value
             queryset = queryset.filter(**{f"{column}__{lookup}": wanted})
         return queryset
+
+    def _filter_with(self, listed: str, queryset):
+        """Filter with the list's FilterSet, as its page does: on the read model's rows
+        (Events: their own rows), then keep the stored objects those rows are about."""
+        filterset_class = LIST_FILTERS[listed]
+        params = self.request.query_params
+        for name in FILTER_NAMES:
+            if name in params and name not in filterset_class.base_filters:
+                usable = ", ".join(sorted(filterset_class.base_filters))
+                raise ValidationError({name: f"{self.model.__name__} cannot be filtered by "
+                                             f"{name}; its filters: {usable}"})
+        wanted = [n for n in filterset_class.base_filters if n in params]
+        if not wanted:
+            return queryset
+        filterset = filterset_class({n: params[n] for n in wanted},
+                                    queryset=list_queryset(listed))
+        if not filterset.is_valid():
+            raise ValidationError({n: " ".join(e) for n, e in filterset.errors.items()})
+        rows = filterset.qs
+        if self.model is Event:
+            return queryset.filter(pk__in=rows.values("pk"))
+        same = {"name": OuterRef("name")}
+        if self.model.NAMESPACED:
+            same["namespace"] = OuterRef("namespace")
+        return queryset.filter(Exists(rows.order_by().filter(**same)))
 
     def _split_ref(self, ref: str) -> dict:
         parts = ref.split("/")
@@ -94,11 +182,18 @@ class ManifestViewSet(viewsets.GenericViewSet):
         return row
 
     @extend_schema(responses=ManifestListSerializer, parameters=[
-        OpenApiParameter(n, OpenApiTypes.STR, description="filter (where the kind has it)")
-        for n in FILTER_NAMES])
+        *(OpenApiParameter(n, OpenApiTypes.STR, description="filter (where the kind has it)")
+          for n in FILTER_NAMES),
+        OpenApiParameter("q", OpenApiTypes.STR, description="search names (nodes, pods, "
+                         "claims, Events)"),
+        OpenApiParameter("limit", OpenApiTypes.INT, description=f"objects per page "
+                         f"(default {PAGE_SIZE}, at most {MAX_PAGE_SIZE})"),
+        OpenApiParameter("cursor", OpenApiTypes.STR, description="the page: a previous "
+                         "answer's metadata.continue")])
     def list(self, request, *args, **kwargs) -> Response:
         rows = self.filter_queryset(self.get_queryset())
-        return Response(as_list([row.manifest for row in rows]))
+        page = self.paginator.paginate_queryset(rows, request, view=self)
+        return self.paginator.get_paginated_response([row.manifest for row in page])
 
     def retrieve(self, request, *args, **kwargs) -> Response:
         return Response(self.get_object().manifest)

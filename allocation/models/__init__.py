@@ -24,6 +24,13 @@ from allocation.models.node_group import NodeGroup
 from allocation.models.pod import Pod
 from allocation.models.pod_template import PodTemplate
 from allocation.models.provisioning_request import ProvisioningRequest
+from allocation.models.read_model import (
+    READ_MODELS,
+    ClaimSummary,
+    DeviceUsage,
+    NodeSummary,
+    PodSummary,
+)
 from allocation.models.resource_capacity import NodeResourceCapacity
 from allocation.models.resource_class import ResourceClass
 from allocation.models.resource_slice import NodeResourceSlice
@@ -39,7 +46,8 @@ __all__ = [
     "ResourceClaimTemplate", "PodSchedulingContext", "ProvisioningRequest", "NodeGroup",
     "DriverSimulation", "VendorObject", "Event", "DeviceClass", "ResourceSlice",
     "ResourceClaimV1", "ResourceClaimTemplateV1", "KIND_MODELS", "OBJECT_MODELS",
-    "models_of_kind",
+    "models_of_kind", "NodeSummary", "DeviceUsage", "PodSummary", "ClaimSummary",
+    "READ_MODELS",
 ]
 
 KIND_MODELS: dict[KindSpec, type[StoredObject]] = {m.KIND_SPEC: m for m in (

@@ -1,54 +1,45 @@
-"""The dashboard: nodes, device usage per driver and class, pending pods, provisioning, events.
+"""The dashboard, from the read model: the cluster overview, pending pods grouped by reason,
+device usage per driver and class, node groups, provisioning and the latest Events.
 
-resource.k8s.io/v1 devices count per driver as model ``resource.k8s.io/v1``
-(``engine/v1/usage.py``: a device is in use when a result that is not adminAccess names
-it), DeviceClasses as classes of mode ``resource.k8s.io/v1``."""
+Every number is a database query over the rows the worker keeps
+(``allocation/models/read_model.py``): the dashboard never builds a cluster state, and its
+queries do not grow with the cluster (docs/console-pages.md, "Dashboard"). resource.k8s.io/v1
+devices count per driver as model ``resource.k8s.io/v1`` (``engine/v1/usage.py``),
+DeviceClasses as classes of mode ``resource.k8s.io/v1``.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
-from allocation.engine.autoscaler.nodegroups import group_nodes
-from allocation.engine.constants import NODE_GROUP_LABEL
-from allocation.engine.objects import (
-    DeviceClass,
-    NodeGroup,
-    ProvisioningRequest,
-    ResourceClaimV1,
-    ResourceClass,
-    ResourceSlice,
-)
-from allocation.engine.state import ClusterState
-from allocation.engine.v1.usage import driver_usage
+from django.db.models import Count, Q, Sum
+from django.urls import reverse
+
+from allocation import models as m
+from allocation.engine.manifests import build_object
 from allocation.presenters.common import (
     ConditionView,
     EventRow,
     condition_views,
-    cpu_text,
     event_rows,
     object_url,
     percent,
 )
+from allocation.services.read_model import V1_MODEL
 
-__all__ = ["Dashboard", "NodeRow", "UsageRow", "ClassRow", "PendingPod", "ProvisioningRow",
-           "NodeGroupRow", "dashboard", "provisioning_rows", "pending_reason", "MODEL_UNITS",
-           "RECENT_EVENTS", "V1_MODEL"]
+__all__ = ["Dashboard", "UsageRow", "ClassRow", "ReasonGroup", "ProvisioningRow",
+           "NodeGroupRow", "OverviewGroup", "OverviewCell", "dashboard", "provisioning_rows",
+           "RECENT_EVENTS", "PODS_PER_REASON", "REASON_GROUPS", "USE_STEPS"]
 
 RECENT_EVENTS = 15
-MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
-               "counter": "units"}
-
-
-@dataclass(slots=True)
-class NodeRow:
-    name: str
-    url: str | None
-    unschedulable: bool
-    pods: int
-    cpu: str
-    devices: str
-    node_group: str | None
+PODS_PER_REASON = 20
+"""Pods listed inside one reason's group; the rest are a link to the filtered pod list."""
+REASON_GROUPS = 20
+"""Reasons shown; further ones are counted together with a link to the pod list."""
+USE_STEPS = 5
+"""Colour steps of an overview cell: u0 (nothing in use) .. u5 (all in use)."""
 
 
 @dataclass(slots=True)
@@ -80,11 +71,13 @@ class ClassRow:
 
 
 @dataclass(slots=True)
-class PendingPod:
-    namespace: str
-    name: str
-    url: str | None
+class ReasonGroup:
+    """Pending pods sharing one reason: how many, the first few, the filtered list's URL."""
+
     reason: str
+    count: int
+    pods: list[tuple[str, str | None]]  # (namespace/name, url)
+    url: str
 
 
 @dataclass(slots=True)
@@ -102,15 +95,35 @@ class NodeGroupRow:
     name: str
     min_size: int
     max_size: int
-    nodes: list[str]
+    nodes: int
+    url: str
+
+
+@dataclass(slots=True)
+class OverviewCell:
+    name: str
+    url: str
+    step: int
+    percent: int
+    cordoned: bool
+
+
+@dataclass(slots=True)
+class OverviewGroup:
+    name: str
+    cells: list[OverviewCell] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class Dashboard:
-    nodes: list[NodeRow]
+    overview: list[OverviewGroup]
+    group_by: str
+    nodes_total: int
     usage: list[UsageRow]
     classes: list[ClassRow]
-    pending: list[PendingPod]
+    pending: list[ReasonGroup]
+    pending_total: int
+    pending_other: int
     bound_pods: int
     provisioning: list[ProvisioningRow]
     node_groups: list[NodeGroupRow]
@@ -119,100 +132,78 @@ class Dashboard:
     claims_allocated: int
 
 
-def pending_reason(pod) -> str:
-    """The PodScheduled=False message, or why there is none yet."""
-    condition = pod.condition("PodScheduled")
-    if condition and condition.get("status") == "False":
-        return str(condition.get("message") or condition.get("reason") or "Unschedulable")
-    return "not tried by the scheduler yet"
+def _list_url(kind: str, **query: str) -> str:
+    return f"{reverse(f'allocation:{kind}_list')}?{urlencode(query)}"
 
 
-V1_MODEL = "resource.k8s.io/v1"
-"""The model column of v1 devices (which have no structured model)."""
+def _label_value(labels: str, key: str) -> str:
+    prefix = f"{key}="
+    return next((item[len(prefix):] for item in labels.split(",") if item.startswith(prefix)),
+                "")
 
 
-def _v1_documents(state: ClusterState) -> tuple[list[ResourceSlice], list[dict]]:
-    """The v1 slices and the allocated v1 claims' documents."""
-    claims = [c.as_v1() for c in state.of_kind(ResourceClaimV1) if c.allocation is not None]
-    return list(state.of_kind(ResourceSlice)), claims
+def _overview(group_by: str) -> list[OverviewGroup]:
+    """One cell per node, coloured by the share of its devices in use, grouped by node group
+    (or by the value of label ``group_by``)."""
+    groups: dict[str, OverviewGroup] = {}
+    base = reverse("allocation:node", args=["-"])[:-2]  # /nodes/ (one reverse, not 5,000)
+    rows = m.NodeSummary.objects.order_by("position").values_list(
+        "name", "node_group", "labels", "in_use_percent", "unschedulable", "devices_total")
+    for name, node_group, labels, used, cordoned, total in rows:
+        key = _label_value(labels, group_by) if group_by else node_group
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = OverviewGroup(key)
+        step = 0 if not total or not used else max(1, -(-used * USE_STEPS // 100))
+        group.cells.append(OverviewCell(name, f"{base}{name}/", step, used, cordoned))
+    return [groups[k] for k in sorted(groups, key=lambda k: (k == "", k))]
 
 
-def _nodes(state: ClusterState) -> list[NodeRow]:
-    rows = []
-    slices, claims = _v1_documents(state)
-    local: dict[str, list[dict]] = defaultdict(list)
-    for piece in slices:
-        if piece.node_name:
-            local[piece.node_name].append(piece.raw)
-    for name in state.node_order:
-        node = state.nodes[name]
-        used = state.usage_of(name)
-        parts = []
-        for inventory in state.inventories.get(name, ()):
-            usage = inventory.usage()
-            unit = MODEL_UNITS.get(inventory.model.name, "items")
-            parts.append(f"{inventory.driver_name}: {usage['allocated']}/{usage['total']} {unit}")
-        if local.get(name):
-            parts += [f"{driver}: {used}/{total} devices (v1)" for driver, (used, total)
-                      in sorted(driver_usage(local[name], claims).items())]
-        rows.append(NodeRow(name, object_url("Node", None, name), node.unschedulable, used.pods,
-                            f"{cpu_text(used.cpu_milli)} / {cpu_text(node.cpu_milli)}",
-                            "; ".join(parts), node.labels.get(NODE_GROUP_LABEL)))
+def _pending() -> tuple[list[ReasonGroup], int, int]:
+    pending = m.PodSummary.objects.exclude(reason="")
+    counted = list(pending.values("reason").annotate(n=Count("id")).order_by("-n", "reason"))
+    groups = []
+    for row in counted[:REASON_GROUPS]:
+        pods = pending.filter(reason=row["reason"]).order_by("position").values_list(
+            "namespace", "name")[:PODS_PER_REASON]
+        groups.append(ReasonGroup(
+            row["reason"], row["n"],
+            [(f"{ns}/{name}", object_url("Pod", ns, name)) for ns, name in pods],
+            _list_url("pods", reason=row["reason"])))
+    total = sum(r["n"] for r in counted)
+    return groups, total, sum(r["n"] for r in counted[REASON_GROUPS:])
+
+
+def _usage() -> list[UsageRow]:
+    rows = m.DeviceUsage.objects.values("driver", "model", "unit").annotate(
+        total_sum=Sum("total"), used_sum=Sum("used"), nodes=Count("node")).order_by(
+        "driver", "model")
+    return [UsageRow(r["driver"], r["model"], r["unit"], r["total_sum"], r["used_sum"],
+                     r["nodes"]) for r in rows]
+
+
+def _classes() -> list[ClassRow]:
+    per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    counted = m.ClaimSummary.objects.values("classes").annotate(
+        allocated=Count("id", filter=~Q(state="Pending")),
+        pending=Count("id", filter=Q(state="Pending")), held_sum=Sum("held"))
+    for row in counted:
+        for name in filter(None, row["classes"].split(",")):
+            counts = per_class[name]
+            counts[0] += row["allocated"]
+            counts[1] += row["pending"]
+            counts[2] += row["held_sum"] or 0
+    rows = [ClassRow(c.name, c.driver_name, c.mode, *per_class.get(c.name, (0, 0, 0)))
+            for c in m.ResourceClass.objects.order_by("name")]
+    rows += [ClassRow(c.name, "", V1_MODEL, *per_class.get(c.name, (0, 0, 0)))
+             for c in m.DeviceClass.objects.order_by("name")]
     return rows
 
 
-def _usage(state: ClusterState) -> list[UsageRow]:
-    totals: dict[tuple[str, str], UsageRow] = {}
-    for inventories in state.inventories.values():
-        for inventory in inventories:
-            key = (inventory.driver_name, inventory.model.name)
-            row = totals.get(key)
-            if row is None:
-                row = totals[key] = UsageRow(key[0], key[1], MODEL_UNITS.get(key[1], "items"),
-                                             0, 0, 0)
-            usage = inventory.usage()
-            row.total += usage["total"]
-            row.allocated += usage["allocated"]
-            row.nodes += 1
-    slices, claims = _v1_documents(state)
-    for driver, (used, total) in driver_usage([s.raw for s in slices], claims).items():
-        nodes = {s.node_name for s in slices if s.driver == driver and s.node_name}
-        totals[(driver, V1_MODEL)] = UsageRow(driver, V1_MODEL, "devices", total, used,
-                                              len(nodes))
-    return [totals[k] for k in sorted(totals)]
-
-
-def _held(claim) -> int:
-    """Devices, partitions or units a claim's allocation holds."""
-    if claim.allocation is None:
-        return 0
-    if claim.allocation.picks:
-        return sum(candidate.amount for _inventory, candidate in claim.allocation.picks)
-    return len(claim.allocation.handles)  # control-plane allocations: one per handle
-
-
-def _classes(state: ClusterState) -> list[ClassRow]:
-    claims_by_class = defaultdict(list)
-    for claim in state.claims():
-        claims_by_class[claim.class_name].append(claim)
+def provisioning_rows(requests) -> list[ProvisioningRow]:
+    """The rows of engine ProvisioningRequests ``requests``."""
     rows = []
-    for rc in sorted(state.of_kind(ResourceClass), key=lambda c: c.name):
-        claims = claims_by_class.get(rc.name, [])
-        allocated = [c for c in claims if c.allocation is not None]
-        rows.append(ClassRow(rc.name, rc.driver_name, rc.mode, len(allocated),
-                             len(claims) - len(allocated), sum(_held(c) for c in allocated)))
-    v1_claims = list(state.of_kind(ResourceClaimV1))
-    for dc in sorted(state.of_kind(DeviceClass), key=lambda c: c.name):
-        claims = [c for c in v1_claims if dc.name in c.class_names]
-        allocated = [c for c in claims if c.allocation is not None]
-        rows.append(ClassRow(dc.name, "", V1_MODEL, len(allocated), len(claims) - len(allocated),
-                             sum(len(c.results) for c in allocated)))
-    return rows
-
-
-def provisioning_rows(state: ClusterState) -> list[ProvisioningRow]:
-    rows = []
-    for request in sorted(state.of_kind(ProvisioningRequest), key=lambda r: r.key):
+    for request in sorted(requests, key=lambda r: r.key):
         rows.append(ProvisioningRow(
             request.namespace or "default", request.name,
             object_url("ProvisioningRequest", request.namespace, request.name),
@@ -222,19 +213,42 @@ def provisioning_rows(state: ClusterState) -> list[ProvisioningRow]:
     return rows
 
 
-def dashboard(state: ClusterState, recent: int = RECENT_EVENTS) -> Dashboard:
-    """The dashboard's data for ``state``."""
-    pods = [p for p in state.pods() if not p.terminated]
-    pending = [PendingPod(p.namespace or "default", p.name,
-                          object_url("Pod", p.namespace, p.name), pending_reason(p))
-               for p in sorted(pods, key=lambda p: p.key) if not p.node_name]
-    claims = [*state.claims(), *state.of_kind(ResourceClaimV1)]
-    members = group_nodes(state)  # by label, as the nodes' group badges (not status.nodes)
-    groups = [NodeGroupRow(g.name, g.min_size, g.max_size, members.get(g.name, []))
-              for g in sorted(state.of_kind(NodeGroup), key=lambda g: g.name)]
-    events = event_rows(list(reversed(state.events.items[-recent:])) if recent else [])
-    return Dashboard(nodes=_nodes(state), usage=_usage(state), classes=_classes(state),
-                     pending=pending, bound_pods=len(pods) - len(pending),
-                     provisioning=provisioning_rows(state), node_groups=groups, events=events,
-                     claims_total=len(claims),
-                     claims_allocated=sum(1 for c in claims if c.allocation is not None))
+def _node_groups() -> list[NodeGroupRow]:
+    """Each NodeGroup with the nodes carrying its label: the count ``group_nodes``
+    (``engine/autoscaler/nodegroups.py``) gives and the nodes' group badges show, read from
+    ``NodeSummary.node_group`` (a group's ``status.nodes`` may lag behind or be absent)."""
+    sizes = dict(m.NodeSummary.objects.exclude(node_group="").values("node_group").annotate(
+        n=Count("id")).values_list("node_group", "n"))
+    out = []
+    for row in m.NodeGroup.objects.order_by("name"):
+        group = build_object(row.manifest)
+        out.append(NodeGroupRow(group.name, group.min_size, group.max_size,
+                                sizes.get(group.name, 0),
+                                _list_url("nodes", node_group=group.name)))
+    return out
+
+
+def dashboard(recent: int = RECENT_EVENTS, group_by: str = "") -> Dashboard:
+    """The dashboard's data, read from the read model and the stored rows.
+
+    Args:
+        recent: how many of the latest Events to show.
+        group_by: a label key to group the overview by; empty groups by node group.
+    """
+    pods = m.PodSummary.objects.aggregate(
+        bound=Count("id", filter=~Q(node="")),
+        total=Count("id", filter=~Q(status__in=("Succeeded", "Failed"))))
+    claims = m.ClaimSummary.objects.aggregate(
+        total=Count("id"), allocated=Count("id", filter=~Q(state="Pending")))
+    pending, pending_total, pending_other = _pending()
+    overview = _overview(group_by)
+    requests = [build_object(r.manifest) for r in m.ProvisioningRequest.objects.all()]
+    latest = [r.manifest for r in m.Event.objects.order_by("-position")[:recent]] if recent \
+        else []
+    return Dashboard(
+        overview=overview, group_by=group_by,
+        nodes_total=sum(len(g.cells) for g in overview), usage=_usage(), classes=_classes(),
+        pending=pending, pending_total=pending_total, pending_other=pending_other,
+        bound_pods=pods["bound"], provisioning=provisioning_rows(requests),
+        node_groups=_node_groups(), events=event_rows(latest),
+        claims_total=claims["total"], claims_allocated=claims["allocated"])

@@ -11,7 +11,7 @@ and its socket at ``/ws/pages/<route>`` (``console/routing.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,8 @@ from allocation.presenters.v1_devices import (
 )
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
-__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "current_revision",
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "page_source", "query_kwargs",
+           "current_revision",
            "page_context", "render_fragments", "render_live"]
 
 STATUS_FRAGMENT = "allocation/htmx/live_status.html"
@@ -49,7 +50,12 @@ class LivePage:
     route: str
     template: str
     fragments: tuple[str, ...]
-    build: Callable[[ClusterState, dict[str, str]], dict[str, Any] | None]
+    build: Callable[[ClusterState | None, dict[str, str]], dict[str, Any] | None]
+    reads_state: bool = True
+    """False for a page built from the read model alone (``build`` gets None, not a
+    state): no cluster state is built for it (docs/console-pages.md, "The read model")."""
+    query: tuple[str, ...] = ()
+    """Query parameters passed to ``build`` as keyword arguments (page and socket alike)."""
 
 
 def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
@@ -82,7 +88,8 @@ PAGES: dict[str, LivePage] = {
         "dashboard/", "allocation/dashboard.html",
         _fragments("dashboard_nodes", "dashboard_usage", "dashboard_pending",
                    "dashboard_provisioning", "dashboard_events"),
-        _one("dashboard", lambda state: dashboard(state))),
+        _one("dashboard", lambda _state, group_by="": dashboard(group_by=group_by)),
+        reads_state=False, query=("group_by",)),
     "node": LivePage("nodes/<str:name>/", "allocation/node.html",
                      _fragments("node_summary", "node_devices", "node_v1_devices",
                                 "manifest_yaml"),
@@ -134,6 +141,19 @@ def snapshot() -> tuple[ClusterState, int]:
     return cluster.baseline_state(), revision
 
 
+def query_kwargs(page: str, query: Mapping[str, str]) -> dict[str, str]:
+    """The page's query parameters found in ``query`` (non-empty ones only)."""
+    return {name: query[name] for name in PAGES[page].query if query.get(name)}
+
+
+def page_source(page: str) -> tuple[ClusterState | None, int]:
+    """What ``page`` is built from: the state and its revision, or (None, revision) for a
+    page that reads the read model only."""
+    if PAGES[page].reads_state:
+        return snapshot()
+    return None, current_revision()
+
+
 def current_revision() -> int:
     from allocation.services import cluster
 
@@ -159,5 +179,5 @@ def render_fragments(page: str, kwargs: dict[str, str], state: ClusterState,
 
 def render_live(page: str, kwargs: dict[str, str]) -> tuple[str, int]:
     """The fragments of ``page`` for the stored cluster now, and the revision they show."""
-    state, revision = snapshot()
+    state, revision = page_source(page)
     return render_fragments(page, kwargs, state, revision), revision

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Status", "VOCABULARY", "status", "pod_state"]
+__all__ = ["Status", "VOCABULARY", "POD_STATUS_STATES", "status", "pod_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,12 @@ VOCABULARY: dict[str, dict[str, Status]] = {
 _SAME = {"deallocationrequested": "deallocating"}
 """Words some presenters derive from API fields (``claim_status(...).lower()``) and the
 vocabulary's word for the same state."""
+
+
+POD_STATUS_STATES = {"Scheduled": "bound", "Unschedulable": "pending", "Pending": "pending",
+                     "Terminating": "terminating", "Succeeded": "succeeded", "Failed": "failed"}
+"""The pod status column's words (``models.pod.pod_status``, what the lists and the API
+filter by) and the vocabulary's state each is shown as."""
 
 
 def status(kind: str, word: str) -> Status:

@@ -18,10 +18,10 @@ from allocation.presenters.common import (
     events_about,
     object_url,
 )
-from allocation.presenters.dashboard import pending_reason
 from allocation.presenters.explain import Explanation, explain_pod
 from allocation.presenters.negotiation import Timeline, timeline_for
 from allocation.presenters.status import pod_state
+from allocation.services.read_model import pending_reason
 
 __all__ = ["AllocatedItem", "ClaimView", "PodClaimRow", "PodView", "PodSetRow",
            "ProvisioningView", "claim_view", "pod_view", "provisioning_view", "claim_state"]

@@ -46,7 +46,9 @@ from allocation.engine.objects import (
     ResourceClaimV1,
 )
 from allocation.engine.simulation import Simulation
+from allocation.engine.state import ClusterState
 from allocation.models import StoredObject, canonical_json
+from allocation.services import read_model
 from allocation.services.cluster import cluster_row, locked_cluster
 from allocation.services.events import (
     fold_pass,
@@ -118,6 +120,7 @@ class _Work:
     next_wakeup: datetime | None
     left_out: list[LeftOut]
     failures: list[str]
+    state: ClusterState | None = None
 
 
 def save_plan(cluster, plan: Plan) -> None:
@@ -209,7 +212,7 @@ def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint)
     for item in left_out:
         log.warning("worker pass: left out %s", item.text)
     return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(),
-                 left_out, failures)
+                 left_out, failures, state)
 
 
 def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
@@ -252,7 +255,8 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             result.kinds = plan.kinds
         prune_events(now)
         changes = plan_events(events)
-        if plan or changes.news:
+        saved = bool(plan or changes.news)
+        if saved:
             save_plan(cluster, plan)
             save_events(cluster, changes, now)
             kinds = sorted({*plan.kinds, "Event"} if changes else plan.kinds)
@@ -260,6 +264,10 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             result.revision = commit_revision(cluster, kinds)
             result.outcome = SAVED
         else:  # nothing but repeats: no revision (docs/console.md, "Events")
+            result.revision = cluster.revision
+        # The pages' rows, in the same transaction; a revision of their own only when rows
+        # really changed and nothing else was saved (docs/console-pages.md, "The read model").
+        if read_model.record(cluster, work.state, saved):
             result.revision = cluster.revision
         if result.complete and cluster.reconciled_revision != cluster.revision:
             cluster.reconciled_revision = cluster.revision

@@ -6,6 +6,8 @@ see ``allocation.presenters.live``. An htmx request gets the page body only.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -18,11 +20,13 @@ __all__ = ["live_page", "render_live_page"]
 
 def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
     """Render live page ``page`` for the stored cluster; 404 if its object does not exist."""
-    state, revision = live.snapshot()
-    context = live.page_context(page, state, kwargs)
+    state, revision = live.page_source(page)
+    query = live.query_kwargs(page, request.GET)
+    context = live.page_context(page, state, {**kwargs, **query})
     if context is None:
         raise Http404(f"no such {page.replace('_', ' ')}")
     context["revision"] = revision
+    context["live_query"] = urlencode(query)  # the socket renders with the same parameters
     template = live.PAGES[page].template
     if request.htmx:
         template += "#page-body"

@@ -68,9 +68,12 @@ def test_filters(user_client, stored, url, query, expected):
 
 
 def test_a_filter_the_kind_lacks_is_an_error(user_client, stored):
-    response = user_client.get("/api/nodes/", {"driver": "x"})
+    # Nodes filter by driver since they share the node list's FilterSet; not by class.
+    response = user_client.get("/api/nodes/", {"class": "x"})
     assert response.status_code == 400
-    assert "cannot be filtered by driver" in response.json()["driver"]
+    assert "cannot be filtered by class" in response.json()["class"]
+    response = user_client.get("/api/resourceclasses/", {"node": "x"})
+    assert "cannot be filtered by node" in response.json()["node"]
 
 
 def test_yaml_out(user_client, stored):

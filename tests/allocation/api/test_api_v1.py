@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def stored_v1(db):
+def stored_v1(db, sync_read_model):
     import_texts([("v1.yaml", f.to_yaml(v1.cluster()))])
+    sync_read_model()
 
 
 def _names(response) -> list[str]:

@@ -1,26 +1,41 @@
-"""allocation.presenters.dashboard: what the dashboard lists."""
+"""allocation.presenters.dashboard: what the dashboard shows, read from the read model."""
 
 from __future__ import annotations
 
+import pytest
+
+from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import Pod
-from allocation.presenters.dashboard import dashboard, pending_reason
-from tests.allocation.presenters.docs import cluster_state
-from tests.factories import pod
+from allocation.presenters.dashboard import PODS_PER_REASON, dashboard
+from allocation.services import reconcile as passes
+from allocation.services.manifests import import_texts
+from allocation.services.read_model import NOT_TRIED, pending_reason
+from tests import factories as f
+from tests.allocation.presenters.docs import cluster_docs
+
+pytestmark = pytest.mark.django_db
 
 
-def test_pending_pods_carry_the_schedulers_reason() -> None:
-    view = dashboard(cluster_state())
-
-    pending = {p.name: p for p in view.pending}
-    assert sorted(pending) == ["full-user", "waiting"]
-    assert pending["waiting"].reason == (
-        "0/2 nodes are available: 2 cannot allocate all claims.")
-    assert pending["waiting"].url == "/pods/default/waiting/"
-    assert view.bound_pods == 3
+@pytest.fixture
+def settled():
+    import_texts([("a.yaml", f.to_yaml(cluster_docs()))])
+    assert passes.reconcile().outcome == passes.SAVED
 
 
-def test_usage_per_driver_and_model_and_per_class() -> None:
-    view = dashboard(cluster_state())
+def test_pending_pods_are_grouped_by_the_schedulers_reason(settled) -> None:
+    view = dashboard()
+
+    [group] = view.pending
+    assert (group.reason, group.count) == (
+        "0/2 nodes are available: 2 cannot allocate all claims.", 2)
+    assert group.pods == [("default/full-user", "/pods/default/full-user/"),
+                          ("default/waiting", "/pods/default/waiting/")]
+    assert group.url.startswith("/pods/?reason=0%2F2+nodes")
+    assert (view.pending_total, view.bound_pods) == (2, 3)
+
+
+def test_usage_per_driver_and_model_and_per_class(settled) -> None:
+    view = dashboard()
 
     usage = {(u.driver, u.model): (u.allocated, u.free, u.unit) for u in view.usage}
     assert usage == {
@@ -34,34 +49,59 @@ def test_usage_per_driver_and_model_and_per_class() -> None:
     assert (view.claims_allocated, view.claims_total) == (3, 5)
 
 
-def test_nodes_and_recent_events_newest_first() -> None:
-    view = dashboard(cluster_state(), recent=3)
+def test_overview_has_a_cell_per_node_and_recent_events_newest_first(settled) -> None:
+    view = dashboard(recent=3)
 
-    assert [n.name for n in view.nodes] == ["card-node", "gpu-node"]
-    gpu = view.nodes[1]
-    assert gpu.devices == ("gpu.example.com: 1/3 partitions; nic.example.com: 3/4 units")
-    assert gpu.pods == 2
+    [group] = view.overview
+    cells = {c.name: (c.url, c.percent, c.step) for c in group.cells}
+    # gpu-node: 1/3 partitions + 3/4 units = 4 of 7 in use
+    assert cells == {"card-node": ("/nodes/card-node/", 50, 3),
+                     "gpu-node": ("/nodes/gpu-node/", 57, 3)}
     assert len(view.events) == 3
     assert view.events[0].reason == "FailedScheduling"  # the last thing that happened
 
 
+def test_overview_groups_by_node_group_or_a_chosen_label(db) -> None:
+    docs = [f.node("a1", labels={NODE_GROUP_LABEL: "ga", "zone": "z1"}),
+            f.node("b1", labels={"zone": "z2"}), f.node("b2", labels={"zone": "z1"})]
+    import_texts([("a.yaml", f.to_yaml(docs))])
+    passes.reconcile()
+
+    by_group = {g.name: [c.name for c in g.cells] for g in dashboard().overview}
+    by_zone = {g.name: [c.name for c in g.cells] for g in dashboard(group_by="zone").overview}
+
+    assert by_group == {"ga": ["a1"], "": ["b1", "b2"]}
+    assert by_zone == {"z1": ["a1", "b2"], "z2": ["b1"]}
+
+
+def test_a_reason_group_lists_a_few_pods_and_links_the_rest(db) -> None:
+    pods = [f.pod(f"p{i:03d}", node_selector={"no": "where"}) for i in range(30)]
+    import_texts([("a.yaml", f.to_yaml([f.node("n1"), *pods]))])
+    passes.reconcile()
+
+    [group] = dashboard().pending
+
+    assert group.count == 30 and len(group.pods) == PODS_PER_REASON
+    assert group.pods[0] == ("default/p000", "/pods/default/p000/")
+
+
 def test_a_pod_not_tried_yet_says_so() -> None:
-    assert pending_reason(Pod(pod("p"))) == "not tried by the scheduler yet"
+    assert pending_reason(Pod(f.pod("p"))) == NOT_TRIED == "not tried by the scheduler yet"
 
 
-def test_v1_devices_and_device_classes_are_counted() -> None:
-    from allocation.engine.manifests import load_texts
-    from allocation.engine.simulation import simulate
-    from allocation.presenters.dashboard import V1_MODEL
-    from tests import v1_cluster as v1
-    from tests.factories import to_yaml
+def test_a_node_group_counts_the_nodes_carrying_its_label(db) -> None:
+    group = {"apiVersion": "draplanner.io/v1alpha1", "kind": "NodeGroup",
+             "metadata": {"name": "pool"},
+             "spec": {"minSize": 0, "maxSize": 3, "template": {"status": {"allocatable": {
+                 "cpu": "8", "memory": "32Gi", "pods": "110"}}}},
+             "status": {"nodes": ["stale-1", "stale-2", "stale-3"]}}  # lags: not counted
+    docs = [f.node("p1", labels={NODE_GROUP_LABEL: "pool"}),
+            f.node("p2", labels={NODE_GROUP_LABEL: "pool"}), f.node("other"), group]
+    import_texts([("a.yaml", f.to_yaml(docs))])
+    passes.reconcile()
 
-    state = simulate(load_texts([("v1.yaml", to_yaml(v1.cluster()))])).state
-    view = dashboard(state)
-    [usage] = view.usage
-    assert (usage.driver, usage.model, usage.unit, usage.allocated, usage.total,
-            usage.nodes) == (v1.DRIVER, V1_MODEL, "devices", 2, 3, 1)
-    assert [(c.name, c.mode, c.allocated, c.pending, c.held) for c in view.classes] == [
-        ("gpu", V1_MODEL, 1, 0, 1), ("nic", V1_MODEL, 1, 0, 1)]
-    assert (view.claims_allocated, view.claims_total) == (2, 2)
-    assert view.nodes[0].devices == f"{v1.DRIVER}: 2/3 devices (v1)"
+    [row] = dashboard().node_groups
+
+    # The same count as group_nodes and the nodes' group badges (by label).
+    assert (row.name, row.nodes, row.min_size, row.max_size) == ("pool", 2, 0, 3)
+    assert row.url == "/nodes/?node_group=pool"

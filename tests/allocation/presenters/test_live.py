@@ -21,8 +21,9 @@ def _roots(html: str) -> list[tuple[str, bool]]:
 
 
 @pytest.mark.parametrize(("page", "kwargs", "ids"), [
-    ("dashboard", {}, ["dashboard-nodes", "dashboard-usage", "dashboard-pending",
-                       "dashboard-provisioning", "dashboard-events"]),
+    pytest.param("dashboard", {}, ["dashboard-nodes", "dashboard-usage", "dashboard-pending",
+                                   "dashboard-provisioning", "dashboard-events"],
+                 marks=pytest.mark.django_db),  # read from the read model's (empty) rows
     ("node", {"name": "gpu-node"}, ["node-summary", "node-devices", "node-v1-devices",
                                     "manifest-yaml"]),
     ("claim", {"namespace": "default", "name": "net"}, ["claim-detail", "manifest-yaml"]),
@@ -76,7 +77,19 @@ def test_a_page_whose_object_is_gone_says_so() -> None:
 def test_render_live_reads_the_stored_cluster(monkeypatch) -> None:
     monkeypatch.setattr(live, "snapshot", lambda: (cluster_state(), 5))
 
-    html, revision = live.render_live("dashboard", {})
+    html, revision = live.render_live("pod", {"namespace": "default", "name": "waiting"})
 
     assert revision == 5
-    assert 'data-pod="default/waiting"' in html
+    assert "0/2 nodes are available: 2 cannot allocate all claims." in html
+
+
+@pytest.mark.django_db
+def test_the_dashboard_builds_no_state(monkeypatch) -> None:
+    def refuse():
+        raise AssertionError("the dashboard must not build a cluster state")
+
+    monkeypatch.setattr(live, "snapshot", refuse)
+
+    html, revision = live.render_live("dashboard", {})
+
+    assert revision == 0 and 'id="dashboard-pending"' in html

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from allocation.presenters import live
-from tests.allocation.presenters.docs import cluster_state, v1_state
+from allocation.services import reconcile as passes
+from allocation.services.cluster import revision
+from allocation.services.manifests import import_texts
+from tests import factories as f
+from tests.allocation.presenters.docs import cluster_docs, cluster_state, v1_state
 
 
 @pytest.fixture
@@ -18,7 +24,6 @@ def stored(monkeypatch):
 
 def _pages() -> list[tuple[str, str]]:
     return [
-        (reverse("allocation:dashboard"), "Pending pods"),
         (reverse("allocation:node", args=["gpu-node"]), "Node gpu-node"),
         (reverse("allocation:claim", args=["default", "net"]), "ResourceClaim default/net"),
         (reverse("allocation:pod", args=["default", "waiting"]), "Why it is pending"),
@@ -41,11 +46,19 @@ def test_every_page_renders_live(admin_client, stored):
 
 
 @pytest.mark.django_db
-def test_dashboard_lists_pending_pod_with_reason(admin_client, stored):
-    html = admin_client.get(reverse("allocation:dashboard")).content.decode()
+def test_dashboard_groups_pending_pods_by_reason(admin_client):
+    import_texts([("a.yaml", f.to_yaml(cluster_docs()))])
+    passes.reconcile()  # writes the read model the dashboard reads
 
-    assert '<a href="/pods/default/waiting/">default/waiting</a>' in html
-    assert "0/2 nodes are available: 2 cannot allocate all claims." in html
+    response = admin_client.get(reverse("allocation:dashboard"))
+
+    html = response.content.decode()
+    assert f'ws-connect="/ws/pages/dashboard/?rev={revision()}"' in html
+    assert ("<summary><strong>2 pods</strong>: <span class=\"reason\">0/2 nodes are "
+            "available: 2 cannot allocate all claims.</span></summary>") in html
+    assert ('<li data-pod="default/waiting"><a href="/pods/default/waiting/">default/waiting'
+            '</a></li>') in html
+    assert '<a href="/nodes/gpu-node/" class="u3" title="gpu-node: 57% in use"></a>' in html
 
 
 @pytest.mark.django_db
@@ -117,16 +130,23 @@ def test_pages_require_login(client, stored):
 
 @pytest.mark.django_db
 def test_event_tables_show_a_series_as_kubectl_does(admin_client, stored):
-    stored.events.items.append({
+    series = {
         "apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "NotTriggerScaleUp",
         "message": "pod didn't trigger scale-up", "count": 12,
         "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:11:00Z",
         "metadata": {"name": "waiting.00000099", "namespace": "default"},
         "involvedObject": {"kind": "Pod", "namespace": "default", "name": "waiting"},
-        "source": {"component": "cluster-autoscaler"}})
+        "source": {"component": "cluster-autoscaler"}}
+    stored.events.items.append(series)  # the pod page reads the (patched) snapshot
+    import_texts([("e.yaml", f.to_yaml([series]))])  # the dashboard and the list: the rows
     for url in (reverse("allocation:dashboard"),
                 reverse("allocation:pod", args=["default", "waiting"])):
         html = admin_client.get(url).content.decode()
         assert "<th>Last seen</th>" in html and "<th>Count</th>" in html, url
         assert ('title="first seen 2026-01-01T00:00:00Z">2026-01-01T00:11:00Z</td>' in html), url
         assert '<td class="num">12</td>' in html, url
+    html = admin_client.get(reverse("allocation:events_list")).content.decode()
+    headings = [h.strip() for h in re.findall(r"<th(?:\s[^>]*)?>\s*(?:<a [^>]*>)?([^<]*)", html)]
+    assert headings[-3:] == ["Message", "Count", "First seen"] and headings[0] == "Last seen"
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
+    assert cells[0] == "2026-01-01T00:11:00Z" and cells[-2:] == ["12", "2026-01-01T00:00:00Z"]

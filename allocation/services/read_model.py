@@ -1,0 +1,242 @@
+"""The read model: the rows pages and lists query, computed from a settled engine state.
+
+The worker calls :func:`record` inside the transaction that saves its pass, so the rows
+always describe a state that was committed with them. Only rows whose values changed are
+written (a pass that settles nothing new writes nothing here either). Pages and API lists
+read these rows instead of building a cluster state (docs/console-pages.md, "The read
+model"); objects the pass left out (a row that cannot be loaded) have no read-model row.
+
+The vocabulary lives here once: a pod's pending reason (:func:`pending_reason`), the unit
+of each structured model (:data:`MODEL_UNITS`), what a claim holds (:func:`held`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.db import models
+
+from allocation.engine.constants import NODE_GROUP_LABEL
+from allocation.engine.objects import ResourceClaim, ResourceClaimV1, ResourceSlice
+from allocation.engine.state import ClusterState
+from allocation.engine.v1.results import allocated_node_name
+from allocation.engine.v1.usage import devices_in_use
+from allocation.models import (
+    READ_MODELS,
+    ClaimSummary,
+    DeviceUsage,
+    NodeSummary,
+    PodSummary,
+    list_column,
+)
+from allocation.models.claim import claim_status
+from allocation.models.pod import pod_status
+from allocation.services.writes import commit_revision
+
+__all__ = ["MODEL_UNITS", "V1_MODEL", "NOT_TRIED", "pending_reason", "held", "label_items",
+           "rows_of", "sync", "record"]
+
+MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
+               "counter": "units"}
+"""What one unit of each structured model is called on pages."""
+
+V1_MODEL = "resource.k8s.io/v1"
+"""The model column of v1 devices (which have no structured model)."""
+
+NOT_TRIED = "not tried by the scheduler yet"
+
+_BATCH = 500  # rows per bulk statement (SQLite's variable limit stays far away)
+
+Key = tuple
+Rows = dict[type[models.Model], dict[Key, dict]]
+
+
+def pending_reason(pod) -> str:
+    """The PodScheduled=False message, or why there is none yet."""
+    condition = pod.condition("PodScheduled")
+    if condition and condition.get("status") == "False":
+        return str(condition.get("message") or condition.get("reason") or "Unschedulable")
+    return NOT_TRIED
+
+
+def held(claim) -> int:
+    """Devices, partitions or units a claim's allocation holds (v1: its results)."""
+    if claim.allocation is None:
+        return 0
+    if isinstance(claim, ResourceClaimV1):
+        return len(claim.results)
+    if claim.allocation.picks:
+        return sum(candidate.amount for _inventory, candidate in claim.allocation.picks)
+    return len(claim.allocation.handles)  # control-plane allocations: one per handle
+
+
+def label_items(labels: dict[str, str]) -> str:
+    """Labels as one filterable column, ``,key=value,...,`` (filtered with ``,k=v,``)."""
+    return list_column(f"{k}={v}" for k, v in labels.items())
+
+
+def _node_rows(state: ClusterState) -> tuple[dict[Key, dict], dict[Key, dict]]:
+    nodes, usage = {}, {}
+    in_use = devices_in_use(c.as_v1() for c in state.of_kind(ResourceClaimV1)
+                            if c.allocation is not None)
+    v1: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for piece in state.of_kind(ResourceSlice):
+        if not piece.node_name:
+            continue
+        pool = (piece.raw.get("spec", {}).get("pool") or {}).get("name", "")
+        counts = v1[(piece.node_name, piece.driver)]
+        for device in piece.raw.get("spec", {}).get("devices") or ():
+            counts[1] += 1
+            counts[0] += (piece.driver, pool, device.get("name")) in in_use
+    for driver_node, (used, total) in v1.items():
+        node, driver = driver_node
+        usage[(node, driver, V1_MODEL)] = {"node": node, "driver": driver, "model": V1_MODEL,
+                                           "unit": "devices", "used": used, "total": total}
+    for inventory_node, inventories in state.inventories.items():
+        for inventory in inventories:
+            counted = inventory.usage()
+            key = (inventory_node, inventory.driver_name, inventory.model.name)
+            row = usage.setdefault(key, {
+                "node": key[0], "driver": key[1], "model": key[2],
+                "unit": MODEL_UNITS.get(key[2], "items"), "used": 0, "total": 0})
+            row["used"] += counted["allocated"]
+            row["total"] += counted["total"]
+    per_node: dict[str, list[dict]] = defaultdict(list)
+    for row in usage.values():
+        per_node[row["node"]].append(row)
+    for position, name in enumerate(state.node_order):
+        node = state.nodes[name]
+        used = state.usage_of(name)
+        mine = per_node.get(name, [])
+        devices_used = sum(r["used"] for r in mine)
+        devices_total = sum(r["total"] for r in mine)
+        nodes[(name,)] = {
+            "position": position, "name": name,
+            "node_group": node.labels.get(NODE_GROUP_LABEL, ""),
+            "labels": label_items(node.labels), "unschedulable": bool(node.unschedulable),
+            "pods": used.pods, "cpu_used_milli": used.cpu_milli,
+            "cpu_total_milli": node.cpu_milli, "devices_used": devices_used,
+            "devices_total": devices_total,
+            "in_use_percent": (100 * devices_used // devices_total) if devices_total else 0,
+            "drivers": list_column(r["driver"] for r in mine if r["total"])}
+    return nodes, {k: v for k, v in usage.items() if (k[0],) in nodes}
+
+
+def _pod_rows(state: ClusterState) -> dict[Key, dict]:
+    rows = {}
+    for position, pod in enumerate(state.pods()):
+        node = pod.node_name or ""
+        group = state.nodes[node].labels.get(NODE_GROUP_LABEL, "") if node in state.nodes else ""
+        status = pod_status(pod)
+        namespace = pod.namespace or "default"
+        rows[(namespace, pod.name)] = {
+            "position": position, "namespace": namespace, "name": pod.name,
+            "status": status, "node": node, "node_group": group,
+            "reason": pending_reason(pod) if not node and not pod.terminated else "",
+            "labels": label_items(pod.meta.labels),
+            "claims": list_column(pod.claim_name(c) for c in pod.claims)}
+    return rows
+
+
+def _summary(claim) -> tuple[list[str], str, str]:
+    """The allocation's drivers, node, and the allocation in one line."""
+    if claim.allocation is None:
+        return [], "", ""
+    if isinstance(claim, ResourceClaimV1):
+        drivers = sorted({str(r.get("driver", "")) for r in claim.results})
+        node = allocated_node_name(claim.allocation) or ""
+        devices = [f"{r.get('pool')}/{r.get('device')}" for r in claim.results]
+        return drivers, node, ", ".join(devices)
+    # The node as the stored document names it (structured handles): a control-plane
+    # allocation's node is only known in memory while it is made, so it would flip.
+    node = next((h["structuredData"].get("nodeName") for h in claim.allocation.handles
+                 if h.get("structuredData")), None) or allocated_node_name(
+        {"nodeSelector": claim.allocation.available_on_nodes}) or ""
+    driver = claim.driver_name or ""
+    amount = held(claim)
+    where = f" on {node}" if node else " (network-attached)"
+    return [driver], node, f"{driver}: {amount}{where}"
+
+
+def _claim_rows(state: ClusterState) -> dict[Key, dict]:
+    rows = {}
+    claims: Iterable = [*state.claims(), *state.of_kind(ResourceClaimV1)]
+    for position, claim in enumerate(claims):
+        drivers, node, summary = _summary(claim)
+        namespace = claim.namespace or "default"
+        if isinstance(claim, ResourceClaim):
+            classes, pods = [claim.class_name], claim.reserved_pods()
+        else:
+            classes = claim.class_names
+            pods = [r.get("name") for r in claim.reserved_for if r.get("resource") == "pods"]
+        rows[(namespace, claim.name)] = {
+            "position": position, "namespace": namespace, "name": claim.name,
+            "api_version": claim.api_version, "state": claim_status(claim),
+            "classes": list_column(classes), "drivers": list_column(drivers), "node": node,
+            "held": held(claim), "summary": summary, "reserved_for": list_column(pods)}
+    return rows
+
+
+_KEYS: dict[type[models.Model], tuple[str, ...]] = {
+    NodeSummary: ("name",), DeviceUsage: ("node", "driver", "model"),
+    PodSummary: ("namespace", "name"), ClaimSummary: ("namespace", "name")}
+
+
+def rows_of(state: ClusterState) -> Rows:
+    """Every read-model row ``state`` implies, per model, keyed by the model's identity."""
+    nodes, usage = _node_rows(state)
+    return {NodeSummary: nodes, DeviceUsage: usage, PodSummary: _pod_rows(state),
+            ClaimSummary: _claim_rows(state)}
+
+
+def _sync_model(model: type[models.Model], wanted: dict[Key, dict]) -> int:
+    keys = _KEYS[model]
+    fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
+    stored = {tuple(v[k] for k in keys): v for v in model.objects.values("id", *fields)}
+    create, update, changed_fields = [], [], set()
+    for key, values in wanted.items():
+        old = stored.pop(key, None)
+        if old is None:
+            create.append(model(**values))
+            continue
+        diff = [f for f in fields if old[f] != values[f]]
+        if diff:
+            update.append(model(id=old["id"], **values))
+            changed_fields.update(diff)
+    doomed = [v["id"] for v in stored.values()]
+    for start in range(0, len(doomed), _BATCH):
+        model.objects.filter(id__in=doomed[start:start + _BATCH]).delete()
+    if update:
+        model.objects.bulk_update(update, sorted(changed_fields), batch_size=_BATCH)
+    if create:
+        model.objects.bulk_create(create, batch_size=_BATCH)
+    return len(create) + len(update) + len(doomed)
+
+
+def sync(state: ClusterState) -> int:
+    """Make the read model describe ``state``, writing only rows that changed.
+
+    Call inside a transaction (the one that saves ``state``'s objects).
+
+    Returns:
+        The number of rows created, updated or deleted.
+    """
+    wanted = rows_of(state)
+    return sum(_sync_model(model, wanted[model]) for model in READ_MODELS)
+
+
+def record(cluster, state: ClusterState, saved: bool) -> bool:
+    """The worker pass's hook: sync the read model to the state it settles.
+
+    ``saved`` says whether the pass committed a new revision already. When only the read
+    model changed (an import the engine had nothing to add to, say), the revision is bumped
+    and announced all the same, so open pages re-read the rows.
+
+    Returns:
+        Whether a revision was committed for the read model alone.
+    """
+    if not sync(state) or saved:
+        return False
+    commit_revision(cluster, [])
+    return True
