@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from allocation.engine.manifests.flow_depth import cap_flow_depth
 from allocation.engine.manifests.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_EXPANDED_NODES,
@@ -36,6 +37,9 @@ from allocation.engine.manifests.limits import (
 __all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents", "yaml_error_message"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Deeper than the builder's bound, so the builder still names the path and line; shallow
+# enough that libyaml's cost per token stays small (flow_depth.py).
+_FLOW_DEPTH_CUT = 4 * MAX_NESTING_DEPTH
 
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -331,7 +335,8 @@ def iter_yaml_documents(text: str) -> Iterator[YamlDocument]:
         yaml.YAMLError: on a syntax error, after the documents before it were yielded; the
             caller reports it with :func:`yaml_error_message` against the next number.
     """
-    loader = _Loader(text)
+    # libyaml is quadratic in flow depth: refuse absurd depths before it reads them
+    loader = _Loader(cap_flow_depth(text, _FLOW_DEPTH_CUT))
     builder = _Builder(loader)
     get_event = loader.get_event
     doc = start = 0
