@@ -15,7 +15,8 @@ from tests.kube_server import FakeApiServer, write_kubeconfig
 pytestmark = pytest.mark.browser
 
 
-def test_the_dashboard_follows_a_mirrored_cluster(asgi_page, tmp_path):
+def test_the_dashboard_follows_a_mirrored_cluster(asgi_page, services, tmp_path):
+    from allocation.models import Pod
     from clusters.kube.client import connect
     from clusters.mirror import Mirror
     from clusters.models import ClusterSource
@@ -37,7 +38,12 @@ def test_the_dashboard_follows_a_mirrored_cluster(asgi_page, tmp_path):
                 "mirroring context prod-eu, last event")
             expect(asgi_page.locator('[data-pod="default/late"]')).to_have_count(0)
 
-            fake.put(pod("late"))
+            # a pod no node can take: the dashboard lists pending pods (grouped by reason)
+            fake.put(pod("late", cpu="1000"))
+            while not Pod.objects.filter(namespace="default", name="late").exists():
+                assert time.monotonic() < deadline + 60 and thread.is_alive()
+                time.sleep(0.05)
+            services.reconcile()  # the worker's pass writes the rows the dashboard reads
 
             expect(asgi_page.locator('[data-pod="default/late"]')).to_have_count(
                 1, timeout=30_000)
