@@ -64,9 +64,8 @@ def _series(reason: str) -> models.Event:
     return models.Event.objects.get(reason=reason)
 
 
-def test_a_repeat_is_counted_on_the_stored_event_when_the_pass_saves(monkeypatch):
-    start = timezone.now()
-    import_texts([("a.yaml", f.to_yaml([f.node("n1"), f.pod("p1")]))])
+def _fail_p1_every_pass(monkeypatch) -> None:
+    """Every pass's settle reports the same failure on pod p1 (one Event series)."""
 
     def failing_settle(simulation):
         state = simulation.state
@@ -75,6 +74,12 @@ def test_a_repeat_is_counted_on_the_stored_event_when_the_pass_saves(monkeypatch
         return 1
 
     monkeypatch.setattr(passes.Simulation, "settle", failing_settle)
+
+
+def test_a_repeat_is_counted_on_the_stored_event_when_the_pass_saves(monkeypatch):
+    start = timezone.now()
+    import_texts([("a.yaml", f.to_yaml([f.node("n1"), f.pod("p1")]))])
+    _fail_p1_every_pass(monkeypatch)
     first = passes.reconcile(now=start)
     assert first.outcome == passes.SAVED
     stored = _series(faults.EVENT_REASON)
@@ -148,14 +153,7 @@ def test_a_repeat_restarts_the_ttl(monkeypatch, settings):
     settings.DRA_EVENT_TTL = 3600.0
     start = timezone.now()
     import_texts([("a.yaml", f.to_yaml([f.node("n1"), f.pod("p1")]))])
-
-    def failing_settle(simulation):
-        state = simulation.state
-        faults.report(state, state.get("Pod", "default", "p1"), "scheduler",
-                      RuntimeError("boom"))
-        return 1
-
-    monkeypatch.setattr(passes.Simulation, "settle", failing_settle)
+    _fail_p1_every_pass(monkeypatch)
     passes.reconcile(now=start)
     name = _series(faults.EVENT_REASON).name
     import_texts([("b.yaml", f.to_yaml([f.node("n2")]))])
