@@ -28,6 +28,7 @@ from allocation.engine.objects import (
     ResourceClaim,
 )
 from allocation.models import (
+    OBJECT_MODELS,
     Event,
     StoredObject,
     VendorObject,
@@ -40,7 +41,7 @@ from allocation.models import Pod as PodRow
 from allocation.models import ResourceClaim as ClaimRow
 from allocation.services.store import Identity, row_identity
 
-__all__ = ["rows_of", "neighbourhood", "claim_references"]
+__all__ = ["rows_of", "neighbourhood", "claim_references", "uid_holders"]
 
 _CHUNK = 500  # values per IN (...) query (SQLite's limit on query parameters)
 _ALLOCATED = ("Allocated", "Reserved", "DeallocationRequested")
@@ -159,3 +160,16 @@ def claim_references(objects: Iterable[KObject]) -> list[Identity]:
             elif isinstance(claim, str) and claim:
                 out.append(("", kinds.RESOURCE_CLAIM.name, namespace, claim))
     return out
+
+
+def uid_holders(objects: Iterable[KObject]) -> list[StoredObject]:
+    """The stored rows that may hold a uid one of ``objects`` sets: rows whose document
+    contains it anywhere (an owner reference too; the caller compares ``metadata.uid``).
+    Uids have no column, and a write sets few of them, so a text search per uid is enough."""
+    uids = {obj.meta.uid for obj in objects if obj.meta.uid}
+    found: dict[tuple[type, int], StoredObject] = {}
+    for uid in sorted(uids):
+        for model in OBJECT_MODELS:
+            found.update(((model, r.pk), r) for r in model.objects.filter(
+                document__contains=f'"{uid}"'))
+    return sorted(found.values(), key=lambda r: r.position)

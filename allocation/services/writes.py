@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from allocation.engine.events import VirtualClock
 from allocation.engine.manifests import InvalidManifests, LoadResult
+from allocation.engine.manifests.uids import duplicate_uids
 from allocation.engine.objects import KObject
 from allocation.engine.simulation import refuse_unsimulated_v1
 from allocation.engine.state import ClusterState
@@ -38,7 +39,12 @@ from allocation.services.store import (
     row_identity,
     stored_rows,
 )
-from allocation.services.touched import claim_references, neighbourhood, rows_of
+from allocation.services.touched import (
+    claim_references,
+    neighbourhood,
+    rows_of,
+    uid_holders,
+)
 
 __all__ = ["Plan", "WriteResult", "plan_changes", "apply_plan", "write", "row_values"]
 
@@ -168,6 +174,9 @@ def _validate(rows: list[StoredObject], events: list[Event], plan: Plan) -> None
     for obj, _ in plan.create:
         (loaded.events if model_for(obj) is Event else loaded.objects).append(obj)
     _refuse_unsimulated(loaded)
+    problems = [p for p in duplicate_uids(loaded.objects) if p.file != STORED_FILE]
+    if problems:
+        raise InvalidManifests(problems)
     ClusterState.build(loaded, VirtualClock(timezone.now()))
 
 
@@ -197,7 +206,17 @@ def _validate_touched(plan: Plan) -> None:
                   if (type(row), row.pk) not in doomed and (type(row), row.pk) not in replaced]
     dialects = [o for o in references if not isinstance(o, LeftOut) and id(o) not in named]
     _refuse_unsimulated(LoadResult(objects=[*dialects, *objects]))
+    _refuse_duplicate_uids(written, doomed)
     ClusterState.build(LoadResult(objects=objects), VirtualClock(timezone.now()))
+
+
+def _refuse_duplicate_uids(written: list[KObject], doomed: set[tuple[type, int]]) -> None:
+    """A written object may not take a uid a stored object has (``manifests/uids.py``)."""
+    holders = [load_row(row) for row in uid_holders(written)
+               if (type(row), row.pk) not in doomed]
+    problems = duplicate_uids(written, [o for o in holders if isinstance(o, KObject)])
+    if problems:
+        raise InvalidManifests(problems)
 
 
 def _refuse_unsimulated(loaded: LoadResult) -> None:

@@ -25,6 +25,7 @@ from allocation.engine.manifests.problems import InvalidManifests, Problem, Prob
 from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
+from allocation.engine.manifests.uids import duplicate_uids
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
@@ -244,6 +245,7 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
                      for path, message in pending)
     found.extend(_admin_access(result.objects))
+    found.extend(duplicate_uids(result.objects))
     if found:
         raise InvalidManifests(found)
     return result

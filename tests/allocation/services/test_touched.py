@@ -163,3 +163,24 @@ def test_one_write_reads_no_more_with_a_larger_cluster(monkeypatch):
     assert models.Node.objects.count() == 60
     assert _write("w2", "n2", monkeypatch) == small
     assert small[1] == 3  # the node, its slice and its pod: the rows its checks need
+
+
+def test_a_write_may_not_take_a_stored_objects_uid(settled):
+    first = f.pod("first")
+    first["metadata"]["uid"] = "u-1"
+    import_texts([("a.yaml", f.to_yaml([first]))])
+    second = f.pod("second")
+    second["metadata"]["uid"] = "u-1"
+    objects = _loaded([second])
+    rows, events = stored_rows(), event_rows()
+    plan = writes.plan_changes(rows, [(o, models.canonical_json(o.raw)) for o in objects])
+    whole = _problems(plan, lambda p: writes._validate(rows, events, p))
+    assert whole == [f"w.yaml:1 (Pod default/second): metadata.uid: duplicate uid 'u-1': "
+                     f"Pod default/first at stored:{models.Pod.objects.get(name='first').position}"
+                     " has it"]
+    assert _problems(plan, writes._validate_touched) == whole
+    with pytest.raises(InvalidManifests):
+        import_texts([("b.yaml", f.to_yaml([second]))])
+    assert not models.Pod.objects.filter(name="second").exists()
+    first["spec"]["nodeSelector"] = {"zone": "a"}  # the object itself keeps its uid
+    import_texts([("a.yaml", f.to_yaml([first]))])
