@@ -58,6 +58,9 @@ class StoredObject(models.Model):
     name = models.CharField(max_length=253, db_index=True)
     status = models.CharField(max_length=64, blank=True, db_index=True,
                               help_text="A one-word summary of the object's status, if any.")
+    uid = models.CharField(max_length=128, blank=True, db_index=True,
+                           help_text="metadata.uid, if any: one object per uid "
+                                     "(allocation/engine/manifests/uids.py).")
     document = models.TextField(help_text="The whole manifest as canonical JSON.")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -163,13 +163,12 @@ def claim_references(objects: Iterable[KObject]) -> list[Identity]:
 
 
 def uid_holders(objects: Iterable[KObject]) -> list[StoredObject]:
-    """The stored rows that may hold a uid one of ``objects`` sets: rows whose document
-    contains it anywhere (an owner reference too; the caller compares ``metadata.uid``).
-    Uids have no column, and a write sets few of them, so a text search per uid is enough."""
+    """The stored rows holding a ``metadata.uid`` one of ``objects`` sets (the indexed
+    ``uid`` column), in document order."""
     uids = {obj.meta.uid for obj in objects if obj.meta.uid}
-    found: dict[tuple[type, int], StoredObject] = {}
-    for uid in sorted(uids):
-        for model in OBJECT_MODELS:
-            found.update(((model, r.pk), r) for r in model.objects.filter(
-                document__contains=f'"{uid}"'))
-    return sorted(found.values(), key=lambda r: r.position)
+    found = []
+    for model in OBJECT_MODELS:
+        for chunk in _chunks(uids):
+            found.extend(model.objects.filter(uid__in=chunk))
+    found.sort(key=lambda r: r.position)
+    return found

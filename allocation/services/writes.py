@@ -88,7 +88,7 @@ def row_values(obj: KObject, document: str) -> dict:
     """Every column of ``obj``'s row except its position."""
     model = model_for(obj)
     values = {"api_version": obj.api_version, "namespace": obj.namespace or "",
-              "name": obj.name, "document": document, "status": ""}
+              "name": obj.name, "uid": obj.meta.uid or "", "document": document, "status": ""}
     values.update(model.columns_for(obj))
     return values
 
