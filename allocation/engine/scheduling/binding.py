@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from allocation.engine.scheduling.needs import PodNeeds
     from allocation.engine.state import ClusterState
 
-__all__ = ["allocate", "reserve", "reserve_for", "commit", "bind", "mark_unschedulable",
-           "mark_waiting", "context_of", "drop_context"]
+__all__ = ["allocate", "reserve", "reserve_for", "commit", "bind", "explain_text",
+           "mark_unschedulable", "mark_waiting", "context_of", "drop_context"]
 
 
 def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_name: str,
@@ -112,18 +112,26 @@ def bind(state: ClusterState, pod: Pod, node: Node) -> None:
     drop_context(state, pod)
 
 
+def explain_text(message: str, detail: dict) -> str:
+    """The ``draplanner.io/explain`` annotation's text: the summary and the detail."""
+    return json.dumps({"summary": message, **detail}, sort_keys=True)
+
+
 def mark_unschedulable(state: ClusterState, pod: Pod, message: str, detail: dict,
-                       reason: str = "Unschedulable") -> bool:
+                       reason: str = "Unschedulable", *, explain: str | None = None) -> bool:
     """Set the Unschedulable condition and the explain annotation, with an Event on change.
 
     ``reason`` is the condition's reason: kube-scheduler says ``SchedulerError``
     (``faults.SCHEDULER_ERROR``) when the attempt failed rather than found no node.
+    ``explain``, when given, is the annotation's text already made (``explain_text`` of
+    ``message`` and ``detail``).
 
     Returns:
         False: recording a failure is not progress (``Simulation.settle``).
     """
     pod = state.writable(pod)
-    explain = json.dumps({"summary": message, **detail}, sort_keys=True)
+    if explain is None:
+        explain = explain_text(message, detail)
     changed = pod.set_condition({"type": "PodScheduled", "status": "False",
                                  "reason": reason, "message": message,
                                  "lastTransitionTime": state.clock.stamp()})

@@ -92,6 +92,8 @@ class V1Scheduling:
         self._placed: dict[tuple, int] = {}
         # (what _unchanged gave when it was recorded, (message, details), per-node answers)
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
+        # the annotation last rendered per signature, with the details it explained
+        self._rendered: dict[tuple, tuple[list[dict], v1_explain.Rendered]] = {}
         self._pool_keys: dict[str, tuple] = {}
         self._memo = v1_explain.RequestMemo(self._node_state, v1_views.same_node_state)
         # FailedScheduling events this half's _fail recorded: they change no node's answer,
@@ -102,7 +104,7 @@ class V1Scheduling:
         """A new scheduler pass: the book is synchronised again before the first v1 pod."""
         self.source.begin()
         self._has_classes = None
-        self._placed, self._failed = {}, {}
+        self._placed, self._failed, self._rendered = {}, {}, {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
         self._memo.entries = {}  # per pass, as the answers it complements
 
@@ -216,8 +218,16 @@ class V1Scheduling:
         happened (``_unchanged``), and each node's answer while that node's state is the
         same (``answers``: node name -> (state, reason))."""
         events = len(state.events.items)
-        binding.mark_unschedulable(state, pod, message, v1_explain.detail(
-            state, allocator, claims, details, len(state.node_order), self._memo))
+        known = self._rendered.get(key) if key is not None else None
+        # the same failure (its details) as the identical pod rendered: its text, renamed
+        text = v1_explain.renamed(known[1], claims) if known and known[0] is details else None
+        if text is None:
+            rendered = v1_explain.render(message, v1_explain.detail(
+                state, allocator, claims, details, len(state.node_order), self._memo), claims)
+            text = rendered.text
+            if key is not None:
+                self._rendered[key] = (details, rendered)
+        binding.mark_unschedulable(state, pod, message, {}, explain=text)
         self._own_events += len(state.events.items) - events
         if key is not None:
             if answers is None:

@@ -14,8 +14,10 @@ the same fields as the annotation's ``error``. docs/v1.md "Explanations" has the
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.scheduling import binding
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
     from allocation.engine.v1 import Allocator, UnschedulableError
 
 __all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
-           "MAX_REQUESTS", "RequestMemo", "detail", "mark_failed", "request_entry",
-           "verdict_text"]
+           "MAX_REQUESTS", "RequestMemo", "Rendered", "detail", "mark_failed", "render",
+           "renamed", "request_entry", "verdict_text"]
 
 EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS)
 """Node reasons whose requests the annotation details (the claims, not the node, said no)."""
@@ -105,6 +107,54 @@ def _claim_indexes(entries: list[dict], names: list[str]) -> tuple | None:
     if any(json.dumps(n)[1:-1] in rest for n in names):
         return None
     return tuple(index[e["claim"]] for e in entries)
+
+
+class Rendered(NamedTuple):
+    """A pending pod's annotation text, and what :func:`renamed` needs to give it to an
+    identical pod: the pod's unallocated claims (``ref``) and how many request entries
+    name each."""
+
+    text: str
+    refs: tuple[str, ...]
+    counts: Counter[str]
+
+
+def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
+    """The annotation text of ``message`` and ``body`` (``binding.explain_text``).
+
+    Returns:
+        The text, with the claims it names in request entries.
+    """
+    counts: Counter[str] = Counter(
+        request["claim"] for node in body.get("nodes") or () for request in
+        node.get("requests") or ())
+    return Rendered(binding.explain_text(message, body),
+                    tuple(c.ref for c in claims if not c.allocated), counts)
+
+
+def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
+    """``rendered``'s text for an identical pod, whose unallocated ``claims`` take the
+    places of the rendered pod's (the pending pods of one template differ only in their
+    claims' names; encoding each annotation again was most of their time, docs/v1.md
+    "Speed").
+
+    Returns:
+        The text, byte-identical to rendering the pod's own body, or None when a claim
+        name appears elsewhere than in the request entries' ``claim`` fields (a CEL error
+        may quote it), where a substitution could change more than those fields.
+    """
+    refs = [c.ref for c in claims if not c.allocated]
+    if len(refs) != len(rendered.refs) or len(set(rendered.refs)) != len(refs):
+        return None
+    pairs = list(zip(rendered.refs, refs, strict=True))
+    # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
+    if any(rendered.text.count(json.dumps(old)) != rendered.counts[old] for old, _ in pairs):
+        return None
+    quoted = {json.dumps(old): json.dumps(new) for old, new in pairs}
+    if all(old == new for old, new in quoted.items()):
+        return rendered.text
+    pattern = re.compile("|".join(re.escape(old) for old in quoted))
+    return pattern.sub(lambda match: quoted[match.group(0)], rendered.text)
 
 
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],

@@ -376,3 +376,48 @@ def test_the_memo_does_not_reuse_requests_that_quote_a_claims_name(monkeypatch):
     assert len(calls) == 2
     assert second[0]["claim"] == "default/c2"
     assert second[0]["refused"][0]["reason"] == f"request selector `{sel}` is false"
+
+
+def _bodies(sel: str) -> tuple[list, dict, dict]:
+    """The claims c1 and c2 of ``_memo_case`` and each one's annotation body on node-1."""
+    state, allocator, claims = _memo_case(sel)
+    bodies = [v1_explain.detail(state, allocator, [c], [{"node": "node-1",
+                                                         "reason": "cannot allocate all claims"}],
+                                1) for c in claims]
+    return claims, *bodies
+
+
+def test_an_identical_pods_annotation_is_the_rendered_text_with_its_claims_renamed():
+    (c1, c2), first, second = _bodies(f'device.attributes["{DRV}"].model == "b"')
+    rendered = v1_explain.render("0/1 nodes are available", first, [c1])
+
+    assert rendered.counts == {"default/c1": 1}
+    assert v1_explain.renamed(rendered, [c2]) == v1_explain.render(
+        "0/1 nodes are available", second, [c2]).text
+    assert v1_explain.renamed(rendered, [c1]) == rendered.text
+
+
+def test_an_annotation_quoting_a_claims_name_elsewhere_is_not_renamed():
+    sel = f'device.attributes["{DRV}"].model == "default/c1"'
+    (c1, c2), first, _ = _bodies(sel)
+    # a string equal to the name, outside the claim fields
+    first["nodes"][0]["requests"][0]["selectors"].append("default/c1")
+
+    assert v1_explain.renamed(v1_explain.render("m", first, [c1]), [c2]) is None
+
+
+def test_pending_pods_alike_each_name_their_own_claim_and_keep_what_they_quote():
+    sel = f'device.attributes["{DRV}"].model == "default/c1"'
+    docs = [node("node-1"), class_doc(selectors=_sel(CLASS_SEL)),
+            slice_doc([_model("gpu-0", "a")])]
+    for name in ("c1", "c2", "c3"):
+        docs += [claim_doc([request(selectors=_sel(sel))], name=name),
+                 pod(f"p-{name}", claims={"gpu": name})]
+    output = simulate(load(docs)).output()
+    explained = {i["metadata"]["name"]: json.loads(i["metadata"]["annotations"][
+        "draplanner.io/explain"]) for i in output["items"] if i["kind"] == "Pod"}
+
+    for name in ("c1", "c2", "c3"):
+        [req] = explained[f"p-{name}"]["nodes"][0]["requests"]
+        assert req["claim"] == f"default/{name}"
+        assert req["selectors"][-1] == f'device.attributes["{DRV}"].model == "default/c1"'
