@@ -110,13 +110,19 @@ class VirtualClock:
 
     def __init__(self, start: datetime = DEFAULT_START) -> None:
         self.now = start
+        self._stamped: tuple[datetime, str] | None = None
 
     def advance_to(self, moment: datetime) -> None:
         if moment > self.now:
             self.now = moment
 
     def stamp(self) -> str:
-        return format_time(self.now)
+        """``now`` as an RFC 3339 text; formatted once per moment (every condition and
+        Event of a pass asks for it)."""
+        stamped = self._stamped
+        if stamped is None or stamped[0] is not self.now:
+            stamped = self._stamped = (self.now, format_time(self.now))
+        return stamped[1]
 
 
 class EventRecorder:

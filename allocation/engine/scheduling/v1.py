@@ -168,8 +168,10 @@ class V1Scheduling:
                                                  if n != pod.nominated_node_name)]
         try:
             for index, name in enumerate(order, start):
-                seen = None if answers is None else self._node_state(state, allocator, name)
+                # a refused node's state is taken once the scan fails (a refusal changes
+                # nothing, so it is the same then), unless a prior answer needs it now
                 before = prior.get(name)
+                seen = None if before is None else self._node_state(state, allocator, name)
                 if before is not None and v1_views.same_node_state(before[0], seen):
                     refusal = before[1]
                 else:
@@ -194,6 +196,9 @@ class V1Scheduling:
         if start:  # the nodes skipped must be counted too: scan them all once
             del self._placed[key]
             return self.pod(state, pod, resolved)
+        if answers:
+            answers = {name: (seen or self._node_state(state, allocator, name), refusal)
+                       for name, (seen, refusal) in answers.items()}
         return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
                           answers)
 

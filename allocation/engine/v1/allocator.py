@@ -91,8 +91,12 @@ class Allocator:
         self._hint = 1
 
     def set_classes(self, classes: list[dict]) -> None:
-        """Replace every DeviceClass."""
+        """Replace every DeviceClass; drops the prepared requests."""
         self.classes = {c["metadata"]["name"]: c for c in classes}
+        # id(claim spec) -> (spec, requests, subrequest counts, constraint makers): a spec
+        # that passed the preflight once, prepared (``Search._prepare``); specs are
+        # immutable, so the claims of one template share one entry
+        self.prepared: dict[int, tuple] = {}
 
     def compiled(self, expression: str):
         """The compiled selector for ``expression`` (cached). Raises CelCompileError."""

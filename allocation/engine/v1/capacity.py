@@ -89,6 +89,8 @@ def capacity_fits(requests: dict[str, Fraction] | None, device,
     this call took so far. The reason names the capacity, the numbers as quantities and,
     for a policy violation, the policy (the explain annotation shows it as it is).
     """
+    if requests is None and recorded is None and allocating is None and device.no_policy:
+        return ""  # each capacity gives its whole value, and nothing else takes any
     if requests:
         for name in requests:
             if name not in device.capacity:

@@ -46,7 +46,7 @@ class Device:
 
     __slots__ = ("key", "name", "driver", "pool", "raw", "slice", "multi_raw", "capacity",
                  "consumes", "taints", "binding_conditions", "binding_failure_conditions",
-                 "binds_to_node", "selector_cache", "attributes")
+                 "binds_to_node", "selector_cache", "attributes", "no_policy")
 
     def __init__(self, raw: dict, slice_: dict) -> None:
         spec = slice_["spec"]
@@ -59,6 +59,8 @@ class Device:
         self.attributes = raw.get("attributes") or {}
         self.multi_raw = bool(raw.get("allowMultipleAllocations"))
         self.capacity = {name: _Capacity(c) for name, c in (raw.get("capacity") or {}).items()}
+        # no request policy: asked for nothing, it gives its whole capacity (capacity.py)
+        self.no_policy = not any(c.has_policy for c in self.capacity.values())
         self.consumes = [(c["counterSet"], {n: quantity_value(v["value"]) for n, v in
                                             (c.get("counters") or {}).items()})
                          for c in raw.get("consumesCounters") or ()]

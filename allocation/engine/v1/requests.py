@@ -41,7 +41,7 @@ class RequestData:
 
     __slots__ = ("name", "parent", "klass", "class_selectors", "selectors", "all_mode",
                  "num_devices", "all_devices", "admin", "tolerations", "capacity",
-                 "capacity_formats", "claim")
+                 "capacity_formats")
 
     def __init__(self, body: dict, parent: str | None) -> None:
         self.name = body["name"]
@@ -58,7 +58,6 @@ class RequestData:
         self.klass = None
         self.class_selectors: list = []
         self.selectors: list = []
-        self.claim = ""  # the claim's key, to name it in a CEL runtime error
 
     @property
     def result_name(self) -> str:
@@ -68,11 +67,13 @@ class RequestData:
 class ClaimState:
     """One claim during one call: its prepared requests, constraints and picks."""
 
-    __slots__ = ("raw", "key", "requests", "data", "constraints", "picks", "chosen", "subs")
+    __slots__ = ("raw", "key", "owner", "requests", "data", "constraints", "picks", "chosen",
+                 "subs")
 
     def __init__(self, raw: dict) -> None:
         self.raw = raw
         self.key = claim_key(raw)
+        self.owner = f"claim {self.key}"  # what a request selector's error names
         self.requests = raw["spec"]["devices"].get("requests") or []
         self.data: dict[tuple[int, int], RequestData] = {}
         self.subs: dict[int, int] = {}  # request index -> number of subrequests

@@ -119,6 +119,19 @@ class Search:
         return True
 
     def _prepare(self, ci: int, claim: ClaimState) -> None:
+        spec = claim.raw["spec"]
+        known = self.alloc.prepared.get(id(spec))
+        if known is not None and known[0] is spec:
+            # the same (immutable) spec passed this preflight: its requests, shared
+            _spec, claim.data, claim.subs, constraints = known
+            claim.constraints = [make(requests, name) for make, requests, name in constraints]
+            return
+        self._preflight(ci, claim)
+        if not any(rd.all_mode for rd in claim.data.values()):  # All: per node
+            self.alloc.prepared[id(spec)] = (spec, claim.data, claim.subs, [
+                (type(c), list(c.requests), c.attribute) for c in claim.constraints])
+
+    def _preflight(self, ci: int, claim: ClaimState) -> None:
         p = self.profile
         minimum = 0
         for ri, req in enumerate(claim.requests):
@@ -167,7 +180,6 @@ class Search:
                                       "(unsupported constraint type?)")
 
     def _validate(self, claim: ClaimState, ci: int, rd: RequestData, body: dict) -> RequestData:
-        rd.claim = claim.key
         for i, sel in enumerate(body.get("selectors") or ()):
             if not (sel.get("cel") or {}).get("expression"):
                 raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
@@ -183,7 +195,9 @@ class Search:
         rd.klass = klass
         rd.class_selectors = [self._compile(s, f"class {class_name}", i) for i, s in
                               enumerate((klass.get("spec") or {}).get("selectors") or ())]
-        rd.selectors = [self._compile(s, f"claim {claim.key}", i) for i, s in
+        # (compiled, index): the owner is the claim's (``ClaimState.owner``), which a request
+        # prepared once serves for every claim of the same spec (``_prepare``)
+        rd.selectors = [self._compile(s, claim.owner, i)[::2] for i, s in
                         enumerate(body.get("selectors") or ())]
         if rd.all_mode:
             self._list_all(claim, ci, rd)
@@ -209,7 +223,7 @@ class Search:
                                       "is currently invalid")
             for view in pool.slices:
                 for dev in view.devices:
-                    if not self.selectable(rd, view, dev):
+                    if not self.selectable(claim, rd, view, dev):
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue
@@ -217,7 +231,7 @@ class Search:
         rd.num_devices = len(rd.all_devices)
 
     # -- per-device checks --
-    def selectable(self, rd: RequestData, view, dev) -> bool:
+    def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:
         """Binding conditions, class then request selectors (lazy), per-device nodes."""
         self.alloc.examined += 1
         if dev.binding_conditions and not self.profile.binding_and_status:
@@ -227,11 +241,11 @@ class Search:
             for sel, owner, i in rd.class_selectors:
                 if not result(dev, sel, owner, i):
                     return False
-            for sel, owner, i in rd.selectors:
-                if not result(dev, sel, owner, i):
+            for sel, i in rd.selectors:
+                if not result(dev, sel, claim.owner, i):
                     return False
         except CelRuntimeError as exc:  # spec section 6: say which claim and request
-            exc.place(rd.claim, rd.result_name)
+            exc.place(claim.key, rd.result_name)
             raise
         return not (view.per_device and dev.name not in view.node_ok)
 
@@ -311,7 +325,7 @@ class Search:
                             continue
                     elif key in book_dedicated or allocating.get(key):
                         continue
-                    if not self.selectable(rd, view, dev):
+                    if not self.selectable(claim, rd, view, dev):
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue
