@@ -109,6 +109,7 @@ class V1ClaimController:
                 claim = ResourceClaimV1(claim_from_template(
                     _pod_doc(pod), entry.name, template.as_v1(),
                     lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
+                claim.share_spec_key(template)
                 state.add(claim)
             _record(state, pod, entry.name, claim.name)
             changed = True

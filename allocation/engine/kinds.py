@@ -13,7 +13,7 @@ are matched by ``(apiVersion, kind)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocation.engine.constants import PLANNER_GROUP, PROVISIONING_GROUP, RESOURCE_GROUP
 
@@ -38,16 +38,15 @@ class KindSpec:
     """The kind, as in a document's ``kind``."""
     versions: tuple[str, ...]
     namespaced: bool
+    api_versions: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    """Every ``apiVersion`` this spec accepts (derived; read on every object made)."""
+    preferred_version: str = field(init=False, compare=False, repr=False)
+    """The ``apiVersion`` of objects the planner creates: the newest served."""
 
-    @property
-    def api_versions(self) -> tuple[str, ...]:
-        """Every ``apiVersion`` this spec accepts."""
-        return tuple(f"{self.group}/{v}" if self.group else v for v in self.versions)
-
-    @property
-    def preferred_version(self) -> str:
-        """The ``apiVersion`` of objects the planner creates: the newest served."""
-        return self.api_versions[-1]
+    def __post_init__(self) -> None:
+        versions = tuple(f"{self.group}/{v}" if self.group else v for v in self.versions)
+        object.__setattr__(self, "api_versions", versions)
+        object.__setattr__(self, "preferred_version", versions[-1])
 
 
 NODE_RESOURCE_SLICE = KindSpec(RESOURCE_GROUP, "NodeResourceSlice", ("v1alpha2",), False)

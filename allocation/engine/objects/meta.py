@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
     from allocation.engine.kinds import KindSpec
@@ -29,8 +29,11 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
     return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace or ''}/{name}"))
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class ObjectKey:
+class ObjectKey(NamedTuple):
+    """An object's identity in a state: kind name, namespace (None: cluster-scoped), name.
+
+    A named tuple, so hashing and comparing (every state lookup) run in C."""
+
     kind: str
     namespace: str | None
     name: str

@@ -152,6 +152,12 @@ class ResourceClaimV1(KObject):
             key = self.__dict__["_spec_key"] = repr(self.spec)
         return key
 
+    def share_spec_key(self, template: ResourceClaimTemplateV1) -> None:
+        """Take ``template``'s key when this claim's spec is the template's own (the claims
+        made from one template share its spec: one ``repr`` for all of them)."""
+        if self.spec is template.claim_spec:
+            self.__dict__["_spec_key"] = template.claim_spec_key
+
     @property
     def request_names(self) -> list[str]:
         return [r.name for r in self.requests]
@@ -209,6 +215,14 @@ class ResourceClaimTemplateV1(KObject):
     @property
     def class_names(self) -> list[str]:
         return list(dict.fromkeys(n for r in self.requests for n in r.class_names))
+
+    @property
+    def claim_spec_key(self) -> str:
+        """``ResourceClaimV1.spec_key`` of the claims made from this template."""
+        key = self.__dict__.get("_claim_spec_key")
+        if key is None:
+            key = self.__dict__["_claim_spec_key"] = repr(self.claim_spec)
+        return key
 
     def as_v1(self) -> dict:
         """A view of the v1 document for making claims (``v1/templates.py``): identity and

@@ -74,7 +74,7 @@ class AllocatorSource:
         current = {claim.ref: claim.allocation for claim in state.of_kind(ResourceClaimV1)
                    if claim.allocation is not None}
         for key in [k for k, a in self.committed.items()
-                    if current.get(k) is None or current[k] != a]:
+                    if current.get(k) is not a and (current.get(k) is None or current[k] != a)]:
             allocator.book.release(key)  # released or replaced
             del self.committed[key]
         for key, allocation in current.items():

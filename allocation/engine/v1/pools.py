@@ -75,14 +75,19 @@ class Device:
 
 
 class _Capacity:
-    __slots__ = ("value", "default", "valid_values", "min", "max", "step", "has_policy",
-                 "has_range", "formats")
+    __slots__ = ("raw", "value", "default", "valid_values", "min", "max", "step", "has_policy",
+                 "has_range", "_formats")
 
     def __init__(self, raw: dict) -> None:
+        self.raw = raw
         self.value = quantity_value(raw["value"])
         policy = raw.get("requestPolicy")
         self.has_policy = policy is not None
-        policy = policy or {}
+        self.has_range = False
+        self.default = self.valid_values = self.min = self.max = self.step = None
+        self._formats = None
+        if policy is None:
+            return
         self.default = quantity_value(policy["default"]) if "default" in policy else None
         values = policy.get("validValues")
         self.valid_values = [quantity_value(v) for v in values] if values else None
@@ -92,11 +97,20 @@ class _Capacity:
         self.min = quantity_value(rng["min"]) if "min" in rng else None
         self.max = quantity_value(rng["max"]) if "max" in rng else None
         self.step = quantity_value(rng["step"]) if "step" in rng else None
-        # the quantity formats upstream copies into consumedCapacity (capacity.py)
-        self.formats = {"value": quantity_format(raw["value"]),
-                        "default": quantity_format(policy.get("default", "")),
-                        "min": quantity_format(rng.get("min", "")),
-                        "valid": [quantity_format(v) for v in values or ()]}
+
+    @property
+    def formats(self) -> dict:
+        """The quantity formats upstream copies into consumedCapacity (capacity.py); read
+        only for shared results, so made on first use."""
+        if self._formats is None:
+            policy = self.raw.get("requestPolicy") or {}
+            rng = policy.get("validRange") or {}
+            self._formats = {"value": quantity_format(self.raw["value"]),
+                             "default": quantity_format(policy.get("default", "")),
+                             "min": quantity_format(rng.get("min", "")),
+                             "valid": [quantity_format(v)
+                                       for v in policy.get("validValues") or ()]}
+        return self._formats
 
 
 @dataclass

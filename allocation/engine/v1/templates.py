@@ -188,18 +188,19 @@ def resolve_claim_name(pod: dict, entry: dict) -> tuple[str | None, bool]:
         ClaimNotCreated: a template entry without a status entry yet.
         ValueError: an entry naming neither a claim nor a template.
     """
-    meta = pod.get("metadata") or {}
-    ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
     claim_name, template_name = pod_claim_sources(entry)
     if claim_name is not None:
         return claim_name, False
+    meta = pod.get("metadata") or {}
     if template_name is not None:
         for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
             if status.get("name") == entry["name"]:
                 return status.get("resourceClaimName"), True
-        raise ClaimNotCreated(f'pod "{ref}": ResourceClaim not created yet')
-    raise ValueError(f'pod "{ref}", spec.resourceClaim "{entry.get("name")}": '
-                     "none of the supported fields are set")
+        raise ClaimNotCreated(f'pod "{meta.get("namespace") or "default"}/{meta.get("name")}":'
+                              ' ResourceClaim not created yet')
+    raise ValueError(f'pod "{meta.get("namespace") or "default"}/{meta.get("name")}", '
+                     f'spec.resourceClaim "{entry.get("name")}": none of the supported fields '
+                     "are set")
 
 
 def not_for_pod(pod: dict, claim: dict) -> str | None:
