@@ -23,8 +23,8 @@ per node per pod would dominate the time.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
@@ -45,12 +45,17 @@ from allocation.engine.scheduling.reasons import (
     R_CLAIMS,
     summary,
 )
-from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use, v1_claims
+from allocation.engine.scheduling.v1_claims import (
+    IN_USE,
+    PodClaimsV1,
+    in_use,
+    reserve,
+    v1_claims,
+)
 from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     Allocator,
-    Attempt,
     UnschedulableError,
     allocated_claim_fits,
     make_profile,
@@ -64,20 +69,6 @@ __all__ = ["V1Scheduling", "v1_claims"]
 
 _NO_NEEDS = PodNeeds()
 """The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
-
-
-@dataclass
-class _Attempt:
-    """One pod's scheduling attempt: its claims, the allocator views of the unallocated
-    ones (made once, not per node), and the extended resources DRA may serve."""
-
-    claims: list[ResourceClaimV1]
-    docs: list[dict]
-    extended: list[str] = field(default_factory=list)
-    check_capacity: bool = True
-    # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have nothing
-    # free are answered without a search), made at the first node that gets that far
-    search: Attempt | None = None
 
 
 class V1Scheduling:
@@ -142,7 +133,7 @@ class V1Scheduling:
         if resolved.error is not None:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {resolved.error}.", {})
-        attempt = _Attempt(found, [v1_views.claim_doc(c) for c in found if not c.allocated])
+        attempt = v1_views.PodAttempt.of(found)
         if pod.node_name:  # bound in the input: no extended-resource claim is made for it
             attempt.check_capacity = False
             return self._bound(state, allocator, pod, attempt)
@@ -162,7 +153,7 @@ class V1Scheduling:
         answers: dict | None = {} if key is not None else None
         counts: Counter[str] = Counter()
         details = []
-        order = state.node_order[start:] if start else state.node_order
+        order = islice(state.node_order, start, None) if start else state.node_order
         if pod.nominated_node_name in state.nodes:  # waiting there for binding conditions
             order = [pod.nominated_node_name, *(n for n in order
                                                  if n != pod.nominated_node_name)]
@@ -263,7 +254,7 @@ class V1Scheduling:
         allocator = self._ready(state)
         extended = v1_extended.existing_claim(state, pod)
         found = [*claims, *([extended] if extended is not None else [])]
-        attempt = _Attempt(found, [v1_views.claim_doc(c) for c in found if not c.allocated])
+        attempt = v1_views.PodAttempt.of(found)
         if extended is None:
             attempt.extended = v1_extended.wanted(self._profile(state), pod)
         counts: Counter[str] = Counter()
@@ -278,7 +269,7 @@ class V1Scheduling:
         return None, counts
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
-               attempt: _Attempt) -> bool:
+               attempt: v1_views.PodAttempt) -> bool:
         claims = attempt.claims
         if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
             return False
@@ -297,7 +288,7 @@ class V1Scheduling:
                 state, allocator, claims, [{"node": node.name, "reason": refusal}], 1))
 
     def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
-             attempt: _Attempt) -> str | None:
+             attempt: v1_views.PodAttempt) -> str | None:
         """Place ``pod`` on ``node`` (allocate, reserve, wait for binding conditions, bind)
         or say why not; :data:`_WAITING` when it waits there.
 
@@ -350,7 +341,7 @@ class V1Scheduling:
             for claim, allocation in zip(pending, allocations, strict=True):
                 self._allocate(state, allocator, claim, allocation)
         for claim in claims:
-            _reserve(state, claim, pod)
+            reserve(state, claim, pod)
         return self._prebind(state, pod, node, claims)
 
     def _prebind(self, state: ClusterState, pod: Pod, node: Node,
@@ -363,7 +354,7 @@ class V1Scheduling:
             if verdict == "failed":
                 self._placed, self._failed = {}, {}  # devices were freed
                 for claim in waiting:
-                    _undo(state, claim, pod)
+                    v1_prebind.unreserve(state, claim, pod)
                     self.source.release(claim.ref)
                 state.writable(pod).nominated_node_name = None
                 raise _PreBindFailed(why)
@@ -408,19 +399,3 @@ _WAITING = "waiting for binding conditions"
 """``_try``'s answer when the pod waits on the node (compared by identity)."""
 
 _DEFAULT_PROFILE = make_profile()
-
-
-def _undo(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
-    """Deallocate a claim whose binding failed and drop the pod's reservation, as
-    kube-scheduler's Unreserve does; device statuses go with the allocation."""
-    claim = state.writable(claim)
-    claim.allocation = None
-    claim.device_statuses = []
-    claim.reserved_for = [r for r in claim.reserved_for if r.get("uid") != pod.meta.uid]
-    claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]
-
-
-def _reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
-    if pod.meta.uid not in claim.reserved_pod_uids:
-        state.writable(claim).reserved_for.append(
-            {"resource": "pods", "name": pod.name, "uid": pod.meta.uid})

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from allocation.engine.objects import Pod
     from allocation.engine.state import ClusterState
 
-__all__ = ["PodClaimsV1", "IN_USE", "v1_claims", "in_use"]
+__all__ = ["PodClaimsV1", "IN_USE", "v1_claims", "in_use", "reserve"]
 
 IN_USE = "resourceclaim in use"
 """PreFilter's refusal when an allocated claim already has ``MAX_RESERVED_FOR`` (256)
@@ -97,3 +97,11 @@ def in_use(claims: list[ResourceClaimV1], pod: Pod) -> ResourceClaimV1 | None:
                 and pod.meta.uid not in claim.reserved_pod_uids):
             return claim
     return None
+
+
+def reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
+    """Add ``pod`` to the claim's ``status.reservedFor`` (once), as the scheduler's Reserve
+    does."""
+    if pod.meta.uid not in claim.reserved_pod_uids:
+        state.writable(claim).reserved_for.append(
+            {"resource": "pods", "name": pod.name, "uid": pod.meta.uid})

@@ -15,13 +15,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.events import parse_time
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import ResourceClaimV1
+    from allocation.engine.objects import Pod, ResourceClaimV1
     from allocation.engine.state import ClusterState
 
-__all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "verdict", "deadline"]
+__all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "verdict", "deadline",
+           "unreserve"]
 
 BINDING_TIMEOUT = timedelta(seconds=600)
 """Upstream's default wait for binding conditions (``BindingTimeoutDefaultSeconds``)."""
@@ -84,3 +86,13 @@ def verdict(state: ClusterState, claims: list[ResourceClaimV1]) -> tuple[str, st
             return "failed", f"claim {claim.name} binding timeout"
         waiting |= pending
     return ("waiting", None) if waiting else ("ready", None)
+
+
+def unreserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
+    """Deallocate a claim whose binding failed and drop the pod's reservation, as
+    kube-scheduler's Unreserve does; device statuses go with the allocation."""
+    claim = state.writable(claim)
+    claim.allocation = None
+    claim.device_statuses = []
+    claim.reserved_for = [r for r in claim.reserved_for if r.get("uid") != pod.meta.uid]
+    claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]

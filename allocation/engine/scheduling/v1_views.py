@@ -6,22 +6,43 @@ copied per node) and the signature that makes two pods' attempts alike.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from allocation.engine.scheduling.cache import pod_signature
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod, ResourceClaimV1
+    from allocation.engine.v1 import Attempt
 
-__all__ = ["claim_doc", "node_doc", "same_node_state", "signature"]
+__all__ = ["PodAttempt", "claim_doc", "node_doc", "same_node_state", "signature"]
 
 
-def signature(pod: Pod, attempt) -> tuple | None:
+@dataclass
+class PodAttempt:
+    """One pod's scheduling attempt: its claims, the allocator views of the unallocated
+    ones (made once, not per node), and the extended resources DRA may serve."""
+
+    claims: list[ResourceClaimV1]
+    docs: list[dict]
+    extended: list[str] = field(default_factory=list)
+    check_capacity: bool = True
+    # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have nothing
+    # free are answered without a search), made at the first node that gets that far
+    search: Attempt | None = None
+
+    @classmethod
+    def of(cls, claims: list[ResourceClaimV1]) -> PodAttempt:
+        """The attempt of a pod with ``claims`` (views of the unallocated ones)."""
+        return cls(claims, [claim_doc(c) for c in claims if not c.allocated])
+
+
+def signature(pod: Pod, attempt: PodAttempt) -> tuple | None:
     """What makes two pods' attempts alike: namespace, node constraints, cpu and memory,
     the claims' specs (all unallocated) and the extended requests.
 
     Returns:
-        The key, or None when a claim of ``attempt`` (``scheduling/v1.py``'s) is allocated
+        The key, or None when a claim of ``attempt`` is allocated
         or the pod waits on a node (its attempt is its own).
     """
     if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
