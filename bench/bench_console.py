@@ -12,9 +12,11 @@ thread, the in-memory channel layer), on :func:`bench.generate.named_gpu_cluster
   ``BENCH_LARGE=1`` also at the **large** size (5,000 nodes, 40,000 pods; slow to import).
   A count that grows with the nodes is an N+1. "cold" drops the cached baseline state
   first (the node page still builds one; the dashboard and the lists do not).
-* **worker**: one pass (``services.reconcile.reconcile``) after one new pod with a template
-  claim was imported into a 500-node cluster; its read and state-build phases are timed
-  separately (the pass rebuilds the whole state: it is not incremental yet).
+* **worker**: passes on the state the worker kept from its last pass, each after one new pod
+  (caught up from the change log, ``services/incremental.py``), at 500 nodes and at the
+  **single** size; and one full pass (``services.reconcile.reconcile`` without a kept
+  state, as after a restart) after one new pod with a template claim was imported into a
+  500-node cluster, its read and state-build phases timed separately.
 * **API write to channel message**: wall time from just before ``POST /api/pods/`` to the
   ``cluster.changed`` message arriving on a channel subscribed to group ``cluster``.
 * **API write on the single workload**: ``POST /api/pods/`` of one pod on the **single**
@@ -67,7 +69,7 @@ def _setup(nodes: int, pods: int | None = None):
     import_texts([("bench.yaml", "---\n".join(dump(d) for d in docs))], replace=True)
     imported = time.perf_counter() - t0
     t0 = time.perf_counter()
-    reconcile()
+    _KEPT[:] = [reconcile().kept]  # the worker keeps the settled state for its next pass
     settled = time.perf_counter() - t0
     user = get_user_model().objects.create_user("bench", password="bench", is_staff=True)
     client = Client()
@@ -117,6 +119,29 @@ def _new_pod(name: str) -> dict:
                 "requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}}],
                 "resourceClaims": [{"name": "gpu", "source": {
                     "resourceClaimTemplateName": "gpu-32gi"}}]}}
+
+
+_KEPT: list = [None]  # the state the last pass settled (services/incremental.py)
+
+
+def _kept_passes(writes: int = 3) -> list[dict]:
+    """Worker passes on the kept state after one new pod each: wall and CPU time, and
+    whether the pod was placed."""
+    from allocation.engine.writer import dump
+    from allocation.models import Pod
+    from allocation.services.manifests import import_texts
+    from allocation.services.reconcile import reconcile
+
+    out = []
+    for i in range(writes):
+        import_texts([(f"kept{i}.yaml", dump(_new_pod(f"kept-{i}")))])
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = reconcile(kept=_KEPT[0])
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        _KEPT[0] = result.kept
+        out.append({"s": wall, "cpu": cpu, "incremental": result.kept is not None,
+                    "placed": bool(Pod.objects.get(name=f"kept-{i}").node_name)})
+    return out
 
 
 def _worker_pass() -> dict:
@@ -178,6 +203,7 @@ def measure_worker_and_api() -> dict:
     import asyncio
 
     client, result = _setup(WORKER_NODES)
+    result["kept"] = _kept_passes()
     result["worker"] = _worker_pass()
     result["api"] = [asyncio.run(_api_write(client, f"api-{i}")) for i in range(API_WRITES)]
     return result
@@ -199,6 +225,7 @@ def measure_single_write(writes: int = API_WRITES) -> dict:
             elapsed = time.perf_counter() - t0
         result["writes"].append({"status": response.status_code, "s": elapsed,
                                  "queries": len(queries)})
+    result["kept"] = _kept_passes()
     return result
 
 
@@ -236,6 +263,7 @@ def main() -> None:
     print(f"  pass after it: {_ms(w['pass_s'])} ({w['outcome']}: {', '.join(w['kinds'])}); "
           f"of which read rows ~{_ms(w['read_s'])}, build state ~{_ms(w['build_s'])}")
     print(f"  pass with nothing new: {_ms(w['idle_s'])} ({w['idle_outcome']})")
+    _print_kept(r["kept"])
     print(f"API write to channel message on {WORKER_NODES} nodes (POST /api/pods/):")
     for a in r["api"]:
         print(f"  HTTP {a['status']} answered {_ms(a['answered_s'])}, {a['type']} "
@@ -245,6 +273,15 @@ def main() -> None:
           f"{r['import_s']:.2f} s, first worker pass {r['settle_s']:.2f} s), POST /api/pods/:")
     for w in r["writes"]:
         print(f"  HTTP {w['status']} {_ms(w['s'])}, {w['queries']} SQL queries")
+    _print_kept(r["kept"])
+
+
+def _print_kept(passes: list[dict]) -> None:
+    print("  worker passes on the kept state, one new pod before each (wall, CPU):")
+    for k in passes:
+        print(f"    {_ms(k['s'])} ({k['cpu'] * 1000:.0f} ms CPU), "
+              f"{'incremental' if k['incremental'] else 'FULL'}, "
+              f"pod {'placed' if k['placed'] else 'NOT placed'}")
 
 
 if __name__ == "__main__":

@@ -243,7 +243,10 @@ class ClusterState:
             self.reindex()
 
     def remove(self, obj: KObject) -> None:
+        """Remove ``obj``; its key stays in ``changed`` (a key there without an object is
+        one removed)."""
         self.objects.pop(obj.key, None)
+        self.changed.add(obj.key)
 
     def _index(self, slices: Iterable[NodeResourceSlice],
                capacities: Iterable[NodeResourceCapacity]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from allocation.engine.kinds import KindSpec
 from allocation.models.base import StoredObject, canonical_json, list_column
+from allocation.models.change_log import Change
 from allocation.models.claim import ResourceClaim
 from allocation.models.claim_parameters import ResourceClaimParameters
 from allocation.models.claim_template import ResourceClaimTemplate
@@ -40,7 +41,8 @@ from allocation.models.vendor import VendorObject
 
 __all__ = [
     "ManifestSource",
-    "StoredObject", "canonical_json", "list_column", "Cluster", "WorkerLease", "Node", "Pod",
+    "StoredObject", "canonical_json", "list_column", "Change", "Cluster", "WorkerLease", "Node",
+    "Pod",
     "PodTemplate", "NodeResourceSlice", "NodeResourceCapacity", "ResourceClass",
     "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "ProvisioningRequest", "NodeGroup",

@@ -25,6 +25,13 @@ class Cluster(models.Model):
         help_text="Random per write: tells two databases' equal revisions apart in caches.")
     reconciled_revision = models.BigIntegerField(
         default=-1, help_text="The revision the worker's last pass reached a fixed point at.")
+    read_model_token = models.CharField(
+        max_length=32, blank=True,
+        help_text="Random per read-model sync: a worker that wrote the read model last "
+                  "may compare with what it wrote instead of reading the rows.")
+    changes_from = models.BigIntegerField(
+        default=1, help_text="The first revision whose writes the change log (Change) "
+                             "still lists; a worker behind it rebuilds its state.")
 
     def __str__(self) -> str:
         return f"cluster at revision {self.revision}"

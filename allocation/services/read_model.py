@@ -12,6 +12,7 @@ of each structured model (:data:`MODEL_UNITS`), what a claim holds (:func:`held`
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -25,6 +26,7 @@ from allocation.engine.v1.usage import devices_in_use
 from allocation.models import (
     READ_MODELS,
     ClaimSummary,
+    Cluster,
     DeviceUsage,
     NodeSummary,
     PodSummary,
@@ -78,8 +80,8 @@ def label_items(labels: dict[str, str]) -> str:
 
 def _node_rows(state: ClusterState) -> tuple[dict[Key, dict], dict[Key, dict]]:
     nodes, usage = {}, {}
-    in_use = devices_in_use(c.as_v1() for c in state.of_kind(ResourceClaimV1)
-                            if c.allocation is not None)
+    in_use = devices_in_use({"status": {"allocation": c.allocation}}
+                            for c in state.of_kind(ResourceClaimV1) if c.allocation is not None)
     v1: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for piece in state.of_kind(ResourceSlice):
         if not piece.node_name:
@@ -190,53 +192,94 @@ def rows_of(state: ClusterState) -> Rows:
             ClaimSummary: _claim_rows(state)}
 
 
-def _sync_model(model: type[models.Model], wanted: dict[Key, dict]) -> int:
+def _sync_model(model: type[models.Model], wanted: dict[Key, dict],
+                stored: dict[Key, dict] | None) -> tuple[int, dict[Key, dict]]:
+    """Write what differs between ``wanted`` and the stored rows (``stored``: what the last
+    sync left, with ids; None: read them); the rows as stored now."""
     keys = _KEYS[model]
     fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
-    stored = {tuple(v[k] for k in keys): v for v in model.objects.values("id", *fields)}
+    if stored is None:
+        stored = {tuple(v[k] for k in keys): v for v in model.objects.values("id", *fields)}
+    left = dict(stored)
+    now: dict[Key, dict] = {}
     create, update, changed_fields = [], [], set()
     for key, values in wanted.items():
-        old = stored.pop(key, None)
+        old = left.pop(key, None)
         if old is None:
-            create.append(model(**values))
+            create.append((key, model(**values)))
             continue
         diff = [f for f in fields if old[f] != values[f]]
         if diff:
             update.append(model(id=old["id"], **values))
             changed_fields.update(diff)
-    doomed = [v["id"] for v in stored.values()]
+        now[key] = {"id": old["id"], **values}
+    doomed = [v["id"] for v in left.values()]
     for start in range(0, len(doomed), _BATCH):
         model.objects.filter(id__in=doomed[start:start + _BATCH]).delete()
     if update:
         model.objects.bulk_update(update, sorted(changed_fields), batch_size=_BATCH)
     if create:
-        model.objects.bulk_create(create, batch_size=_BATCH)
-    return len(create) + len(update) + len(doomed)
+        made = model.objects.bulk_create([row for _key, row in create], batch_size=_BATCH)
+        for (key, _row), row in zip(create, made, strict=True):
+            now[key] = {"id": row.id, **wanted[key]}
+    if any(v["id"] is None for v in now.values()):  # a backend that gives no ids back
+        now = None
+    return len(create) + len(update) + len(doomed), now
 
 
-def sync(state: ClusterState) -> int:
+Known = tuple[str, Rows]
+"""What a worker wrote last: ``Cluster.read_model_token`` after its sync, and the rows."""
+
+
+def sync(state: ClusterState, known: Known | None = None) -> tuple[int, Known | None]:
     """Make the read model describe ``state``, writing only rows that changed.
 
-    Call inside a transaction (the one that saves ``state``'s objects).
+    Call inside a transaction (the one that saves ``state``'s objects). ``known`` is what
+    the last sync returned; while ``Cluster.read_model_token`` is still its token nobody
+    else wrote the rows, so they are compared with it instead of being read (the worker
+    keeps it between passes); else they are read.
 
     Returns:
-        The number of rows created, updated or deleted.
+        The number of rows created, updated or deleted, and the new ``known`` (None when
+        the rows cannot be known without reading them).
     """
+    token = Cluster.objects.values_list("read_model_token", flat=True).filter(
+        pk=Cluster.SINGLETON_ID).first()
+    stored = known[1] if known is not None and token is not None and known[0] == token \
+        else None
     wanted = rows_of(state)
-    return sum(_sync_model(model, wanted[model]) for model in READ_MODELS)
+    count, now = 0, {}
+    for model in READ_MODELS:
+        written, rows = _sync_model(model, wanted[model],
+                                    None if stored is None else stored.get(model))
+        count += written
+        if rows is None or now is None:
+            now = None
+        else:
+            now[model] = rows
+    if count and token is not None:
+        token = uuid.uuid4().hex
+        Cluster.objects.filter(pk=Cluster.SINGLETON_ID).update(read_model_token=token)
+    return count, (None if now is None or token is None else (token, now))
 
 
-def record(cluster, state: ClusterState, saved: bool) -> bool:
+def record(cluster, state: ClusterState, saved: bool,
+           known: Known | None = None) -> tuple[bool, Known | None]:
     """The worker pass's hook: sync the read model to the state it settles.
 
     ``saved`` says whether the pass committed a new revision already. When only the read
     model changed (an import the engine had nothing to add to, say), the revision is bumped
-    and announced all the same, so open pages re-read the rows.
+    and announced all the same, so open pages re-read the rows. ``known`` as for
+    :func:`sync`.
 
     Returns:
-        Whether a revision was committed for the read model alone.
+        Whether a revision was committed for the read model alone, and the new ``known``
+        (for the next pass).
     """
-    if not sync(state) or saved:
-        return False
+    written, known = sync(state, known)
+    if known is not None:
+        cluster.read_model_token = known[0]  # the locked row is saved whole below
+    if not written or saved:
+        return False, known
     commit_revision(cluster, [])
-    return True
+    return True, known

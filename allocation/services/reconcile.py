@@ -26,7 +26,6 @@ before. See ``docs/console.md``, "The worker" and "Events".
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -40,10 +39,6 @@ from allocation.engine.faults import Failure, fallback_manifest, report
 from allocation.engine.objects import (
     KObject,
     ObjectKey,
-    Pod,
-    PodSchedulingContext,
-    ResourceClaim,
-    ResourceClaimV1,
 )
 from allocation.engine.simulation import Simulation
 from allocation.engine.state import ClusterState
@@ -57,20 +52,21 @@ from allocation.services.events import (
     prune_events,
     save_events,
 )
+from allocation.services.incremental import KeptState, NotIncremental, changed_plan
+from allocation.services.rebase import not_about, rebase
 from allocation.services.store import (
     Identity,
     LeftOut,
     build_state,
     identity_of,
-    model_for,
     row_identity,
     stand_in,
     stored_rows,
 )
-from allocation.services.writes import Plan, apply_plan, commit_revision, plan_changes, row_values
+from allocation.services.writes import Plan, apply_plan, commit_revision, plan_changes
 
-__all__ = ["PassResult", "PassAborted", "reconcile", "SAVED", "UNCHANGED", "STALE",
-           "LOST_LEASE"]
+__all__ = ["PassResult", "PassAborted", "KeptState", "reconcile", "SAVED", "UNCHANGED",
+           "STALE", "LOST_LEASE"]
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +98,9 @@ class PassResult:
     complete: bool = True
     conflicts: list[Identity] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    kept: KeptState | None = None
+    """The settled state to continue from (``reconcile``'s ``kept``), or None: the next
+    pass builds the whole cluster."""
 
     @property
     def again(self) -> bool:
@@ -121,6 +120,8 @@ class _Work:
     left_out: list[LeftOut]
     failures: list[str]
     state: ClusterState | None = None
+    simulation: Simulation | None = None
+    quarantined: bool = False  # an object could not be written back
 
 
 def save_plan(cluster, plan: Plan) -> None:
@@ -193,8 +194,7 @@ def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint)
         for key, error in quarantined.items():  # left alone from the start (see _documents)
             if key in state.objects:
                 report(state, state.objects[key], "writer", error)
-        rounds = simulation.settle()
-        simulation.advance(timedelta(0))  # timers due by now (back-off, ValidUntilSeconds)
+        rounds = _settle(simulation)
         checkpoint()
         desired, failed = _documents(simulation, by_identity, quarantined)
         new = {k: e for k, e in failed.items() if k not in quarantined}
@@ -204,36 +204,79 @@ def _compute(rows: list[StoredObject], strategy: str, now: datetime, checkpoint)
     # Rows left out are not the pass's to change, nor to delete.
     out = {id(item.row) for item in left_out}
     plan = plan_changes([r for r in rows if id(r) not in out], desired, prune=True)
+    failures = _failures(state, simulation)
+    for item in left_out:
+        log.warning("worker pass: left out %s", item.text)
+    return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(),
+                 left_out, failures, state, simulation, bool(quarantined or failed))
+
+
+def _compute_kept(kept: KeptState, checkpoint) -> _Work:
+    """The pass on the kept state (caught up already): settle, then write what changed."""
+    state, simulation = kept.state, kept.simulation
+    simulation.checkpoint = checkpoint
+    checkpoint()
+    rounds = _settle(simulation)
+    checkpoint()
+    plan = changed_plan(state)
+    return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(), [],
+                 _failures(state, simulation), state, simulation)
+
+
+def _settle(simulation: Simulation) -> int:
+    """Settle, then run the timers due by now (back-off, ValidUntilSeconds), if any: a
+    settle with no timer due would only walk every object once more to change nothing."""
+    rounds = simulation.settle()
+    due = simulation.next_wakeup()
+    if due is not None and due <= simulation.state.clock.now:
+        simulation.advance(timedelta(0))
+    return rounds
+
+
+def _failures(state: ClusterState, simulation: Simulation) -> list[str]:
     failures = [f.text for f in state.failures.values() if isinstance(f, Failure)]
     failures += [f.text for f in simulation.failures]
     for failure in [*state.failures.values(), *simulation.failures]:
         if isinstance(failure, Failure) and failure.error is not None:
             log.warning("worker pass: %s", failure.text, exc_info=failure.error)
-    for item in left_out:
-        log.warning("worker pass: left out %s", item.text)
-    return _Work(plan, fold_pass(state.events.items), rounds, simulation.next_wakeup(),
-                 left_out, failures, state)
+    return failures
 
 
 def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "first-fit",
-              checkpoint=None) -> PassResult:
+              checkpoint=None, kept: KeptState | None = None) -> PassResult:
     """Run one pass.
 
     Args:
         holds_lease: asked inside the save transaction; False saves nothing (``lost-lease``).
         checkpoint: called between steps; raises :class:`PassAborted` to stop the pass.
+        kept: the state an earlier pass of this worker settled (``PassResult.kept``): the
+            pass catches it up from the change log instead of building the whole cluster
+            (``services/incremental.py``); it must not be used again, whatever happens.
 
     Returns:
-        The :class:`PassResult`.
+        The :class:`PassResult`; its ``kept`` is the state to continue from, when the pass
+        ended cleanly.
     """
     now = now or timezone.now()
     tick = checkpoint or (lambda: None)
+    rows = None
     with transaction.atomic():  # a consistent snapshot of rows and revision
         snapshot = cluster_row()
         version = (snapshot.revision, snapshot.token)
-        rows = stored_rows()
+        if kept is not None:
+            kept = _caught_up(kept, snapshot, now)
+        if kept is None:
+            rows = stored_rows()
     try:
-        work = _compute(rows, strategy, now, tick)
+        work = None
+        if kept is not None:
+            try:
+                work = _compute_kept(kept, tick)
+            except NotIncremental as why:
+                log.info("worker pass: a full pass instead: %s", why)
+                kept, rows = None, stored_rows()
+        if work is None:
+            work = _compute(rows, strategy, now, tick)
         tick()
     except PassAborted:
         return PassResult(LOST_LEASE, version[0])
@@ -247,11 +290,11 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
         plan, events = work.plan, work.events
         if (cluster.revision, cluster.token) != version:  # written to during the pass
             result.complete = False
-            plan, result.conflicts = _rebase(cluster, plan, work.left_out, now)
+            plan, result.conflicts = rebase(cluster, plan, work.left_out, now)
             if plan is None:
                 result.outcome, result.revision = STALE, cluster.revision
                 return result
-            events = _not_about(events, result.conflicts)
+            events = not_about(events, result.conflicts)
             result.kinds = plan.kinds
         prune_events(now)
         changes = plan_events(events)
@@ -267,118 +310,28 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             result.revision = cluster.revision
         # The pages' rows, in the same transaction; a revision of their own only when rows
         # really changed and nothing else was saved (docs/console-pages.md, "The read model").
-        if read_model.record(cluster, work.state, saved):
+        alone, known = read_model.record(cluster, work.state, saved,
+                                         kept.read_model if kept is not None else None)
+        if alone:
             result.revision = cluster.revision
         if result.complete and cluster.reconciled_revision != cluster.revision:
             cluster.reconciled_revision = cluster.revision
             cluster.save(update_fields=["reconciled_revision"])
         result.next_prune = next_prune()
+        if result.complete and not work.left_out and not work.quarantined:
+            result.kept = KeptState(work.state, work.simulation, version[0], known,
+                                    {identity_of(o): d for o, d in _written(plan)})
     return result
 
 
-def _not_about(events: list[dict], conflicts: list[Identity]) -> list[dict]:
-    """The Events not about a conflict: those wait for the next pass with their object."""
-    touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
-    return [e for e in events
-            if ((e.get("involvedObject") or {}).get("kind"),
-                (e.get("involvedObject") or {}).get("namespace") or "",
-                (e.get("involvedObject") or {}).get("name")) not in touched]
+def _caught_up(kept: KeptState, snapshot, now: datetime) -> KeptState | None:
+    try:
+        kept.catch_up(snapshot, now)
+    except NotIncremental as why:
+        log.info("worker pass: a full pass: %s", why)
+        return None
+    return kept
 
 
-def _rebase(cluster, plan: Plan, left_out: list[LeftOut],
-            now: datetime) -> tuple[Plan | None, list[Identity]]:
-    """The part of ``plan`` that still applies to the rows stored now, and the conflicts.
-
-    An object applies when it is stored exactly as the pass read it (or, for one the pass
-    creates, still absent); the others are conflicts, left for the next pass together with
-    the new Events about them. None (save nothing) when the rest would leave a stored
-    cluster the engine refuses where it did not before (a node deleted meanwhile that the
-    pass bound a pod to, say).
-    """
-    current = {row_identity(r): r for r in stored_rows()}
-    conflicts: set[Identity] = set()
-    updates, creates, deletes = [], [], []
-    for row, obj, document in plan.update:
-        now_row = current.get(row_identity(row))
-        if now_row is not None and now_row.document == row.document:
-            updates.append((now_row, obj, document))
-        else:
-            conflicts.add(row_identity(row))
-    for row in plan.delete:
-        now_row = current.get(row_identity(row))
-        if now_row is not None and now_row.document == row.document:
-            deletes.append(now_row)
-        elif now_row is not None:
-            conflicts.add(row_identity(row))
-    for obj, document in plan.create:
-        if identity_of(obj) in current:
-            conflicts.add(identity_of(obj))
-        else:
-            creates.append((obj, document))
-    _couple(conflicts, [o for _r, o, _d in updates] + [o for o, _d in creates])
-    rebased = Plan(update=[u for u in updates if identity_of(u[1]) not in conflicts],
-                   create=[c for c in creates if identity_of(c[0]) not in conflicts],
-                   delete=deletes)
-    conflicts = sorted(conflicts)
-    if not _still_valid(cluster, current, rebased, left_out, now):
-        return None, conflicts
-    return rebased, conflicts
-
-
-def _couple(conflicts: set[Identity], planned: list[KObject]) -> None:
-    """Add to ``conflicts`` what the pass decided together with a conflicting object.
-
-    A pod and its claims (and its PodSchedulingContext) are decided together: a claim
-    allocated and reserved for a pod that changed meanwhile, or a pod bound with a claim that
-    changed meanwhile, must wait for the next pass as well.
-    """
-    links = {identity_of(obj): _links(obj) for obj in planned}
-    grown = True
-    while grown:
-        grown = False
-        for ident, linked in links.items():
-            if ident not in conflicts and linked & conflicts:
-                conflicts.add(ident)
-                grown = True
-
-
-def _links(obj: KObject) -> set[Identity]:
-    namespace = obj.namespace or ""
-    if isinstance(obj, Pod):
-        return {("", "PodSchedulingContext", namespace, obj.name)} | {
-            ("", "ResourceClaim", namespace, obj.claim_name(c))
-            for c in obj.claims}
-    if isinstance(obj, ResourceClaim):
-        return {("", "Pod", namespace, name) for name in [*obj.reserved_pods(), obj.owner_pod]
-                if name}
-    if isinstance(obj, ResourceClaimV1):
-        return {("", "Pod", namespace, r["name"]) for r in obj.reserved_for
-                if r.get("resource") == "pods" and r.get("name")}
-    if isinstance(obj, PodSchedulingContext):
-        return {("", "Pod", namespace, obj.name)}
-    return set()
-
-
-def _still_valid(cluster, current: dict[Identity, StoredObject], plan: Plan,
-                 left_out: list[LeftOut], now: datetime) -> bool:
-    """Whether the engine takes the stored cluster after ``plan`` as it took the pass's
-    input: no row is left out that was not left out of the pass already."""
-    doomed = {id(r) for r in plan.delete}
-    replaced = {id(row): document for row, _obj, document in plan.update}
-    after = []
-    for row in current.values():
-        if id(row) in doomed:
-            continue
-        if id(row) in replaced:
-            document = replaced[id(row)]
-            row = copy.copy(row)  # the real row is saved later, by apply_plan
-            row.document = document
-        after.append(row)
-    position = cluster.next_position
-    for obj, document in plan.create:
-        after.append(model_for(obj)(position=position, **row_values(obj, document)))
-        position += 1
-    after.sort(key=lambda r: r.position)
-    _state, now_left = build_state(after, [], VirtualClock(now))
-    before = {row_identity(i.row) for i in left_out}
-    return all(row_identity(i.row) in before for i in now_left)
+def _written(plan: Plan) -> list[tuple[KObject, str]]:
+    return [*((o, d) for _r, o, d in plan.update), *plan.create]

@@ -26,6 +26,7 @@ from allocation.engine.objects import KObject
 from allocation.engine.simulation import refuse_unsimulated_v1
 from allocation.engine.state import ClusterState
 from allocation.models import Cluster, Event, StoredObject, canonical_json
+from allocation.services import changes
 from allocation.services.broadcast import announce_after_commit
 from allocation.services.cluster import locked_cluster
 from allocation.services.store import (
@@ -119,7 +120,12 @@ def plan_changes(rows: Iterable[StoredObject], desired: Iterable[tuple[KObject, 
 
 
 def apply_plan(cluster: Cluster, plan: Plan) -> None:
-    """Save ``plan``'s rows (the caller holds the cluster lock inside a transaction)."""
+    """Save ``plan``'s rows and log them (``services/changes.py``) under the revision that
+    :func:`commit_revision` commits next; the caller holds the cluster lock inside a
+    transaction and commits the revision in it."""
+    changes.record(cluster, [*(row_identity(r) for r in plan.delete),
+                             *(identity_of(o) for _r, o, _d in plan.update),
+                             *(identity_of(o) for o, _d in plan.create)])
     doomed: dict[type, list[int]] = defaultdict(list)
     for row in plan.delete:
         doomed[type(row)].append(row.pk)
@@ -149,6 +155,7 @@ def commit_revision(cluster: Cluster, kinds: list[str]) -> int:
     """Count one more write and announce it after commit."""
     cluster.revision += 1
     cluster.token = uuid.uuid4().hex
+    changes.prune(cluster)
     cluster.save()
     announce_after_commit(kinds, cluster.revision)
     return cluster.revision

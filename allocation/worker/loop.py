@@ -59,6 +59,8 @@ class Worker:
         self.last_revision: int | None = None
         self.next_wakeup = None
         self.next_prune = None
+        # the state the last pass settled, caught up by the next one (services/incremental)
+        self.kept: passes.KeptState | None = None
 
     # -- control ------------------------------------------------------------------------
     def wake(self) -> None:
@@ -96,9 +98,12 @@ class Worker:
                 self.next_prune = events.prune()
             return None
         if not self.keeper.take():
-            return None
+            self.kept = None  # another worker reconciles: its writes are caught up, but
+            return None       # what our controllers remember is not for its state
+        kept, self.kept = self.kept, None  # a pass that raises must not leave it half-used
         result = passes.reconcile(self.keeper.confirm, strategy=self.config.strategy,
-                                  checkpoint=self.keeper.checkpoint)
+                                  checkpoint=self.keeper.checkpoint, kept=kept)
+        self.kept = result.kept
         if result.outcome in (passes.SAVED, passes.UNCHANGED):
             # After writes during the pass (not complete), the next pass must run anyway.
             self.last_revision = result.revision if result.complete else None

@@ -86,7 +86,7 @@ def test_only_the_rows_that_changed_are_written(demo):
     import_texts([("more.yaml", f.to_yaml([f.pod("extra", node_selector={"no": "where"})]))])
     clear_cache()
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-        written = read_model.sync(baseline_state())
+        written, _known = read_model.sync(baseline_state())
 
     assert written == 1  # the new pod's row; nothing else changed
     [insert] = _writes(queries.captured_queries)

@@ -1,0 +1,101 @@
+"""Bringing a settled state up to date with changed objects, as a rebuild would have it.
+
+The console's worker keeps the state it settled between passes (docs/console.md, "The
+worker") and applies what was written since (new, replaced and deleted objects) instead of
+building the whole cluster again. :func:`apply_changes` makes the state equal to
+``ClusterState.build`` of the changed documents: objects in document order (a replaced
+object keeps its place, a new one goes last), node order, inventories and usage rebuilt when
+nodes, seed slices or capacities, or seed allocations changed, usage adjusted for pods
+otherwise. What a rebuild would refuse (a problem naming an object) is not repaired here:
+the caller rebuilds instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from allocation.engine.objects import (
+    KObject,
+    Node,
+    NodeResourceCapacity,
+    NodeResourceSlice,
+    ObjectKey,
+    OpaqueObject,
+    Pod,
+    ResourceClaim,
+)
+
+if TYPE_CHECKING:
+    from allocation.engine.state import ClusterState
+
+__all__ = ["apply_changes"]
+
+_INDEXED = (Node, NodeResourceSlice, NodeResourceCapacity)
+"""Kinds behind the node order and the seed inventories (``ClusterState.reindex``)."""
+
+
+def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
+                  objects: Iterable[KObject]) -> bool:
+    """Remove the objects at ``gone`` and put ``objects`` (new documents, in document
+    order) in their place or, when new, last.
+
+    ``objects`` must be fresh objects (loaded from their documents, not used by another
+    state), as a rebuild would load them. The state must not be forked.
+
+    Returns:
+        True when the state is as a rebuild would build it; False when a rebuild would
+        report a problem (a pod bound to a missing node, an allocation it cannot take):
+        the caller must rebuild, the state is then not to be used.
+    """
+    reindex = False
+    pods: list[tuple[Pod | None, Pod | None]] = []
+    for key in gone:
+        old = state.objects.get(key)
+        if old is not None:
+            reindex |= _indexed(old)
+            pods.append((old if isinstance(old, Pod) else None, None))
+            _drop(state, old)
+    for obj in objects:
+        old = state.objects.get(obj.key)
+        reindex |= _indexed(obj) or (old is not None and _indexed(old))
+        if isinstance(obj, Pod) or isinstance(old, Pod):
+            pods.append((old if isinstance(old, Pod) else None,
+                         obj if isinstance(obj, Pod) else None))
+        if isinstance(old, OpaqueObject):
+            _forget_vendor(state, old)
+        state.add(obj, index=False)  # a replaced key keeps its place in the dict
+    if reindex:
+        problems = len(state.problems)
+        state.reindex(record=True)
+        if len(state.problems) > problems:
+            return False
+    else:
+        for old, new in pods:
+            if old is not None and _charged(state, old):
+                state.charge(old, old.node_name, -1)
+            if new is not None and _charged(state, new):
+                state.charge(new, new.node_name, +1)
+        state.epoch += 1  # what nodes refused before may fit now
+    return all(not p.node_name or p.node_name in state.nodes
+               for _old, p in pods if p is not None)
+
+
+def _indexed(obj: KObject) -> bool:
+    return isinstance(obj, _INDEXED) or (isinstance(obj, ResourceClaim)
+                                         and obj.allocation is not None)
+
+
+def _charged(state: ClusterState, pod: Pod) -> bool:
+    return bool(pod.node_name) and not pod.terminated and pod.node_name in state.usage
+
+
+def _drop(state: ClusterState, obj: KObject) -> None:
+    state.remove(obj)
+    if isinstance(obj, OpaqueObject):
+        _forget_vendor(state, obj)
+
+
+def _forget_vendor(state: ClusterState, obj: OpaqueObject) -> None:
+    for key in [k for k, v in state.vendor.items() if v is obj]:
+        del state.vendor[key]
