@@ -17,8 +17,10 @@ from allocation.engine.faults import each
 from allocation.engine.models import Strategy
 from allocation.engine.resolve import ClaimPlan
 from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
+from allocation.engine.scheduling.quiet import QuietPods
 from allocation.engine.scheduling.reasons import FITS_NOW, MAX_DETAIL_NODES, detail_of, summary
 from allocation.engine.scheduling.v1 import V1Scheduling
 
@@ -61,7 +63,8 @@ class Scheduler:
         self.negotiation = negotiation
         self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
         self.plans = Plans()
-        self.v1 = V1Scheduling()
+        self.quiet = QuietPods()
+        self.v1 = V1Scheduling(self.quiet)
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
         """What ``pod`` needs now (see ``scheduling/needs.py``)."""
@@ -75,13 +78,14 @@ class Scheduler:
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
         self.plans.clear()
+        self.quiet.observe(state)
         self.v1.begin()
         if self.negotiation:
             self.negotiation.begin(state)
         return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
 
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
-        if pod.terminated:
+        if pod.terminated or (pod.node_name and self.quiet.known(state, pod)):
             return False
         claims = self.v1.claims(state, pod)
         if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
@@ -102,6 +106,8 @@ class Scheduler:
             return self.negotiation.bound(state, pod, node, needs)
         if (needs.error is None and not needs.pending and reserved_all
                 and not self._involved(state, pod)):
+            self.quiet.remember(pod, [*(c.key for c in needs.allocated),
+                                      context_key(pod)])
             return False
         if needs.error is not None or node is None:
             return binding.mark_unschedulable(state, pod, needs.error or "node not found", {})

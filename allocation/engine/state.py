@@ -123,6 +123,9 @@ class ClusterState:
         self._token = object()  # inventories carrying this token belong to this state alone
         self._owned: set[ObjectKey] | None = None  # None: no fork shares any object
         self.objects: dict[ObjectKey, KObject] = {}
+        # the objects again, per concrete class, in the same (document) order: of_kind
+        # reads one class without walking every object (every controller asks every round)
+        self._by_class: dict[type, dict[ObjectKey, KObject]] = defaultdict(dict)
         self.vendor: dict[tuple[str, str, str | None, str], OpaqueObject] = {}
         self.nodes: dict[str, Node] = {}
         self.node_order: list[str] = []
@@ -155,6 +158,7 @@ class ClusterState:
         child._token = object()
         child._owned = set()
         child.objects = dict(self.objects)
+        child._by_class = defaultdict(dict, {c: dict(d) for c, d in self._by_class.items()})
         child.vendor = dict(self.vendor)
         child.nodes = dict(self.nodes)
         child.node_order = self.node_order
@@ -190,6 +194,7 @@ class ClusterState:
             return current  # type: ignore[return-value]
         twin = _clone(current)
         self.objects[key] = twin
+        self._by_class[type(twin)][key] = twin
         owned.add(key)
         if isinstance(twin, Node) and self.nodes.get(twin.name) is current:
             self.nodes[twin.name] = twin
@@ -235,7 +240,11 @@ class ClusterState:
         if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KINDS) \
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
+        current = self.objects.get(obj.key)
+        if current is not None and type(current) is not type(obj):
+            self._by_class[type(current)].pop(obj.key, None)
         self.objects[obj.key] = obj
+        self._by_class[type(obj)][obj.key] = obj
         self.changed.add(obj.key)
         if self._owned is not None:
             self._owned.add(obj.key)
@@ -245,7 +254,9 @@ class ClusterState:
     def remove(self, obj: KObject) -> None:
         """Remove ``obj``; its key stays in ``changed`` (a key there without an object is
         one removed)."""
-        self.objects.pop(obj.key, None)
+        current = self.objects.pop(obj.key, None)
+        if current is not None:
+            self._by_class[type(current)].pop(obj.key, None)
         self.changed.add(obj.key)
 
     def _index(self, slices: Iterable[NodeResourceSlice],
@@ -402,6 +413,11 @@ class ClusterState:
 
     # -- queries ----------------------------------------------------------------------
     def of_kind(self, cls: type) -> Iterator:
+        """The objects that are instances of ``cls`` (a class or a union), in document
+        order; a snapshot, so the caller may change the state while iterating."""
+        classes = [c for c, found in self._by_class.items() if found and issubclass(c, cls)]
+        if len(classes) <= 1:
+            return iter(list(self._by_class[classes[0]].values()) if classes else ())
         return (o for o in list(self.objects.values()) if isinstance(o, cls))
 
     def pods(self) -> Iterator[Pod]:

@@ -97,10 +97,10 @@ class KeptState:
         self.caught_up = len(fresh) + len(gone)
         self.saved = {}
         state.clock.advance_to(now)
-        state.changed.clear()
+        # a new set (what watches it starts afresh: scheduling/quiet.py) holding what was
         # written by others: their documents are written back normalised if they differ,
         # as a full pass writes every object it loaded (changed_plan compares them)
-        state.changed.update(obj.key for _position, obj in fresh)
+        state.changed = {obj.key for _position, obj in fresh}
         state.events.items = []
         state.failures.clear()
         self.simulation.failures.clear()

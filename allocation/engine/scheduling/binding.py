@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import EXPLAIN_ANNOTATION, STRUCTURED_FINALIZER
-from allocation.engine.objects import Allocation, PodSchedulingContext
+from allocation.engine.objects import Allocation, ObjectKey, PodSchedulingContext
 from allocation.engine.objects.resource import node_selector_for
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
 __all__ = ["allocate", "reserve", "reserve_for", "commit", "bind", "explain_text",
-           "mark_unschedulable", "mark_waiting", "context_of", "drop_context"]
+           "mark_unschedulable", "mark_waiting", "context_key", "context_of", "drop_context"]
 
 
 def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_name: str,
@@ -71,9 +71,14 @@ def reserve(state: ClusterState, claim: ResourceClaim, pod: Pod) -> None:
     reserve_for(state.writable(claim), pod)
 
 
+def context_key(pod: Pod) -> ObjectKey:
+    """The key of ``pod``'s PodSchedulingContext (same name and namespace)."""
+    return ObjectKey("PodSchedulingContext", pod.namespace, pod.name)
+
+
 def context_of(state: ClusterState, pod: Pod) -> PodSchedulingContext | None:
     """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
-    return state.get("PodSchedulingContext", pod.namespace, pod.name)
+    return state.objects.get(context_key(pod))
 
 
 def drop_context(state: ClusterState, pod: Pod) -> None:

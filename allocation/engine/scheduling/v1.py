@@ -40,6 +40,7 @@ from allocation.engine.scheduling import (
     v1_views,
 )
 from allocation.engine.scheduling.needs import PodNeeds
+from allocation.engine.scheduling.quiet import QuietPods
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
     R_CLAIMS,
@@ -74,7 +75,8 @@ _NO_NEEDS = PodNeeds()
 class V1Scheduling:
     """The scheduler's v1 half: an allocator over the state's slices and classes."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: QuietPods | None = None) -> None:
+        self.quiet = quiet if quiet is not None else QuietPods()
         self.source = v1_book.AllocatorSource()
         self._has_classes: bool | None = None
         # Per pass, by pod signature (v1_views.signature): where the last identical pod was placed
@@ -272,6 +274,7 @@ class V1Scheduling:
                attempt: v1_views.PodAttempt) -> bool:
         claims = attempt.claims
         if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
+            self.quiet.remember(pod, [c.key for c in claims])
             return False
         node = state.nodes.get(pod.node_name)
         if node is None:
