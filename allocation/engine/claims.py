@@ -20,7 +20,8 @@ from allocation.engine.constants import (
 )
 from allocation.engine.faults import each
 from allocation.engine.models import registry
-from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
+from allocation.engine.objects import ObjectKey, Pod, ResourceClaim, ResourceClaimTemplate
+from allocation.engine.quiet import Quiet
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -53,19 +54,22 @@ class ClaimController:
 
     def __init__(self) -> None:
         self.v1 = V1ClaimController()
+        # pods and claims with nothing to do, until what they depend on changes
+        self.quiet = Quiet()
 
     def next_wakeup(self, state: ClusterState) -> None:
         """The claim controller has no timers."""
         return None
 
     def reconcile(self, state: ClusterState) -> bool:
+        self.quiet.observe(state)
         changed = self._create_from_templates(state)
         changed |= self._release(state)
         changed |= self.v1.reconcile(state)
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
-        return each(state, self.name, list(state.pods()),
+        return each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
                     lambda pod: self._create_for(state, pod))
 
     def _create_for(self, state: ClusterState, pod: Pod) -> bool:
@@ -73,10 +77,12 @@ class ClaimController:
         if pod.terminated:
             return False
         changed = False
+        claims = []
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue
             name = pod.claim_name(pod_claim)
+            claims.append(ObjectKey("ResourceClaim", pod.namespace, name))
             if state.get("ResourceClaim", pod.namespace, name) is not None:
                 continue
             template = state.get("ResourceClaimTemplate", pod.namespace,
@@ -86,24 +92,26 @@ class ClaimController:
                 continue
             state.add(claim_from_template(pod, pod_claim.name, template))
             changed = True
+        if not changed and all(key in state.objects for key in claims):
+            self.quiet.remember(pod, claims)  # every template claim exists
         return changed
 
     def _release(self, state: ClusterState) -> bool:
         # reservedFor names pods of the claim's own namespace. A pod that failed in this
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
-        live = {(p.namespace, p.name): p for p in state.pods() if not p.terminated}
-        by_uid = {p.meta.uid for p in live.values()}
-        return each(state, self.name, list(state.claims()),
-                    lambda claim: self._release_claim(state, claim, live, by_uid))
+        # (A reservation's uid must be a live pod's: any live pod's, as upstream's check.)
+        claims = [c for c in state.claims() if not self.quiet.known(c)]
+        live = _Live(state) if claims else None
+        return each(state, self.name, claims,
+                    lambda claim: self._release_claim(state, claim, live))
 
-    def _release_claim(self, state: ClusterState, claim: ResourceClaim, live: dict,
-                       by_uid: set) -> bool:
+    def _release_claim(self, state: ClusterState, claim: ResourceClaim, live: _Live) -> bool:
         """Drop reservations of pods that are gone or finished; deallocate if unused."""
         changed = False
         kept = [r for r in claim.reserved_for
                 if r.get("resource") != "pods" or (
-                    (claim.namespace, r.get("name")) in live
-                    and (not r.get("uid") or r["uid"] in by_uid))]
+                    live.pod(claim.namespace, r.get("name")) is not None
+                    and (not r.get("uid") or r["uid"] in live.uids))]
         if len(kept) != len(claim.reserved_for):
             gone = [r["name"] for r in claim.reserved_for if r not in kept]
             claim = state.writable(claim)
@@ -120,7 +128,35 @@ class ClaimController:
                 and structured and not claim.controller_name):
             deallocate(state, claim, "No pod uses the claim any more")
             changed = True
+        if not changed and all(_own_pod(live, claim, r) for r in claim.reserved_for):
+            # each reservation is its named pod's, running: those pods' keys decide
+            self.quiet.remember(claim, [ObjectKey("Pod", claim.namespace, r.get("name"))
+                                        for r in claim.reserved_for])
         return changed
+
+
+def _own_pod(live: _Live, claim: ResourceClaim, ref: dict) -> bool:
+    """Whether a reservation names a running pod by name and, if at all, by its uid."""
+    pod = live.pod(claim.namespace, ref.get("name")) if ref.get("resource") == "pods" else None
+    return pod is not None and (not ref.get("uid") or ref["uid"] == pod.meta.uid)
+
+
+class _Live:
+    """The running pods, by namespace and name, and their uids (made once a round)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self._state = state
+        self._uids: set[str] | None = None
+
+    def pod(self, namespace: str | None, name: str | None) -> Pod | None:
+        pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
+        return pod if isinstance(pod, Pod) and not pod.terminated else None
+
+    @property
+    def uids(self) -> set[str]:
+        if self._uids is None:
+            self._uids = {p.meta.uid for p in self._state.pods() if not p.terminated}
+        return self._uids
 
 
 def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION, V1_CLAIM_FINALIZER
 from allocation.engine.faults import each
-from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.objects import ObjectKey, Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.quiet import Quiet
 from allocation.engine.v1.templates import claim_from_template
 
 if TYPE_CHECKING:
@@ -66,33 +67,36 @@ class V1ClaimController:
 
     name = "claims-v1"
 
+    def __init__(self) -> None:
+        # pods and claims with nothing to do, until what they depend on changes
+        self.quiet = Quiet()
+
     def next_wakeup(self, state: ClusterState) -> None:
         """The claim controller has no timers."""
         return None
 
     def reconcile(self, state: ClusterState) -> bool:
-        pods = list(state.pods())
-        made = {}
-        for claim in state.of_kind(ResourceClaimV1):
-            owner = owning_pod(claim)
-            name = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
-            if owner is not None and name is not None:
-                made[(claim.namespace, owner[1], name)] = claim
-        changed = each(state, self.name, pods,
+        self.quiet.observe(state)
+        made = _Made(state)
+        changed = each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
                        lambda pod: self._create_for(state, pod, made))
-        by_name = {(p.namespace, p.name): p for p in state.pods()}
-        changed |= each(state, self.name, list(state.of_kind(ResourceClaimV1)),
-                        lambda claim: self._sync_claim(state, claim, by_name))
+        changed |= each(state, self.name, [c for c in state.of_kind(ResourceClaimV1)
+                                           if not self.quiet.known(c)],
+                        lambda claim: self._sync_claim(state, claim))
         return changed
 
     # -- pods: claims from templates --------------------------------------------------
-    def _create_for(self, state: ClusterState, pod: Pod, made: dict) -> bool:
+    def _create_for(self, state: ClusterState, pod: Pod, made: _Made) -> bool:
         if pod_done(pod):
+            self.quiet.remember(pod, ())
             return False
         changed = False
+        # what the answer read: the entries' templates and the claims they resolve to
+        deps: list[ObjectKey] = []
         for entry in pod.claims:
             if not entry.template_name:
                 continue
+            deps.append(ObjectKey("ResourceClaimTemplate", pod.namespace, entry.template_name))
             template = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
@@ -101,10 +105,12 @@ class V1ClaimController:
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
                 claim = state.get("ResourceClaim", pod.namespace, current) if current else None
+                if current is not None:
+                    deps.append(ObjectKey("ResourceClaim", pod.namespace, current))
                 if current is None or (isinstance(claim, ResourceClaimV1)
                                        and owning_pod(claim) == (pod.name, pod.meta.uid)):
                     continue  # no claim needed, or made already
-            claim = made.get((pod.namespace, pod.meta.uid, entry.name))
+            claim = made.get(pod.namespace, pod.meta.uid, entry.name)
             if claim is None:
                 claim = ResourceClaimV1(claim_from_template(
                     _pod_doc(pod), entry.name, template.as_v1(),
@@ -113,11 +119,14 @@ class V1ClaimController:
                 state.add(claim)
             _record(state, pod, entry.name, claim.name)
             changed = True
+        if not changed:
+            self.quiet.remember(pod, deps)
         return changed
 
     # -- claims: reservations, deallocation, deletion ---------------------------------
-    def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1, pods: dict) -> bool:
+    def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1) -> bool:
         changed = False
+        pods = _Pods(state)
         valid = [r for r in claim.reserved_for if _still_reserved(claim, r, pods)]
         if len(valid) < len(claim.reserved_for):
             claim = state.writable(claim)
@@ -134,15 +143,50 @@ class V1ClaimController:
                         deallocate_v1(state, claim)
                     state.remove(claim)
                     changed = True
+        if not changed:  # the answer read the claim and the pods it names
+            self.quiet.remember(claim, pods.read)
         return changed
 
 
-def _still_reserved(claim: ResourceClaimV1, ref: dict, pods: dict) -> bool:
+def _still_reserved(claim: ResourceClaimV1, ref: dict, pods: _Pods) -> bool:
     """Whether a ``reservedFor`` entry stays: other consumers do, pods while they run."""
     if ref.get("apiGroup") or ref.get("resource") != "pods":
         return True
     pod = pods.get((claim.namespace, ref.get("name")))
     return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
+
+
+class _Pods:
+    """Pods by (namespace, name), recording the keys read (a claim's dependencies)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self._state = state
+        self.read: list[ObjectKey] = []
+
+    def get(self, ident: tuple[str | None, str | None]) -> Pod | None:
+        key = ObjectKey("Pod", ident[0], ident[1] or "")
+        self.read.append(key)
+        pod = self._state.objects.get(key)
+        return pod if isinstance(pod, Pod) else None
+
+
+class _Made:
+    """The claims made from templates, by (namespace, pod uid, pod claim name): read from
+    every v1 claim, once a round and only when a pod needs one."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self._state = state
+        self._made: dict[tuple, ResourceClaimV1] | None = None
+
+    def get(self, namespace: str | None, uid: str | None, name: str) -> ResourceClaimV1 | None:
+        if self._made is None:
+            self._made = {}
+            for claim in self._state.of_kind(ResourceClaimV1):
+                owner = owning_pod(claim)
+                entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
+                if owner is not None and entry is not None:
+                    self._made[(claim.namespace, owner[1], entry)] = claim
+        return self._made.get((namespace, uid, name))
 
 
 def _pod_doc(pod: Pod) -> dict:

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from allocation.engine.faults import each
 from allocation.engine.models import Strategy
+from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
-from allocation.engine.scheduling.quiet import QuietPods
 from allocation.engine.scheduling.reasons import FITS_NOW, MAX_DETAIL_NODES, detail_of, summary
 from allocation.engine.scheduling.v1 import V1Scheduling
 
@@ -63,7 +63,7 @@ class Scheduler:
         self.negotiation = negotiation
         self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
         self.plans = Plans()
-        self.quiet = QuietPods()
+        self.quiet = Quiet()
         self.v1 = V1Scheduling(self.quiet)
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
@@ -85,8 +85,9 @@ class Scheduler:
         return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
 
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
-        if pod.terminated or (pod.node_name and self.quiet.known(state, pod)):
-            return False
+        if pod.terminated or (pod.node_name and self.quiet.known(pod)
+                              and pod.node_name in state.nodes):
+            return False  # bound with nothing to do (engine/quiet.py)
         claims = self.v1.claims(state, pod)
         if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
             return self.v1.pod(state, pod, claims)

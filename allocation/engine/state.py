@@ -144,6 +144,9 @@ class ClusterState:
         # it: the others are as they were loaded, so the worker need not write them again
         # (docs/console.md, "The worker").
         self.changed: set[ObjectKey] = set()
+        # Every key as it is handed out, added or removed, repeats included, in order:
+        # what has changed since a given point (engine/quiet.py reads it from there).
+        self.touched: list[ObjectKey] = []
 
     # -- copy-on-write ----------------------------------------------------------------
     def fork(self) -> ClusterState:
@@ -174,6 +177,7 @@ class ClusterState:
         child.failures = dict(self.failures)
         child.profile = self.profile
         child.changed = set()
+        child.touched = []
         self._token = object()  # what this state held alone it now shares with the fork
         self._owned = set()
         return child
@@ -190,6 +194,7 @@ class ClusterState:
         if current is None:
             return obj
         self.changed.add(key)
+        self.touched.append(key)
         if owned is None or key in owned:
             return current  # type: ignore[return-value]
         twin = _clone(current)
@@ -246,6 +251,7 @@ class ClusterState:
         self.objects[obj.key] = obj
         self._by_class[type(obj)][obj.key] = obj
         self.changed.add(obj.key)
+        self.touched.append(obj.key)
         if self._owned is not None:
             self._owned.add(obj.key)
         if index and isinstance(obj, Node | NodeResourceSlice | NodeResourceCapacity):
@@ -258,6 +264,7 @@ class ClusterState:
         if current is not None:
             self._by_class[type(current)].pop(obj.key, None)
         self.changed.add(obj.key)
+        self.touched.append(obj.key)
 
     def _index(self, slices: Iterable[NodeResourceSlice],
                capacities: Iterable[NodeResourceCapacity]) -> None:

@@ -97,10 +97,12 @@ class KeptState:
         self.caught_up = len(fresh) + len(gone)
         self.saved = {}
         state.clock.advance_to(now)
-        # a new set (what watches it starts afresh: scheduling/quiet.py) holding what was
-        # written by others: their documents are written back normalised if they differ,
-        # as a full pass writes every object it loaded (changed_plan compares them)
-        state.changed = {obj.key for _position, obj in fresh}
+        # a new set (what watches it starts afresh: engine/quiet.py) holding what others
+        # wrote: the documents are written back normalised if they differ, as a full pass
+        # writes every object it loaded (changed_plan compares them); the keys of deleted
+        # objects too (their rows are gone already)
+        state.changed = {obj.key for _position, obj in fresh} | set(gone)
+        state.touched = list(state.changed)
         state.events.items = []
         state.failures.clear()
         self.simulation.failures.clear()

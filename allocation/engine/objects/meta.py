@@ -133,7 +133,13 @@ class KObject:
 
     @property
     def key(self) -> ObjectKey:
-        return ObjectKey(self.kind_name, self.meta.namespace, self.meta.name)
+        """``(kind, namespace, name)``: made once (an object's identity never changes; a
+        copy made by ``ClusterState.writable`` shares it)."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            key = self.__dict__["_key"] = ObjectKey(self.kind_name, self.meta.namespace,
+                                                    self.meta.name)
+        return key
 
     @property
     def kind_name(self) -> str:

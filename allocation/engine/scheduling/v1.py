@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1
+from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
     fit,
@@ -40,7 +41,6 @@ from allocation.engine.scheduling import (
     v1_views,
 )
 from allocation.engine.scheduling.needs import PodNeeds
-from allocation.engine.scheduling.quiet import QuietPods
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
     R_CLAIMS,
@@ -75,8 +75,8 @@ _NO_NEEDS = PodNeeds()
 class V1Scheduling:
     """The scheduler's v1 half: an allocator over the state's slices and classes."""
 
-    def __init__(self, quiet: QuietPods | None = None) -> None:
-        self.quiet = quiet if quiet is not None else QuietPods()
+    def __init__(self, quiet: Quiet | None = None) -> None:
+        self.quiet = quiet if quiet is not None else Quiet()
         self.source = v1_book.AllocatorSource()
         self._has_classes: bool | None = None
         # Per pass, by pod signature (v1_views.signature): where the last identical pod was placed

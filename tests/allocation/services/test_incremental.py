@@ -86,7 +86,7 @@ class _Ops:
         import_texts([(f"op{n}.yaml", f.to_yaml(docs))])
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", range(16))
 def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
     import_texts([("base.yaml", f.to_yaml([
         f.resource_class(), class_doc(selectors=[{"cel": {"expression": SEL}}]),
@@ -95,7 +95,7 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
     real = passes._compute
     monkeypatch.setattr(passes, "_compute", lambda *a: full_passes.append(1) or real(*a))
     ops, kept, now = _Ops(random.Random(seed)), None, START
-    for step in range(10):
+    for step in range(12):
         ops.step()
         now += timedelta(seconds=10)
         before = _stored()

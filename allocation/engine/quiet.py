@@ -1,0 +1,62 @@
+"""Objects a controller found nothing to do for, remembered until something they depend on
+changes.
+
+Every round of every pass visits every object of its kind in every controller. On a settled
+cluster almost every one needs nothing (a bound pod whose claims are allocated and reserved,
+a claim whose reservations are all of running pods), and checking each again was most of a
+round: the worker's kept state (docs/console.md, "The kept state") settles one new pod among
+thousands. A controller remembers such an object with the keys its answer read (the object
+itself always), and skips it while none of them changed.
+
+Changes are seen through ``ClusterState.touched`` (every change goes through ``writable``,
+``add`` or ``remove``, which append the key there, repeats included): at the start of each
+round the keys touched since the last look drop what depends on them. A key is a
+dependency whether its object exists or not (one created later counts as a change). A state
+whose ``touched`` is a new list (the worker's catch-up) is read from its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import KObject, ObjectKey
+    from allocation.engine.state import ClusterState
+
+__all__ = ["Quiet"]
+
+
+class Quiet:
+    """The objects known to need nothing, and what each answer depends on."""
+
+    def __init__(self) -> None:
+        self._state: ClusterState | None = None
+        self._touched: list | None = None
+        self._read = 0  # how much of ``_touched`` was looked at
+        self._known: dict[ObjectKey, KObject] = {}
+        self._deps: dict[ObjectKey, set[ObjectKey]] = {}
+
+    def observe(self, state: ClusterState) -> None:
+        """Forget what depends on keys touched since the last call (call at the start of
+        every round, before :meth:`known`)."""
+        if state is not self._state:
+            self._known.clear()
+            self._deps.clear()
+        if state is not self._state or state.touched is not self._touched:
+            self._state, self._touched, self._read = state, state.touched, 0
+        touched = state.touched
+        for key in touched[self._read:]:
+            for known in self._deps.pop(key, ()):
+                self._known.pop(known, None)
+        self._read = len(touched)
+
+    def known(self, obj: KObject) -> bool:
+        """Whether ``obj`` is known to need nothing."""
+        return self._known.get(obj.key) is obj
+
+    def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
+        """``obj`` needs nothing while it and ``deps`` do not change."""
+        self._known[obj.key] = obj
+        for key in (obj.key, *deps):
+            self._deps.setdefault(key, set()).add(obj.key)
