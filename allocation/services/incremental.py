@@ -48,11 +48,10 @@ class KeptState:
     state: ClusterState
     simulation: Simulation
     revision: int
-    """The stored revision the state was built from (writes after it are caught up)."""
+    """The stored revision the state is (writes after it are caught up): the revision its
+    pass ended at, its own writes included, as nothing else wrote meanwhile."""
     read_model: Known | None = None
     """The read-model rows the pass that settled ``state`` wrote (``read_model.sync``)."""
-    saved: dict[Identity, str] = field(default_factory=dict)
-    """The documents that pass saved: its own writes need not be read back."""
     caught_up: int = field(default=0)
     """How many objects the last catch-up put into the state (for logs and benchmarks)."""
 
@@ -82,9 +81,6 @@ class KeptState:
                 if old is not None:
                     gone.append(key)
                 continue
-            if old is not None and self.saved.get(ident) == row.document and (
-                    old.source is None or old.source.doc == row.position):
-                continue  # as this worker settled and saved it
             obj = load_row(row)
             if isinstance(obj, LeftOut):
                 raise NotIncremental(f"a changed row cannot be loaded: {obj.text}")
@@ -95,7 +91,6 @@ class KeptState:
         if not apply_changes(state, gone, [obj for _position, obj in fresh]):
             raise NotIncremental("a rebuild would refuse the changed cluster")
         self.caught_up = len(fresh) + len(gone)
-        self.saved = {}
         state.clock.advance_to(now)
         # a new set (what watches it starts afresh: engine/quiet.py) holding what others
         # wrote: the documents are written back normalised if they differ, as a full pass

@@ -319,8 +319,8 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             cluster.save(update_fields=["reconciled_revision"])
         result.next_prune = next_prune()
         if result.complete and not work.left_out and not work.quarantined:
-            result.kept = KeptState(work.state, work.simulation, version[0], known,
-                                    {identity_of(o): d for o, d in _written(plan)})
+            # nothing was written during the pass: the state is what is stored now
+            result.kept = KeptState(work.state, work.simulation, result.revision, known)
     return result
 
 
@@ -332,6 +332,3 @@ def _caught_up(kept: KeptState, snapshot, now: datetime) -> KeptState | None:
         return None
     return kept
 
-
-def _written(plan: Plan) -> list[tuple[KObject, str]]:
-    return [*((o, d) for _r, o, d in plan.update), *plan.create]

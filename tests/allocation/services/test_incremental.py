@@ -134,7 +134,7 @@ def test_a_kept_state_behind_the_pruned_log_rebuilds(monkeypatch):
     import_texts([("a.yaml", f.to_yaml([f.resource_class(), *_seed_node("n0")]))])
     kept = passes.reconcile(now=START).kept
     import_texts([("b.yaml", f.to_yaml([f.claim("c2"), f.pod("p2", claims={"g": "c2"})]))])
-    models.Cluster.objects.update(changes_from=models.Cluster.objects.get().revision)
+    models.Cluster.objects.update(changes_from=models.Cluster.objects.get().revision + 1)
     models.Change.objects.all().delete()
     full = []
     real = passes._compute
