@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from allocation.engine import kinds
 from allocation.engine.events import EventRecorder, VirtualClock
+from allocation.engine.input_status import check_input, take_result
 from allocation.engine.inventory_cache import built_inventory
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
 from allocation.engine.models import Inventory, registry
@@ -229,7 +230,7 @@ class ClusterState:
         for obj in loaded.objects:
             state.add(obj, index=False)
         state.reindex(record=True)
-        state._claim_input_allocations()
+        check_input(state)
         if state.problems:
             raise InvalidManifests(state.problems)
         return state
@@ -299,7 +300,7 @@ class ClusterState:
         self._index(self.of_kind(NodeResourceSlice), self.of_kind(NodeResourceCapacity))
         for claim in held:  # re-take what allocated claims hold
             claim.allocation.picks = []
-            self._take_result(claim, record=record)
+            take_result(self, claim, record=record)
         self.usage = {name: Usage() for name in self.nodes}
         for pod in self.pods():
             if pod.node_name and not pod.terminated and pod.node_name in self.usage:
@@ -356,67 +357,6 @@ class ClusterState:
             self.inventory_index.pop((name, inventory.driver_name, inventory.model.name), None)
         self.usage.pop(name, None)
         self.epoch += 1
-
-    def _problem(self, obj: KObject, path: str, message: str) -> None:
-        source = obj.source
-        self.problems.append(Problem(source.file if source else "<generated>",
-                                     source.doc if source else 0, obj.kind_name, obj.namespace,
-                                     obj.name, path, message))
-
-    def _take_result(self, claim: ResourceClaim, record: bool = True) -> None:
-        assert claim.allocation is not None
-        named: dict[tuple[int, str], str] = {}  # a device this claim names -> where
-        for h_index, handle in enumerate(claim.allocation.handles):
-            data = handle.get("structuredData")
-            if not data:
-                continue
-            path = f"status.allocation.resourceHandles[{h_index}].structuredData"
-            node, driver = data.get("nodeName"), handle.get("driverName")
-            for model in registry.all_models():
-                if data.get(model.name) is None:
-                    continue
-                inventory = self.inventory_index.get((node, driver, model.name))
-                if inventory is None:
-                    if record:
-                        self._problem(claim, path, f"node {node!r} publishes no "
-                                      f"{model.name} resources of driver {driver!r}")
-                    continue
-                for i_index, item in enumerate(model.result_items(data[model.name])):
-                    candidate = inventory.resolve(item)
-                    item_path = f"{path}.{model.name}[{i_index}]"
-                    if isinstance(candidate, str):
-                        if record:
-                            self._problem(claim, item_path, candidate)
-                        continue
-                    key = (id(inventory), str(getattr(candidate, "id", candidate)))
-                    if key in named:
-                        if record:
-                            self._problem(claim, item_path, f"device {key[1]} of node "
-                                          f"{node!r} is listed twice in this allocation "
-                                          f"(also at {named[key]})")
-                        continue
-                    named[key] = item_path
-                    try:
-                        inventory.take(candidate, claim.ref)
-                    except ValueError as exc:
-                        if record:
-                            self._problem(claim, item_path, f"{exc}; a device may not be "
-                                          f"allocated to claim {claim.ref} as well")
-                        continue
-                    claim.allocation.picks.append((inventory, candidate))
-
-    def _claim_input_allocations(self) -> None:
-        for pod in self.pods():
-            if pod.node_name and pod.node_name not in self.nodes:
-                self._problem(pod, "spec.nodeName", f"node {pod.node_name!r} not found")
-        for claim in self.claims():
-            if len(claim.reserved_for) > 1 and not (claim.allocation and
-                                                    claim.allocation.shareable):
-                self._problem(claim, "status.reservedFor", "a claim that is not shareable "
-                              f"may be reserved for one pod, found {len(claim.reserved_for)}")
-            if claim.reserved_for and claim.allocation is None:
-                self._problem(claim, "status.reservedFor", "a claim must be allocated before "
-                              "it is reserved")
 
     # -- queries ----------------------------------------------------------------------
     def of_kind(self, cls: type) -> Iterator:
