@@ -24,7 +24,6 @@ from allocation.engine.state import ClusterState
 from allocation.engine.v1.results import allocated_node_name
 from allocation.engine.v1.usage import devices_in_use
 from allocation.models import (
-    READ_MODELS,
     ClaimSummary,
     Cluster,
     DeviceUsage,
@@ -125,20 +124,26 @@ def _node_rows(state: ClusterState) -> tuple[dict[Key, dict], dict[Key, dict]]:
     return nodes, {k: v for k, v in usage.items() if (k[0],) in nodes}
 
 
-def _pod_rows(state: ClusterState) -> dict[Key, dict]:
-    rows = {}
-    for position, pod in enumerate(state.pods()):
-        node = pod.node_name or ""
-        group = state.nodes[node].labels.get(NODE_GROUP_LABEL, "") if node in state.nodes else ""
-        status = pod_status(pod)
-        namespace = pod.namespace or "default"
-        rows[(namespace, pod.name)] = {
-            "position": position, "namespace": namespace, "name": pod.name,
-            "status": status, "node": node, "node_group": group,
+def _position(obj) -> int:
+    """The object's place in document order: its stored row's (the worker gives the objects
+    it creates theirs when it saves them: services/reconcile.py)."""
+    return obj.source.doc if obj.source is not None else 0
+
+
+def _pod_row(state: ClusterState, pod) -> dict:
+    node = pod.node_name or ""
+    group = state.nodes[node].labels.get(NODE_GROUP_LABEL, "") if node in state.nodes else ""
+    namespace = pod.namespace or "default"
+    return {"position": _position(pod), "namespace": namespace, "name": pod.name,
+            "status": pod_status(pod), "node": node, "node_group": group,
             "reason": pending_reason(pod) if not node and not pod.terminated else "",
             "labels": label_items(pod.meta.labels),
             "claims": list_column(pod.claim_name(c) for c in pod.claims)}
-    return rows
+
+
+def _pod_rows(state: ClusterState) -> dict[Key, dict]:
+    return {(pod.namespace or "default", pod.name): _pod_row(state, pod)
+            for pod in state.pods()}
 
 
 def _summary(claim) -> tuple[list[str], str, str]:
@@ -161,23 +166,46 @@ def _summary(claim) -> tuple[list[str], str, str]:
     return [driver], node, f"{driver}: {amount}{where}"
 
 
-def _claim_rows(state: ClusterState) -> dict[Key, dict]:
-    rows = {}
-    claims: Iterable = [*state.claims(), *state.of_kind(ResourceClaimV1)]
-    for position, claim in enumerate(claims):
-        drivers, node, summary = _summary(claim)
-        namespace = claim.namespace or "default"
-        if isinstance(claim, ResourceClaim):
-            classes, pods = [claim.class_name], claim.reserved_pods()
-        else:
-            classes = claim.class_names
-            pods = [r.get("name") for r in claim.reserved_for if r.get("resource") == "pods"]
-        rows[(namespace, claim.name)] = {
-            "position": position, "namespace": namespace, "name": claim.name,
+def _claim_row(claim) -> dict:
+    drivers, node, summary = _summary(claim)
+    namespace = claim.namespace or "default"
+    if isinstance(claim, ResourceClaim):
+        classes, pods = [claim.class_name], claim.reserved_pods()
+    else:
+        classes = claim.class_names
+        pods = [r.get("name") for r in claim.reserved_for if r.get("resource") == "pods"]
+    return {"position": _position(claim), "namespace": namespace, "name": claim.name,
             "api_version": claim.api_version, "state": claim_status(claim),
             "classes": list_column(classes), "drivers": list_column(drivers), "node": node,
             "held": held(claim), "summary": summary, "reserved_for": list_column(pods)}
-    return rows
+
+
+def _claim_rows(state: ClusterState) -> dict[Key, dict]:
+    claims: Iterable = [*state.claims(), *state.of_kind(ResourceClaimV1)]
+    return {(claim.namespace or "default", claim.name): _claim_row(claim) for claim in claims}
+
+
+def _touched_rows(state: ClusterState, touched: Iterable) -> tuple[dict, dict]:
+    """The pod and claim rows of the objects at ``touched`` keys (None: the object is
+    gone), or None per model when every row must be made again (a node touched: the pods'
+    node groups may have changed)."""
+    pods: dict[Key, dict | None] | None = {}
+    claims: dict[Key, dict | None] = {}
+    for key in set(touched):
+        rows = pods if key.kind == "Pod" else claims if key.kind == "ResourceClaim" else None
+        if key.kind == "Node":
+            pods = None
+        if rows is None:
+            continue
+        obj = state.objects.get(key)
+        ident = (key.namespace or "default", key.name)
+        if obj is None:
+            rows[ident] = None
+        elif key.kind == "Pod":
+            rows[ident] = _pod_row(state, obj)
+        elif isinstance(obj, ResourceClaim | ResourceClaimV1):
+            rows[ident] = _claim_row(obj)
+    return pods, claims
 
 
 _KEYS: dict[type[models.Model], tuple[str, ...]] = {
@@ -231,7 +259,39 @@ Known = tuple[str, Rows]
 """What a worker wrote last: ``Cluster.read_model_token`` after its sync, and the rows."""
 
 
-def sync(state: ClusterState, known: Known | None = None) -> tuple[int, Known | None]:
+def _sync_dirty(model: type[models.Model], dirty: dict[Key, dict | None],
+                stored: dict[Key, dict]) -> int:
+    """:func:`_sync_model` for the rows at ``dirty``'s keys only (None: no row), the others
+    being as stored; ``stored`` is brought up to date in place."""
+    fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
+    create, update, doomed, changed_fields = [], [], [], set()
+    for key, values in dirty.items():
+        old = stored.get(key)
+        if values is None:
+            if old is not None:
+                doomed.append(stored.pop(key)["id"])
+            continue
+        if old is None:
+            create.append((key, model(**values)))
+            continue
+        diff = [f for f in fields if old[f] != values[f]]
+        if diff:
+            update.append(model(id=old["id"], **values))
+            changed_fields.update(diff)
+            stored[key] = {"id": old["id"], **values}
+    for start in range(0, len(doomed), _BATCH):
+        model.objects.filter(id__in=doomed[start:start + _BATCH]).delete()
+    if update:
+        model.objects.bulk_update(update, sorted(changed_fields), batch_size=_BATCH)
+    if create:
+        made = model.objects.bulk_create([row for _key, row in create], batch_size=_BATCH)
+        for (key, _row), row in zip(create, made, strict=True):
+            stored[key] = {"id": row.id, **dirty[key]}
+    return len(create) + len(update) + len(doomed)
+
+
+def sync(state: ClusterState, known: Known | None = None,
+         touched: Iterable | None = None) -> tuple[int, Known | None]:
     """Make the read model describe ``state``, writing only rows that changed.
 
     Call inside a transaction (the one that saves ``state``'s objects). ``known`` is what
@@ -247,10 +307,19 @@ def sync(state: ClusterState, known: Known | None = None) -> tuple[int, Known | 
         pk=Cluster.SINGLETON_ID).first()
     stored = known[1] if known is not None and token is not None and known[0] == token \
         else None
-    wanted = rows_of(state)
+    dirty = _touched_rows(state, touched) if stored is not None and touched is not None \
+        else (None, None)
+    nodes, usage = _node_rows(state)
     count, now = 0, {}
-    for model in READ_MODELS:
-        written, rows = _sync_model(model, wanted[model],
+    for model, wanted, only in ((NodeSummary, nodes, None), (DeviceUsage, usage, None),
+                                (PodSummary, None, dirty[0]), (ClaimSummary, None, dirty[1])):
+        if only is not None:  # the other rows are as the last sync left them
+            count += _sync_dirty(model, only, stored[model])
+            now[model] = stored[model]
+            continue
+        if wanted is None:
+            wanted = _pod_rows(state) if model is PodSummary else _claim_rows(state)
+        written, rows = _sync_model(model, wanted,
                                     None if stored is None else stored.get(model))
         count += written
         if rows is None or now is None:
@@ -263,20 +332,22 @@ def sync(state: ClusterState, known: Known | None = None) -> tuple[int, Known | 
     return count, (None if now is None or token is None else (token, now))
 
 
-def record(cluster, state: ClusterState, saved: bool,
-           known: Known | None = None) -> tuple[bool, Known | None]:
+def record(cluster, state: ClusterState, saved: bool, known: Known | None = None,
+           touched: Iterable | None = None) -> tuple[bool, Known | None]:
     """The worker pass's hook: sync the read model to the state it settles.
 
     ``saved`` says whether the pass committed a new revision already. When only the read
     model changed (an import the engine had nothing to add to, say), the revision is bumped
     and announced all the same, so open pages re-read the rows. ``known`` as for
-    :func:`sync`.
+    :func:`sync`; ``touched``, the keys of the objects changed since that sync (the pass's
+    ``ClusterState.touched``, caught up included), limits the pod and claim rows made to
+    theirs.
 
     Returns:
         Whether a revision was committed for the read model alone, and the new ``known``
         (for the next pass).
     """
-    written, known = sync(state, known)
+    written, known = sync(state, known, touched)
     if known is not None:
         cluster.read_model_token = known[0]  # the locked row is saved whole below
     if not written or saved:

@@ -39,6 +39,7 @@ from allocation.engine.faults import Failure, fallback_manifest, report
 from allocation.engine.objects import (
     KObject,
     ObjectKey,
+    Source,
 )
 from allocation.engine.simulation import Simulation
 from allocation.engine.state import ClusterState
@@ -55,6 +56,7 @@ from allocation.services.events import (
 from allocation.services.incremental import KeptState, NotIncremental, changed_plan
 from allocation.services.rebase import not_about, rebase
 from allocation.services.store import (
+    STORED_FILE,
     Identity,
     LeftOut,
     build_state,
@@ -300,6 +302,7 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
         changes = plan_events(events)
         saved = bool(plan or changes.news)
         if saved:
+            _placed_in_order(cluster, plan)
             save_plan(cluster, plan)
             save_events(cluster, changes, now)
             kinds = sorted({*plan.kinds, "Event"} if changes else plan.kinds)
@@ -310,8 +313,9 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             result.revision = cluster.revision
         # The pages' rows, in the same transaction; a revision of their own only when rows
         # really changed and nothing else was saved (docs/console-pages.md, "The read model").
-        alone, known = read_model.record(cluster, work.state, saved,
-                                         kept.read_model if kept is not None else None)
+        alone, known = read_model.record(
+            cluster, work.state, saved, kept.read_model if kept is not None else None,
+            work.state.touched if kept is not None else None)
         if alone:
             result.revision = cluster.revision
         if result.complete and cluster.reconciled_revision != cluster.revision:
@@ -322,6 +326,14 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
             # nothing was written during the pass: the state is what is stored now
             result.kept = KeptState(work.state, work.simulation, result.revision, known)
     return result
+
+
+def _placed_in_order(cluster, plan: Plan) -> None:
+    """Give the objects the plan creates the document positions their rows get
+    (``writes.apply_plan`` hands them out in the plan's order), as objects loaded from rows
+    have theirs: the read model orders by them, a later catch-up compares them."""
+    for offset, (obj, _document) in enumerate(plan.create):
+        obj.source = Source(STORED_FILE, cluster.next_position + offset)
 
 
 def _caught_up(kept: KeptState, snapshot, now: datetime) -> KeptState | None:

@@ -12,7 +12,7 @@ import pytest
 from allocation import models
 from allocation.engine.events import VirtualClock, format_time
 from allocation.engine.manifests import InvalidManifests
-from allocation.services import changes
+from allocation.services import changes, read_model
 from allocation.services import reconcile as passes
 from allocation.services.manifests import import_texts
 from allocation.services.store import build_state, row_identity, stored_rows
@@ -34,6 +34,16 @@ def _v1_node(name: str) -> list[dict]:
     return [f.node(name), slice_doc([{"name": f"d{i}"} for i in range(2)], name=f"{name}-s",
                                     nodeName=name, pool={"name": name,
                                                          "resourceSliceCount": 1})]
+
+
+def _read_model() -> dict:
+    """The stored read-model rows, as ``read_model.rows_of`` gives them."""
+    out = {}
+    for model in models.READ_MODELS:
+        keys = read_model._KEYS[model]
+        fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
+        out[model] = {tuple(v[k] for k in keys): v for v in model.objects.values(*fields)}
+    return out
 
 
 def _stored() -> dict:
@@ -115,6 +125,7 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
                                     for e in expected.events}
         assert result.kept is not None
         kept = result.kept
+        assert _read_model() == read_model.rows_of(kept.state), f"step {step}"
     assert len(full_passes) == 1  # only the first pass built the whole cluster
 
 
