@@ -166,9 +166,17 @@ def uid_holders(objects: Iterable[KObject]) -> list[StoredObject]:
     """The stored rows holding a ``metadata.uid`` one of ``objects`` sets (the indexed
     ``uid`` column), in document order."""
     uids = {obj.meta.uid for obj in objects if obj.meta.uid}
+    if not uids:
+        return []
     found = []
     for model in OBJECT_MODELS:
-        for chunk in _chunks(uids):
-            found.extend(model.objects.filter(uid__in=chunk))
+        if len(uids) <= _CHUNK:
+            found.extend(model.objects.filter(uid__in=uids))
+            continue
+        # many (an import): the uids stored are read once, not in a query per 500
+        held = [pk for pk, uid in model.objects.exclude(uid="").values_list("pk", "uid")
+                if uid in uids]
+        for start in range(0, len(held), _CHUNK):
+            found.extend(model.objects.filter(pk__in=held[start:start + _CHUNK]))
     found.sort(key=lambda r: r.position)
     return found
