@@ -221,38 +221,20 @@ def rows_of(state: ClusterState) -> Rows:
 
 
 def _sync_model(model: type[models.Model], wanted: dict[Key, dict],
-                stored: dict[Key, dict] | None) -> tuple[int, dict[Key, dict]]:
+                stored: dict[Key, dict] | None) -> tuple[int, dict[Key, dict] | None]:
     """Write what differs between ``wanted`` and the stored rows (``stored``: what the last
     sync left, with ids; None: read them); the rows as stored now."""
-    keys = _KEYS[model]
-    fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
     if stored is None:
+        keys = _KEYS[model]
+        fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
         stored = {tuple(v[k] for k in keys): v for v in model.objects.values("id", *fields)}
-    left = dict(stored)
-    now: dict[Key, dict] = {}
-    create, update, changed_fields = [], [], set()
-    for key, values in wanted.items():
-        old = left.pop(key, None)
-        if old is None:
-            create.append((key, model(**values)))
-            continue
-        diff = [f for f in fields if old[f] != values[f]]
-        if diff:
-            update.append(model(id=old["id"], **values))
-            changed_fields.update(diff)
-        now[key] = {"id": old["id"], **values}
-    doomed = [v["id"] for v in left.values()]
-    for start in range(0, len(doomed), _BATCH):
-        model.objects.filter(id__in=doomed[start:start + _BATCH]).delete()
-    if update:
-        model.objects.bulk_update(update, sorted(changed_fields), batch_size=_BATCH)
-    if create:
-        made = model.objects.bulk_create([row for _key, row in create], batch_size=_BATCH)
-        for (key, _row), row in zip(create, made, strict=True):
-            now[key] = {"id": row.id, **wanted[key]}
+    now = dict(stored)
+    dirty: dict[Key, dict | None] = {key: None for key in stored if key not in wanted}
+    dirty.update(wanted)
+    written = _sync_dirty(model, dirty, now)
     if any(v["id"] is None for v in now.values()):  # a backend that gives no ids back
-        now = None
-    return len(create) + len(update) + len(doomed), now
+        return written, None
+    return written, now
 
 
 Known = tuple[str, Rows]
