@@ -17,7 +17,7 @@ from allocation.engine.faults import each
 from allocation.engine.models import Strategy
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
-from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling import binding, diagnosis, fit
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -148,13 +148,18 @@ class Scheduler:
 
     def _explain(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> tuple[str, dict]:
         counts: Counter[str] = Counter()
+        reasons: dict[str, str] = {}
         details = []
         for name in state.node_order:
             node = state.nodes[name]
             # A node fitting after a failed scan cannot happen; the dry run keeps state clean.
-            reason = fit.dry_run(state, pod, node, needs, self.strategy) or FITS_NOW
+            reason = reasons[name] = fit.dry_run(state, pod, node, needs, self.strategy) \
+                or FITS_NOW
             counts[reason] += 1
             if len(details) < MAX_DETAIL_NODES:
                 details.append(fit.node_detail(state, node, needs, reason, self.strategy))
         total = len(state.node_order)
-        return summary(counts, total), detail_of(details, total)
+        # what each node lacks, the nearest nodes, suggestions (once per pod signature)
+        body = diagnosis.annotate(detail_of(details, total), state, pod, reasons,
+                                  diagnosis.SeedDevices(state, needs, self.strategy))
+        return summary(counts, total), body
