@@ -16,7 +16,8 @@ missing); ``nodeAffinity`` (``term``, and that term's first unmet requirement: `
 ``request``, ``wants``, ``free``: one item per set of alike requests, so a claim asking for
 three alike devices is one item wanting 3, not three items); ``together`` (every request
 has enough free devices, but the search found no way to meet them all at once);
-``budget`` (the search gave up). Words for each: ``diagnosis_text``.
+``budget`` (the search gave up); on the pod page only (``checks.py``), ``other``
+(``reason``: a refusal with no diff of its own). Words for each: ``diagnosis_text``.
 
 The node checks mirror ``fit.node_refusal`` (the same rules in the same order; a test holds
 the first failing check equal to the refusal), which stays the scheduler's fast path: this
@@ -121,7 +122,7 @@ class V1Devices:
     explained = frozenset((*CLAIM_REASONS, INVALID_POOLS))
 
     def __init__(self, state: ClusterState, allocator: Allocator,
-                 claims: list[ResourceClaimV1], memo: RequestMemo) -> None:
+                 claims: list[ResourceClaimV1], memo: RequestMemo | None) -> None:
         self._state, self._allocator, self._claims, self._memo = state, allocator, claims, memo
         self._wants: dict[tuple[str, str], int | str] = {}
         for claim in claims:
@@ -132,6 +133,8 @@ class V1Devices:
                     self._wants[(claim.ref, f"{request.name}/{sub.get('name')}")] = _count(sub)
 
     def entries(self, node: str) -> list[dict]:
+        """The node's entries from the scheduler's memo (``V1Devices`` made without one
+        reads only entries it is given)."""
         return self._memo.requests(self._state, self._allocator, self._claims, node)[0]
 
     def items(self, entries: list[dict]) -> list[dict]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["diff_text", "diff_texts", "diff_sentence", "suggestion_text"]
+__all__ = ["diff_text", "diff_texts", "diff_sentence", "suggestion_text", "requirement_text",
+           "affinity_terms"]
 
 
 def _plural(count: int, word: str) -> str:
@@ -32,16 +33,33 @@ def _devices(item: dict, named: bool = True) -> str:
     return f"needs {count} of class {klass}{where}{request}; {matched}"
 
 
+def requirement_text(requirement: dict) -> str:
+    """One node selector requirement: ``gpu In (a100, h100)``, ``zone Exists``."""
+    values = requirement.get("values") or []
+    return (f"{requirement.get('key')} {requirement.get('operator', '')}"
+            + (f" ({', '.join(map(str, values))})" if values else ""))
+
+
+def affinity_terms(affinity: object) -> list[str]:
+    """A required node affinity's terms in words, one per term (any may match): its
+    requirements joined by ``and``; an empty term says that it matches no node."""
+    terms = affinity.get("nodeSelectorTerms") if isinstance(affinity, dict) else None
+    out = []
+    for term in terms or ():
+        requirements = [*(term.get("matchExpressions") or ()), *(term.get("matchFields") or ())]
+        out.append(" and ".join(requirement_text(r) for r in requirements)
+                   or "(an empty term: it matches no node)")
+    return out
+
+
 def _affinity(item: dict) -> str:
     term = f"node affinity term {int(item.get('term', 0)) + 1}"
     if "key" not in item:
         return f"{term} is empty, so it matches no node"
-    key, operator = item["key"], item.get("operator", "")
-    values = item.get("values") or []
-    wanted = f"{key} {operator}" + (f" ({', '.join(map(str, values))})" if values else "")
+    key = item["key"]
     has = (f"the node has {_pair(key, item['has'])}" if "has" in item
            else f"the node has no {key}")
-    return f"{term} wants {wanted}; {has}"
+    return f"{term} wants {requirement_text(item)}; {has}"
 
 
 def _selector(item: dict) -> str:
@@ -63,6 +81,7 @@ _DIFF = {
                                "(suitableNodes)",
     "together": lambda i: "each request has enough free devices, but not all of them together",
     "budget": lambda i: "the allocation search gave up before trying every combination",
+    "other": lambda i: str(i["reason"]),
 }
 
 
