@@ -148,6 +148,13 @@ class Explanation:
     nearest: list[Nearest] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
 
+    @property
+    def focus(self) -> str | None:
+        """The detailed node shown open: the nearest one detailed, else the first."""
+        detailed = [node.node for node in self.nodes]
+        return next((n.node for n in self.nearest if n.node in detailed),
+                    detailed[0] if detailed else None)
+
 
 @dataclass(frozen=True, slots=True)
 class AttemptError:

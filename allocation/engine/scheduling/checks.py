@@ -61,8 +61,8 @@ class NodeChecks:
         return not any(self.failed.values())
 
     @property
-    def rank(self) -> tuple[int, int]:
-        return diagnosis.rank(self.diff) if self.diff else (0, 0)
+    def rank(self) -> tuple[int, int, int]:
+        return diagnosis.rank(self.diff) if self.diff else (0, 0, 0)
 
 
 @dataclass

@@ -68,6 +68,7 @@ for ``nearest`` (the rest are left out of it; the pod page ranks every node)."""
 NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_CPU, R_MEMORY, R_PODS))
 """The refusals :func:`node_diff` explains (the node's own checks)."""
 _ELSEWHERE = frozenset((R_ELSEWHERE, NOT_AVAILABLE))
+_PLACEMENT = ("nodeSelector", "nodeAffinity")
 _MAX_VALUES = 8  # label values a ``label`` suggestion lists
 
 
@@ -251,12 +252,17 @@ def claim_diff(reason: str, entries: list[dict] | None, devices: Devices) -> lis
     return items
 
 
-def rank(diff: list[dict]) -> tuple[int, int]:
-    """How far a node is from fitting: the checks it fails (``together`` and ``budget``
-    do not count beside the devices they qualify), then the devices it lacks."""
-    checks = sum(1 for i in diff if i["check"] not in ("together", "budget")
+def rank(diff: list[dict]) -> tuple[int, int, int]:
+    """How far a node is from fitting, smallest first: how many of the pod's own placement
+    rules it breaks (nodeSelector pairs, node affinity terms: a node the pod does not target
+    is farther than any node it does), then how many other checks it fails (``together``
+    and ``budget`` only when nothing else is short), then how many devices it lacks."""
+    placement = sum(1 for i in diff if i["check"] in _PLACEMENT)
+    checks = sum(1 for i in diff if i["check"] not in (*_PLACEMENT, "together", "budget")
                  and (i["check"] != "devices" or _short(i)))
-    return (max(checks, 1), sum(_short(i) for i in diff if i["check"] == "devices"))
+    if not placement and not checks:
+        checks = 1  # refused all the same: devices enough for each request, not together
+    return (placement, checks, sum(_short(i) for i in diff if i["check"] == "devices"))
 
 
 def annotate(body: dict, state: ClusterState, pod: Pod, reasons: Mapping[str, str],
