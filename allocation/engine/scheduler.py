@@ -61,7 +61,9 @@ class Scheduler:
                  negotiation: Negotiator | None = None) -> None:
         self.strategy = strategy
         self.negotiation = negotiation
-        self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
+        # a failure is remembered as (message, annotation text): pods of one signature get
+        # the same body, so it is encoded once, not once per pending pod
+        self.cache: PlacementCache[tuple[str, str]] = PlacementCache()
         self.plans = Plans()
         self.quiet = Quiet()
         self.v1 = V1Scheduling(self.quiet)
@@ -133,7 +135,7 @@ class Scheduler:
         key, epoch = needs.signature, state.epoch
         failure = self.cache.failure(key, epoch)
         if failure is not None:
-            return binding.mark_unschedulable(state, pod, *failure)
+            return binding.mark_unschedulable(state, pod, failure[0], {}, explain=failure[1])
         nodes = state.nodes
         for index in range(self.cache.start(key, epoch), total):
             node = nodes[state.node_order[index]]
@@ -143,8 +145,9 @@ class Scheduler:
                 binding.commit(state, pod, node, needs, picks)
                 return True
         message, detail = self._explain(state, pod, needs)
-        self.cache.failed(key, epoch, total, (message, detail))
-        return binding.mark_unschedulable(state, pod, message, detail)
+        text = binding.explain_text(message, detail)
+        self.cache.failed(key, epoch, total, (message, text))
+        return binding.mark_unschedulable(state, pod, message, {}, explain=text)
 
     def _explain(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> tuple[str, dict]:
         counts: Counter[str] = Counter()
