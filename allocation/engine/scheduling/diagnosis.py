@@ -309,7 +309,7 @@ def annotate(body: dict, state: ClusterState, pod: Pod, reasons: Mapping[str, st
         body["nearest"] = [{"node": name} if name in detailed else
                            {"node": name, "diff": diffs[name]} for name in nearest]
     suggestions = [*_label_suggestions(state, pod, diffs.values()),
-                   *_selector_suggestions(examined, devices)]
+                   *_blocker_suggestions(examined, devices)]
     if suggestions:
         body["suggestions"] = suggestions
     return body
@@ -333,10 +333,11 @@ def _label_suggestions(state: ClusterState, pod: Pod, diffs) -> list[dict]:
     return out
 
 
-def _selector_suggestions(examined: list[list[dict]], devices: Devices) -> list[dict]:
-    """``selector``: a request that no diagnosed node could meet because one of its
-    selectors is false for every device there that is not in use (devices in use are
-    refused before their selectors are read, upstream's order too)."""
+def _blocker_suggestions(examined: list[list[dict]], devices: Devices) -> list[dict]:
+    """``selector``: a request no diagnosed node could meet because one of its selectors
+    is false for every device there that is not in use (devices in use are refused before
+    their selectors are read, upstream's order too); ``toleration``: because every such
+    device has one taint the request does not tolerate (v1 device taints, KEP-5055)."""
     found: dict[tuple, dict] = {}
     spoilt: set[tuple] = set()
     for index, entries in enumerate(examined):
@@ -345,26 +346,29 @@ def _selector_suggestions(examined: list[list[dict]], devices: Devices) -> list[
             key = (entry.get("class") or entry.get("driver"), selectors)
             if key in spoilt or entry.get("problem"):
                 continue
-            refused = _refused_by(entry, selectors)
-            if refused is None:
+            blockers = _blockers(entry, selectors)
+            if blockers is None:
                 spoilt.add(key)
                 found.pop(key, None)
                 continue
             known = found.setdefault(key, {"entry": entry, "by": set(), "nodes": set()})
-            known["by"].update(refused)
+            known["by"].update(blockers)
             known["nodes"].add(index)
     out = []
     for known in found.values():
         if len(known["by"]) == 1:
+            [(kind, what)] = known["by"]
             item = devices.items([known["entry"]])[0]
-            out.append({"kind": "selector", "class": item["class"], "request": item["request"],
-                        "selector": next(iter(known["by"])), "nodes": len(known["nodes"])})
+            out.append({"kind": kind, "class": item["class"], "request": item["request"],
+                        "selector" if kind == "selector" else "taint": what,
+                        "nodes": len(known["nodes"])})
     return out
 
 
-def _refused_by(entry: dict, selectors: tuple) -> set[str] | None:
-    """The selectors that refused the free devices of one request entry, or None when a
-    device matched, one was refused otherwise, or some were not listed."""
+def _blockers(entry: dict, selectors: tuple) -> set[tuple[str, str]] | None:
+    """What refused the free devices of one request entry (``("selector", expression)``,
+    ``("toleration", taint)``), or None when a device matched, one was refused otherwise,
+    or some were not listed."""
     if entry.get("matching") or entry.get("matchingMore") or entry.get("refusedMore"):
         return None
     by = set()
@@ -372,8 +376,11 @@ def _refused_by(entry: dict, selectors: tuple) -> set[str] | None:
         reason = str(group.get("reason", ""))
         if group.get("code") == "in-use" or reason.startswith(HELD):
             continue
+        if group.get("code") == "taint":  # "untolerated taint k=v:Effect"
+            by.add(("toleration", reason.rpartition(" ")[2]))
+            continue
         selector = next((s for s in selectors if reason.endswith(f"`{s}` is false")), None)
         if selector is None:
             return None
-        by.add(selector)
+        by.add(("selector", selector))
     return by

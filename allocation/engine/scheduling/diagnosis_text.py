@@ -146,6 +146,11 @@ _SUGGESTIONS = {
                            f"diagnosed satisfies `{i['selector']}` (class {i.get('class')}, "
                            f"request {i.get('request')}): change the selector, or add "
                            "devices that satisfy it."),
+    "toleration": lambda i: (f"Every free device of request {i.get('request')} (class "
+                             f"{i.get('class')}) on the {_plural(int(i['nodes']), 'node')} "
+                             f"diagnosed has the taint {i['taint']}, which the request does "
+                             "not tolerate: add a toleration to the request, or take the "
+                             "taint off the devices."),
     "nodeGroup": _group,
     "freeClaim": _free,
 }

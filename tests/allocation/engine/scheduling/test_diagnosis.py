@@ -260,6 +260,16 @@ def _seed_memory_cluster(wanted: int, memory_per_node: dict[str, list[str]]) -> 
     return docs
 
 
+def test_a_device_taint_no_request_tolerates_is_suggested():
+    taint = {"key": "maintenance", "value": "bios", "effect": "NoSchedule"}
+    docs = _v1_docs(device("gpu-0", taints=[taint]), device("gpu-1", taints=[taint]))
+
+    annotation = _v1_explain(docs)
+
+    assert annotation["suggestions"] == [{"kind": "toleration", "class": "gpu", "request": "r",
+                                          "taint": "maintenance=bios:NoSchedule", "nodes": 1}]
+
+
 def test_a_seed_selector_no_device_satisfies_is_suggested():
     docs = _seed_memory_cluster(1, {"n1": ["16Gi"], "n2": ["32Gi"]})
 

@@ -58,6 +58,11 @@ def test_suggestions_in_words():
     assert suggestion_text({"kind": "selector", "class": "gpu", "request": "r",
                             "selector": "false", "nodes": 1}).startswith(
         "No free device on the 1 node diagnosed satisfies `false` (class gpu, request r)")
+    assert suggestion_text({"kind": "toleration", "class": "gpu", "request": "r",
+                            "taint": "k=v:NoSchedule", "nodes": 2}) == (
+        "Every free device of request r (class gpu) on the 2 nodes diagnosed has the taint "
+        "k=v:NoSchedule, which the request does not tolerate: add a toleration to the "
+        "request, or take the taint off the devices.")
     assert suggestion_text({"kind": "nodeGroup", "group": "t4-pool", "atMaxSize": True,
                             "maxSize": 3}) == (
         "A new node of node group t4-pool would fit the pod, but the group is at its maxSize "
