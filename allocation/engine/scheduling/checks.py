@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from allocation.engine.scheduling import diagnosis, fit, v1_explain, v1_views
-from allocation.engine.scheduling.needs import Plans, no_negotiation, pod_needs
+from allocation.engine.scheduling.needs import Plans, pod_needs
 from allocation.engine.scheduling.reasons import R_CLAIMS
 from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.scheduling.v1_book import AllocatorSource
@@ -110,8 +110,10 @@ def pod_checks(state: ClusterState, pod: Pod, strategy: str = "first-fit",
 
 def _seed_claims(state: ClusterState, pod: Pod, names: list[str], strategy: str
                  ) -> dict[str, tuple] | str:
-    """Per node: DynamicResources' refusal, the request entries and their reader."""
-    needs = pod_needs(state, pod, Plans(), no_negotiation)
+    """Per node: DynamicResources' refusal, the request entries and their reader. Claims
+    of a control-plane controller are the negotiation's (its timeline on the page), not
+    searched here."""
+    needs = pod_needs(state, pod, Plans(), _negotiated)
     if needs.error is not None:
         return needs.error
     devices = diagnosis.SeedDevices(state, needs, strategy)
@@ -122,6 +124,11 @@ def _seed_claims(state: ClusterState, pod: Pod, names: list[str], strategy: str
             or fit.claims_fit(state, node, needs.wants, strategy)
         out[name] = (reason, devices.entries(name) if needs.wants else None, devices)
     return out
+
+
+def _negotiated(claim, plan) -> None:
+    """The blocker that leaves every control-plane claim to the negotiation."""
+    return None
 
 
 def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from allocation.engine.manifests import load_files
 from allocation.engine.scheduling.checks import PLUGINS, pod_checks
 from allocation.engine.simulation import simulate
-from tests.factories import node, pod, run
+from tests.factories import claim, node, pod, run
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -65,3 +67,27 @@ def test_only_the_first_nodes_are_checked_and_a_prefilter_refusal_is_the_answer(
 
     refused = pod_checks(state, state.get("Pod", "default", "q"))
     assert refused.rows == [] and "missing" in refused.error
+
+
+def test_a_control_plane_claim_is_left_to_the_negotiation():
+    state = _state("demo.yaml")
+
+    checks = pod_checks(state, state.get("Pod", "default", "fpga-offload"))
+
+    # no error for its control-plane claim; allocated for rack r1, it is usable there only
+    assert checks.error is None
+    assert {row.node: _failed(row) for row in checks.rows} == {
+        "a100-1": {}, "t4-1": {}, "a100-2": {"DynamicResources": ["claimElsewhere"]},
+        "t4-2": {"DynamicResources": ["claimElsewhere"]}}
+
+
+def test_a_pending_control_plane_claim_is_not_searched_and_not_an_error():
+    docs = [d for d in yaml.safe_load_all((ROOT / "examples" / "demo.yaml").read_text()) if d]
+    docs += [claim("fpga-2", "fpga"), pod("far", claims={"fpga": "fpga-2"},
+                                            node_selector={"gpu": "h100"})]
+    state = run(docs).state
+
+    checks = pod_checks(state, state.get("Pod", "default", "far"))
+
+    assert checks.error is None
+    assert [_failed(row) for row in checks.rows] == [{"NodeAffinity": ["nodeSelector"]}] * 4
