@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["label_selector_matches", "node_selector_matches"]
+__all__ = ["label_selector_matches", "node_selector_matches", "unmet_requirement"]
 
 
 def _requirement(op: str, value: str | None, values: list[str]) -> bool:
@@ -52,3 +52,29 @@ def node_selector_matches(selector: dict[str, Any], node) -> bool:
         if ok and (term.get("matchExpressions") or term.get("matchFields")):
             return True
     return False
+
+
+def unmet_requirement(term: dict[str, Any], node) -> tuple[dict, str | None] | None:
+    """The first requirement of one NodeSelectorTerm that ``node`` does not meet, with the
+    node's value of its key (a label, or ``metadata.name`` for ``matchFields``), as
+    :func:`node_selector_matches` judges it; an empty term (which matches no node) gives
+    ``({}, None)``.
+
+    Returns:
+        ``(requirement, the node's value or None)``, or None when the term matches.
+    """
+    expressions = term.get("matchExpressions") or ()
+    fields = term.get("matchFields") or ()
+    if not expressions and not fields:
+        return {}, None
+    for requirement in expressions:
+        value = node.meta.labels.get(requirement["key"])
+        if not _requirement(requirement["operator"], value,
+                            list(requirement.get("values") or ())):
+            return requirement, value
+    for requirement in fields:
+        value = node.name if requirement["key"] == "metadata.name" else None
+        if not _requirement(requirement["operator"], value,
+                            list(requirement.get("values") or ())):
+            return requirement, value
+    return None

@@ -17,7 +17,7 @@ from allocation.engine.faults import each
 from allocation.engine.models import Strategy
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
-from allocation.engine.scheduling import binding, fit
+from allocation.engine.scheduling import binding, diagnosis, fit
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -61,7 +61,9 @@ class Scheduler:
                  negotiation: Negotiator | None = None) -> None:
         self.strategy = strategy
         self.negotiation = negotiation
-        self.cache: PlacementCache[tuple[str, dict]] = PlacementCache()
+        # a failure is remembered as (message, annotation text): pods of one signature get
+        # the same body, so it is encoded once, not once per pending pod
+        self.cache: PlacementCache[tuple[str, str]] = PlacementCache()
         self.plans = Plans()
         self.quiet = Quiet()
         self.v1 = V1Scheduling(self.quiet)
@@ -133,7 +135,7 @@ class Scheduler:
         key, epoch = needs.signature, state.epoch
         failure = self.cache.failure(key, epoch)
         if failure is not None:
-            return binding.mark_unschedulable(state, pod, *failure)
+            return binding.mark_unschedulable(state, pod, failure[0], {}, explain=failure[1])
         nodes = state.nodes
         for index in range(self.cache.start(key, epoch), total):
             node = nodes[state.node_order[index]]
@@ -143,18 +145,24 @@ class Scheduler:
                 binding.commit(state, pod, node, needs, picks)
                 return True
         message, detail = self._explain(state, pod, needs)
-        self.cache.failed(key, epoch, total, (message, detail))
-        return binding.mark_unschedulable(state, pod, message, detail)
+        text = binding.explain_text(message, detail)
+        self.cache.failed(key, epoch, total, (message, text))
+        return binding.mark_unschedulable(state, pod, message, {}, explain=text)
 
     def _explain(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> tuple[str, dict]:
         counts: Counter[str] = Counter()
+        reasons: dict[str, str] = {}
         details = []
         for name in state.node_order:
             node = state.nodes[name]
             # A node fitting after a failed scan cannot happen; the dry run keeps state clean.
-            reason = fit.dry_run(state, pod, node, needs, self.strategy) or FITS_NOW
+            reason = reasons[name] = fit.dry_run(state, pod, node, needs, self.strategy) \
+                or FITS_NOW
             counts[reason] += 1
             if len(details) < MAX_DETAIL_NODES:
                 details.append(fit.node_detail(state, node, needs, reason, self.strategy))
         total = len(state.node_order)
-        return summary(counts, total), detail_of(details, total)
+        # what each node lacks, the nearest nodes, suggestions (once per pod signature)
+        body = diagnosis.annotate(detail_of(details, total), state, pod, reasons,
+                                  diagnosis.SeedDevices(state, needs, self.strategy))
+        return summary(counts, total), body

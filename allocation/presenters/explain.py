@@ -7,7 +7,11 @@ candidates}]``). Pods with resource.k8s.io/v1 claims (``scheduling/v1_explain.py
 the same shape with ``class`` instead of ``driver``, a ``code`` and a ``more`` count per
 refusal group, ``matchingMore`` / ``refusedMore`` per request, ``omittedRequests`` per node
 and, for a failed attempt (SchedulerError), an ``error`` naming the claim, request, device,
-selector, expression and CEL error. This module turns it into sentences; it never fails on
+selector, expression and CEL error. The diagnosis (``scheduling/diagnosis.py``) adds a
+``diff`` per node (what the node lacks), ``nearest`` (the nodes that fail by the least) and
+``suggestions``, worded by ``scheduling/diagnosis_text.py``: a node is said once, by its
+diff, and alike request entries of one node (a claim asking for three alike devices) are
+one entry with their request names. This module turns it into sentences; it never fails on
 odd input (a hand-written annotation, an older format): what it cannot read it shows as it
 is.
 """
@@ -19,16 +23,17 @@ from dataclasses import dataclass, field
 
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.scheduling import reasons
+from allocation.engine.scheduling.diagnosis_text import diff_texts, suggestion_text
 from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
 from allocation.presenters.common import object_url
 
-__all__ = ["AttemptError", "Explanation", "NodeExplanation", "RequestExplanation", "Refused",
-           "explain_pod", "node_reason_text"]
+__all__ = ["AttemptError", "Explanation", "NodeExplanation", "Nearest", "RequestExplanation",
+           "Refused", "explain_pod", "node_reason_text"]
 
 # kube-scheduler's terse reasons (as the engine writes them) in plain words.
 _NODE_REASONS = {
     reasons.R_UNSCHEDULABLE: "the node is cordoned (spec.unschedulable)",
-    reasons.R_SELECTOR: "the node's labels do not match the pod's nodeSelector",
+    reasons.R_SELECTOR: "the node does not match the pod's nodeSelector or node affinity",
     reasons.R_CPU: "not enough CPU is left on the node",
     reasons.R_MEMORY: "not enough memory is left on the node",
     reasons.R_PODS: "the node already runs as many pods as it allows",
@@ -76,11 +81,17 @@ class RequestExplanation:
     device_class: str = ""  # v1 requests name a DeviceClass, not a driver
     more_matching: int = 0
     more_refused: int = 0  # v1: devices of refusal groups not listed
+    alike: list[str] = field(default_factory=list)  # the other requests with this entry
 
     @property
     def source(self) -> str:
         """What the request asks of: its driver (seed) or its device class (v1)."""
         return self.driver or (f"class {self.device_class}" if self.device_class else "")
+
+    @property
+    def requests(self) -> list[str]:
+        """This entry's request and the alike ones said with it."""
+        return [self.request, *self.alike]
 
     @property
     def sentence(self) -> str:
@@ -93,8 +104,10 @@ class RequestExplanation:
         listed = ", ".join(self.matching)
         if self.more_matching:
             listed += f" and {self.more_matching} more"
-        return (f"{len(self.matching) + self.more_matching} free candidate(s) match "
-                f"({listed}), but not together with the pod's other requests.")
+        found = len(self.matching) + self.more_matching
+        but = (f"not enough for all {len(self.requests)} alike requests"
+               if found < len(self.requests) else "not together with the pod's other requests")
+        return f"{found} free candidate(s) match ({listed}), but {but}."
 
 
 @dataclass(slots=True)
@@ -104,15 +117,27 @@ class NodeExplanation:
     reason: str | None
     requests: list[RequestExplanation] = field(default_factory=list)
     omitted_requests: int = 0
+    diff: list[str] = field(default_factory=list)  # what the node lacks, item by item
 
     @property
     def sentence(self) -> str:
-        return node_reason_text(self.reason)
+        """The node said once: what it lacks, else the scheduler's reason in words."""
+        return "; ".join(self.diff) if self.diff else node_reason_text(self.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Nearest:
+    """A node among those that fail by the least, and what it lacks."""
+
+    node: str
+    node_url: str | None
+    diff: list[str]
 
 
 @dataclass(slots=True)
 class Explanation:
-    """Why a pod is not scheduled: the summary line and the per-node detail."""
+    """Why a pod is not scheduled: the summary line, the nearest nodes, suggestions and
+    the per-node detail."""
 
     summary: str
     nodes: list[NodeExplanation] = field(default_factory=list)
@@ -120,6 +145,15 @@ class Explanation:
     raw: str = ""
     readable: bool = True
     error: AttemptError | None = None
+    nearest: list[Nearest] = field(default_factory=list)
+    suggestions: list[str] = field(default_factory=list)
+
+    @property
+    def focus(self) -> str | None:
+        """The detailed node shown open: the nearest one detailed, else the first."""
+        detailed = [node.node for node in self.nodes]
+        return next((n.node for n in self.nearest if n.node in detailed),
+                    detailed[0] if detailed else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +206,26 @@ def _request(entry: dict) -> RequestExplanation:
         more_refused=_count(entry.get("refusedMore")))
 
 
+def _alike(entries: list[RequestExplanation]) -> list[RequestExplanation]:
+    """One entry per set of alike requests (same claim, source, selectors and devices):
+    the first, naming the others in ``alike``."""
+    out: dict[tuple, RequestExplanation] = {}
+    for entry in entries:
+        key = (entry.claim, entry.source, tuple(entry.selectors), tuple(entry.matching),
+               entry.more_matching, entry.problem,
+               tuple((r.reason, tuple(r.candidates), r.more) for r in entry.refused))
+        first = out.get(key)
+        if first is None:
+            out[key] = entry
+        else:
+            first.alike.append(entry.request)
+    return list(out.values())
+
+
+def _diff(value: object) -> list[str]:
+    return diff_texts(value) if isinstance(value, list) and value else []
+
+
 def explain_pod(annotations: dict[str, str], fallback: str = "") -> Explanation | None:
     """The explanation in a pod's annotations; None when there is none."""
     raw = annotations.get(EXPLAIN_ANNOTATION)
@@ -191,8 +245,18 @@ def explain_pod(annotations: dict[str, str], fallback: str = "") -> Explanation 
         name = str(entry.get("node", ""))
         nodes.append(NodeExplanation(
             node=name, node_url=object_url("Node", None, name), reason=entry.get("reason"),
-            requests=[_request(r) for r in entry.get("requests") or () if isinstance(r, dict)],
-            omitted_requests=_count(entry.get("omittedRequests"))))
+            requests=_alike([_request(r) for r in entry.get("requests") or ()
+                             if isinstance(r, dict)]),
+            omitted_requests=_count(entry.get("omittedRequests")),
+            diff=_diff(entry.get("diff"))))
+    said = {node.node: node.diff for node in nodes}
+    nearest = []
+    for entry in data.get("nearest") or ():
+        if isinstance(entry, dict) and entry.get("node"):
+            name = str(entry["node"])
+            nearest.append(Nearest(name, object_url("Node", None, name),
+                                   _diff(entry.get("diff")) or said.get(name) or []))
     return Explanation(summary=str(data.get("summary") or fallback), nodes=nodes,
                        omitted_nodes=_count(data.get("omittedNodes")), raw=raw,
-                       error=_attempt_error(data.get("error")))
+                       error=_attempt_error(data.get("error")), nearest=nearest,
+                       suggestions=[suggestion_text(s) for s in data.get("suggestions") or ()])

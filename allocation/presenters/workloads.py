@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, PodTemplate, ProvisioningRequest, ResourceClaim
+from allocation.engine.scheduling.diagnosis_text import affinity_terms
 from allocation.engine.state import ClusterState
 from allocation.models.claim import claim_status
 from allocation.presenters.common import (
@@ -18,6 +19,7 @@ from allocation.presenters.common import (
     events_about,
     object_url,
 )
+from allocation.presenters.diagnosis import Diagnosis, pod_diagnosis
 from allocation.presenters.explain import Explanation, explain_pod
 from allocation.presenters.negotiation import Timeline, timeline_for
 from allocation.presenters.status import pod_state
@@ -144,6 +146,8 @@ class PodView:
     timeline: Timeline | None
     annotations: dict[str, str] = field(default_factory=dict)
     state: str = "pending"  # in the status vocabulary (presenters/status.py)
+    node_affinity: list[str] = field(default_factory=list)  # required terms, in words
+    diagnosis: Diagnosis | None = None  # every filter on every node, for a pending pod
 
 
 def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
@@ -162,6 +166,12 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
                                 else "not created yet", pc.template_name))
     pending = not pod.node_name and not pod.terminated
     reason = pending_reason(pod) if pending else None
+    explanation = explain_pod(pod.meta.annotations, reason or "") if pending else None
+    # every filter on every node, when the scheduler tried nodes and found none
+    diagnosis = pod_diagnosis(state, pod) if explanation and explanation.nodes else None
+    if diagnosis is not None:
+        explanation.suggestions += [s for s in diagnosis.suggestions
+                                    if s not in explanation.suggestions]
     # Scheduling annotations stay on the page only while they explain something.
     shown = {k: v for k, v in pod.meta.annotations.items() if k != EXPLAIN_ANNOTATION}
     return PodView(
@@ -172,9 +182,11 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
         cpu=cpu_text(pod.cpu_milli), memory=bytes_text(pod.memory),
         node_selector=dict(pod.node_selector), claims=rows,
         conditions=condition_views(pod.conditions), reason=reason,
-        explanation=explain_pod(pod.meta.annotations, reason or "") if pending else None,
+        explanation=explanation,
         events=events_about(state.events.items, "Pod", namespace, name),
-        timeline=timeline_for(state, namespace, name), annotations=shown)
+        timeline=timeline_for(state, namespace, name), annotations=shown,
+        node_affinity=affinity_terms(pod.node_affinity),
+        diagnosis=diagnosis)
 
 
 def _left_out_pod(state: ClusterState, namespace: str, name: str) -> PodView | None:

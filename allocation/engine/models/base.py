@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from allocation.engine.resolve import ClaimPlan
     from allocation.engine.state import ClusterState
 
-__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner", "Strategy"]
+__all__ = ["StructuredModel", "Inventory", "Candidate", "Request", "Refusal", "Owner", "Strategy",
+           "HELD"]
 
 class Strategy(StrEnum):
     """The order in which inventories offer candidates (``docs/models.md``)."""
@@ -36,6 +37,10 @@ class Strategy(StrEnum):
 
 Owner = str
 """Who holds a candidate: the claim's ``namespace/name``."""
+
+HELD = "allocated to claim "
+"""How a refusal says a candidate is held: ``allocated to claim <owner>`` (the explanation's
+"in use" group, which ``scheduling/diagnosis.py`` tells from the others)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from allocation.engine.manifests.common import TYPED_ATTRIBUTE_FIELDS, cel_str
 from allocation.engine.manifests.common import attributes as attributes_schema
 from allocation.engine.manifests.schema import DNS_SUBDOMAIN, ListOf, Obj, Str
 from allocation.engine.models.base import (
+    HELD,
     Candidate,
     Inventory,
     Owner,
@@ -62,7 +63,7 @@ class NamedInventory(Inventory):
             owner = holder.get(device.id)
             if owner is not None:
                 if refusals is not None:
-                    refusals.append(Refusal(device.id, f"allocated to claim {owner}"))
+                    refusals.append(Refusal(device.id, HELD + owner))
                 continue
             if selectors_pass(selectors, device.data):
                 yield device

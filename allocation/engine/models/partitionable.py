@@ -40,6 +40,7 @@ from allocation.engine.manifests.common import attributes as attributes_schema
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import DNS_SUBDOMAIN, ListOf, Obj, Str, join, suggest
 from allocation.engine.models.base import (
+    HELD,
     Candidate,
     Inventory,
     Owner,
@@ -173,7 +174,7 @@ class PartitionableInventory(Inventory):
     def _reason(self, candidate: Candidate) -> str | None:
         owner = self.holder.get(candidate.id)
         if owner is not None:
-            return f"allocated to claim {owner}"
+            return HELD + owner
         blocked = self._blocker(candidate.data.leaf)
         if blocked is not None:
             instance, group = blocked

@@ -17,8 +17,10 @@ from datetime import datetime
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.events import DEFAULT_START
 from allocation.engine.manifests import load_documents
+from allocation.engine.models.base import HELD
 from allocation.engine.scenarios.changes import Applied, apply_changes
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
+from allocation.engine.scheduling.diagnosis_text import diff_sentence
 from allocation.engine.simulation import simulate
 
 __all__ = ["Evaluation", "evaluate", "refusal"]
@@ -73,18 +75,23 @@ def refusal(evaluation: Evaluation, change: dict) -> str | None:
         return None
     node = change["node"]
     detail = json.loads(pod.meta.annotations.get(EXPLAIN_ANNOTATION) or "{}")
-    for entry in detail.get("nodes") or ():
-        if entry.get("node") == node:
+    # the node's entry, or its nearest-node entry when it is not among the detailed nodes
+    for entry in [*(detail.get("nodes") or ()), *(detail.get("nearest") or ())]:
+        if entry.get("node") == node and (entry.get("reason") or entry.get("diff")):
             return f"{pod.ref} cannot run on {node}: {_describe(entry)}"
     condition = pod.condition("PodScheduled") or {}
     return f"{pod.ref} cannot run on {node}: {condition.get('message', 'not schedulable')}"
 
 
 def _describe(entry: dict) -> str:
-    reason = entry.get("reason") or "does not fit"
-    parts = []
-    for request in entry.get("requests") or ():
-        refused = "; ".join(f"{', '.join(r['candidates'])}: {r['reason']}"
-                            for r in request.get("refused") or ())
-        parts.append(f"claim {request.get('claim')} ({refused or 'no candidates'})")
-    return reason + (" - " + " | ".join(parts) if parts else "")
+    """The node's reason, what it lacks (its diff, docs/manifests.md "The explanation")
+    and the claims holding devices the pod was refused."""
+    parts = [entry.get("reason") or "does not fit"]
+    if entry.get("diff"):
+        parts.append(diff_sentence(entry["diff"]))
+    held = dict.fromkeys(str(group.get("reason")) for request in entry.get("requests") or ()
+                         for group in request.get("refused") or ()
+                         if str(group.get("reason", "")).startswith(HELD))
+    if held:
+        parts.append("; ".join(held))
+    return " - ".join(parts)

@@ -33,6 +33,7 @@ from allocation.engine.objects import DeviceClass, ResourceClaimV1
 from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
+    diagnosis,
     fit,
     v1_book,
     v1_explain,
@@ -216,20 +217,23 @@ class V1Scheduling:
         happened (``_unchanged``), and each node's answer while that node's state is the
         same (``answers``: node name -> (state, reason))."""
         events = len(state.events.items)
+        if key is not None and answers is None:
+            answers = self._failed[key][2]
         known = self._rendered.get(key) if key is not None else None
         # the same failure (its details) as the identical pod rendered: its text, renamed
         text = v1_explain.renamed(known[1], claims) if known and known[0] is details else None
         if text is None:
-            rendered = v1_explain.render(message, v1_explain.detail(
-                state, allocator, claims, details, len(state.node_order), self._memo), claims)
+            body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
+                                     self._memo)
+            diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details),
+                               diagnosis.V1Devices(state, allocator, claims, self._memo))
+            rendered = v1_explain.render(message, body, claims)
             text = rendered.text
             if key is not None:
                 self._rendered[key] = (details, rendered)
         binding.mark_unschedulable(state, pod, message, {}, explain=text)
         self._own_events += len(state.events.items) - events
         if key is not None:
-            if answers is None:
-                answers = self._failed[key][2]
             self._failed[key] = (self._unchanged(state), (message, details), answers)
         return False
 

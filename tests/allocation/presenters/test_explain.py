@@ -24,7 +24,8 @@ def test_explanation_of_a_pending_pod_node_by_node() -> None:
     assert explanation.summary == "0/2 nodes are available: 2 cannot allocate all claims."
     card_node, gpu_node = explanation.nodes
     assert card_node.node_url == "/nodes/card-node/"
-    assert card_node.sentence == "the pod's claims cannot all be allocated on this node"
+    assert card_node.sentence == "needs 1 device of class cards; no free device matches"
+    assert card_node.reason == "cannot allocate all claims"
     (request,) = card_node.requests
     assert request.claim_url == "/claims/default/huge-card/"
     assert request.sentence == "None of the node's 2 candidate(s) is free and matches."
@@ -124,3 +125,42 @@ def test_v1_counts_of_devices_left_out_are_part_of_the_sentences() -> None:
 def test_the_v1_node_reasons_have_plain_words() -> None:
     assert node_reason_text(INVALID_POOLS) != INVALID_POOLS
     assert node_reason_text(NOT_AVAILABLE) != NOT_AVAILABLE
+
+
+def test_alike_requests_of_a_node_are_said_once_and_the_node_by_what_it_lacks() -> None:
+    entry = {"claim": "default/three", "driver": "d", "selectors": ["s"],
+             "matching": ["t4-0", "t4-1"], "refused": []}
+    raw = json.dumps({"summary": "s", "nodes": [{
+        "node": "t4-2", "reason": "cannot allocate all claims",
+        "diff": [{"check": "devices", "class": "t4", "request": "requests[0]", "wants": 3,
+                  "free": 2}],
+        "requests": [{**entry, "request": f"requests[0].required[{i}]"} for i in range(3)]}],
+        "nearest": [{"node": "t4-2"}, {"node": "far", "diff": [{"check": "cordoned"}]}],
+        "suggestions": [{"kind": "label", "key": "gpu", "wants": "h100", "values": []}]})
+
+    explanation = explain_pod({KEY: raw})
+
+    [node] = explanation.nodes
+    assert node.sentence == "needs 3 devices of class t4 on one node; 2 free ones match"
+    [request] = node.requests
+    assert request.requests == [f"requests[0].required[{i}]" for i in range(3)]
+    assert request.sentence == ("2 free candidate(s) match (t4-0, t4-1), but not enough for "
+                                "all 3 alike requests.")
+    assert [(n.node, n.node_url, n.diff) for n in explanation.nearest] == [
+        ("t4-2", "/nodes/t4-2/", [node.sentence]),
+        ("far", "/nodes/far/", ["the node is cordoned (spec.unschedulable)"])]
+    assert explanation.suggestions == [
+        "No node has label gpu=h100 (no node has a gpu label): change the pod's nodeSelector, "
+        "or label a node gpu=h100."]
+
+
+def test_an_odd_diff_is_shown_as_it_is() -> None:
+    raw = json.dumps({"summary": "s", "nodes": [{"node": "n", "reason": "r",
+                                                 "diff": [{"check": "new", "x": 1}, 5]}],
+                      "nearest": ["n", {"diff": []}], "suggestions": [{"kind": "?"}]})
+
+    explanation = explain_pod({KEY: raw})
+
+    assert explanation.nodes[0].diff == ['{"check": "new", "x": 1}', "5"]
+    assert explanation.nearest == []
+    assert explanation.suggestions == ['{"kind": "?"}']

@@ -66,8 +66,12 @@ def test_pod_page_explains_in_words(admin_client, stored):
     html = admin_client.get(reverse("allocation:pod", args=["default", "waiting"])
                             ).content.decode()
 
-    assert "the pod&#x27;s claims cannot all be allocated on this node" in html
+    assert ('<a href="/nodes/card-node/">card-node</a>: needs 1 device of class cards; no free '
+            'device matches <span class="muted">(cannot allocate all claims)</span>') in html
     assert "allocated to claim default/card-a" in html
+    # every filter on every node, computed for the page
+    assert '<td class="check failed" data-plugin="DynamicResources">failed: needs 1 device' \
+        in html
 
 
 @pytest.mark.django_db
@@ -78,7 +82,7 @@ def test_pod_page_explains_a_v1_pod_per_node_request_and_device(admin_client, mo
     html = admin_client.get(reverse("allocation:pod", args=["default", "v1-waiting"])
                             ).content.decode()
 
-    assert '<a href="/nodes/node-1/">node-1</a>: the pod&#x27;s claims cannot all be' in html
+    assert '<a href="/nodes/node-1/">node-1</a>: needs 1 device of class gpu; no free' in html
     assert ('<a href="/claims/default/v1-claim/">default/v1-claim</a> <code>r</code> '
             "(class gpu): None of the node&#x27;s 2 candidate(s) is free and matches.") in html
     assert ("<li>gpu.example.com/node-1/gpu-0, gpu.example.com/node-1/gpu-1: request "

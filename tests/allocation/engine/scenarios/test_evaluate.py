@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.scenarios import evaluate, refusal
 from tests.allocation.engine.scenarios.cluster import baseline_documents
+
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def test_no_changes_no_difference():
@@ -39,6 +44,17 @@ def test_an_impossible_pin_is_explained_by_the_engine():
     assert reason is not None
     assert reason.startswith("default/p2 cannot run on worker-1: cannot allocate all claims")
     assert "allocated to claim default/p0-gpu" in reason
+
+
+def test_a_pin_to_a_node_with_too_few_devices_says_how_many_it_has():
+    """The demo's wide-render pinned to t4-2: two of the three T4s it needs are free there."""
+    docs = [d for d in yaml.safe_load_all((ROOT / "examples" / "demo.yaml").read_text()) if d]
+    pin = {"op": "pin-pod", "pod": "default/wide-render", "node": "t4-2"}
+
+    reason = refusal(evaluate(docs, [pin]), pin)
+
+    assert reason == ("default/wide-render cannot run on t4-2: cannot allocate all claims - "
+                      "needs 3 devices of class t4 on one node; 2 free ones match")
 
 
 def test_removing_a_node_evicts_and_replans_its_pods():

@@ -91,7 +91,10 @@ def test_refused_devices_are_grouped_by_reason_with_the_claim_that_holds_one():
                 {"reason": f"request selector `{sel}` is false",
                  "code": "request-selector-false", "candidates": [_dev("gpu-1")]},
                 {"reason": "untolerated taint maintenance=bios:NoSchedule", "code": "taint",
-                 "candidates": [_dev("gpu-2")]}]}]}]}
+                 "candidates": [_dev("gpu-2")]}]}],
+            "diff": [{"check": "devices", "class": "gpu", "request": "r", "wants": 1,
+                      "free": 0}]}],
+        "nearest": [{"node": "node-1"}]}
 
 
 def test_a_false_class_selector_is_named():
@@ -236,7 +239,8 @@ def test_a_node_the_pod_does_not_select_has_no_requests():
     [entry] = _pending(docs)[1]["nodes"]
 
     assert entry == {"node": "node-1",
-                     "reason": "node(s) didn't match Pod's node affinity/selector"}
+                     "reason": "node(s) didn't match Pod's node affinity/selector",
+                     "diff": [{"check": "nodeSelector", "key": "zone", "wants": "b"}]}
 
 
 def test_matching_devices_that_are_too_few_are_listed_up_to_the_bound():

@@ -1,0 +1,386 @@
+"""What a pending pod would have to change to fit: for each node, the smallest differences
+between what the pod asks and what the node has; the nodes that fail by the least; and the
+suggestions those differences make (docs/manifests.md, "The explanation").
+
+kube-scheduler's FitError names one refusing filter per node, and the planner's node checks
+(``fit.node_refusal``) stop at the first that fails. A node's *diff* lists every check it
+fails, each an item with what the pod wants and what the node has::
+
+    {"check": "nodeSelector", "key": "gpu", "wants": "h100", "has": "a100"}
+    {"check": "devices", "class": "t4", "request": "requests[0]", "wants": 3, "free": 2}
+
+Checks: ``cordoned``; ``nodeSelector`` (``key``, ``wants``, ``has`` unless the label is
+missing); ``nodeAffinity`` (``term``, and that term's first unmet requirement: ``key``,
+``operator``, ``values``, ``has``); ``cpu`` and ``memory`` (``wants``, ``free``);
+``pods`` (``max``); ``claimElsewhere``; ``suitableNodes``; ``devices`` (``class``,
+``request``, ``wants``, ``free``: one item per set of alike requests, so a claim asking for
+three alike devices is one item wanting 3, not three items); ``together`` (every request
+has enough free devices, but the search found no way to meet them all at once);
+``budget`` (the search gave up); on the pod page only (``checks.py``), ``other``
+(``reason``: a refusal with no diff of its own). Words for each: ``diagnosis_text``.
+
+The node checks mirror ``fit.node_refusal`` (the same rules in the same order; a test holds
+the first failing check equal to the refusal), which stays the scheduler's fast path: this
+module runs only for pods that stay pending, once per pod signature (the seed's placement
+cache and the v1 scheduler's per-pass failures hold its result), and device diffs are read
+from the request entries the explanation has already made. :func:`annotate` adds ``diff``
+to the annotation's detailed nodes, ``nearest`` and ``suggestions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Protocol
+
+from allocation.engine.allocator import explain_node
+from allocation.engine.labels import node_selector_matches, unmet_requirement
+from allocation.engine.models.base import HELD
+from allocation.engine.quantity import Quantity
+from allocation.engine.scheduling.reasons import (
+    CLAIM_REASONS,
+    R_BUDGET,
+    R_CLASS,
+    R_CPU,
+    R_ELSEWHERE,
+    R_MEMORY,
+    R_PODS,
+    R_SELECTOR,
+    R_UNSCHEDULABLE,
+)
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod, ResourceClaimV1
+    from allocation.engine.scheduling.needs import PodNeeds
+    from allocation.engine.scheduling.v1_explain import RequestMemo
+    from allocation.engine.state import ClusterState
+    from allocation.engine.v1 import Allocator
+
+__all__ = ["NEAREST", "EXTRA_DIAGNOSED", "NODE_REASONS", "Devices", "SeedDevices",
+           "V1Devices", "v1_reasons", "node_diff", "claim_diff", "rank", "annotate"]
+
+NEAREST = 3
+"""Nodes in the annotation's ``nearest``."""
+EXTRA_DIAGNOSED = 8
+"""Nodes refused for their claims, beyond the detailed ones, whose devices are diagnosed
+for ``nearest`` (the rest are left out of it; the pod page ranks every node)."""
+NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_CPU, R_MEMORY, R_PODS))
+"""The refusals :func:`node_diff` explains (the node's own checks)."""
+_ELSEWHERE = frozenset((R_ELSEWHERE, NOT_AVAILABLE))
+_PLACEMENT = ("nodeSelector", "nodeAffinity")
+_MAX_VALUES = 8  # label values a ``label`` suggestion lists
+
+
+class Devices(Protocol):
+    """One dialect's request entries (the annotation's ``requests``) read as diff items."""
+
+    explained: frozenset[str]
+    """The node reasons whose request entries say why (the claims, not the node)."""
+
+    def entries(self, node: str) -> list[dict]:
+        """The request entries of ``node`` (for nodes the annotation does not detail)."""
+
+    def items(self, entries: list[dict]) -> list[dict]:
+        """The ``devices`` items of one node's request entries."""
+
+
+class SeedDevices:
+    """The seed dialect's entries (``allocator.explain_node``): one per required device,
+    named by its claim and driver; alike ones (same class, driver and selectors) merge."""
+
+    explained = frozenset(CLAIM_REASONS)
+
+    def __init__(self, state: ClusterState, needs: PodNeeds, strategy: str) -> None:
+        self._state, self._needs, self._strategy = state, needs, strategy
+        self._classes = {claim.ref: claim.class_name for claim, _plan in needs.pending}
+
+    def entries(self, node: str) -> list[dict]:
+        return explain_node(self._state.inventory_index, node, self._needs.wants,
+                            self._strategy)
+
+    def items(self, entries: list[dict]) -> list[dict]:
+        groups: dict[tuple, dict] = {}
+        for entry in entries:
+            klass = self._classes.get(entry.get("claim"), "")
+            key = (klass, entry.get("driver"), tuple(entry.get("selectors") or ()))
+            item = groups.get(key)
+            if item is None:
+                free = 0 if entry.get("problem") else len(entry.get("matching") or ())
+                groups[key] = {"check": "devices", "class": klass, "wants": 1, "free": free,
+                               "request": str(entry.get("request", "")).split(".required")[0]}
+            else:
+                item["wants"] += 1
+        return list(groups.values())
+
+
+class V1Devices:
+    """The resource.k8s.io/v1 entries (``v1_explain.request_entry``): one per request or
+    subrequest, ``matching`` bounded with ``matchingMore``. A request wants its ``count``
+    (``"all"`` for allocationMode All); of a request's subrequests the one short by the
+    least stands for it; alike requests (same class and selectors) merge."""
+
+    explained = frozenset((*CLAIM_REASONS, INVALID_POOLS))
+
+    def __init__(self, state: ClusterState, allocator: Allocator,
+                 claims: list[ResourceClaimV1], memo: RequestMemo | None) -> None:
+        self._state, self._allocator, self._claims, self._memo = state, allocator, claims, memo
+        self._wants: dict[tuple[str, str], int | str] = {}
+        for claim in claims:
+            for request in claim.requests:
+                if request.exactly is not None:
+                    self._wants[(claim.ref, request.name)] = _count(request.exactly)
+                for sub in request.first_available:
+                    self._wants[(claim.ref, f"{request.name}/{sub.get('name')}")] = _count(sub)
+
+    def entries(self, node: str) -> list[dict]:
+        """The node's entries from the scheduler's memo (``V1Devices`` made without one
+        reads only entries it is given)."""
+        return self._memo.requests(self._state, self._allocator, self._claims, node)[0]
+
+    def items(self, entries: list[dict]) -> list[dict]:
+        chosen: dict[tuple, tuple[dict, tuple]] = {}
+        for entry in entries:
+            name = str(entry.get("request", ""))
+            item = {"check": "devices", "class": entry.get("class", ""), "request": name,
+                    "wants": self._wants.get((entry.get("claim"), name), 1),
+                    "free": len(entry.get("matching") or ()) + _int(entry.get("matchingMore"))}
+            key = (entry.get("claim"), name.split("/")[0])
+            known = chosen.get(key)
+            if known is None or _short(item) < _short(known[0]):
+                chosen[key] = (item, tuple(entry.get("selectors") or ()))
+        merged: dict[tuple, dict] = {}
+        for item, selectors in chosen.values():
+            key = (item["class"], selectors)
+            same = merged.get(key)
+            if same is None:
+                merged[key] = item
+            else:
+                same["wants"] = ("all" if "all" in (same["wants"], item["wants"])
+                                 else same["wants"] + item["wants"])
+        return list(merged.values())
+
+
+def v1_reasons(answers: Mapping[str, tuple] | None, details: list[dict]) -> dict[str, str]:
+    """The v1 scheduler's refusal per node: from its per-node ``answers`` (node name ->
+    (node state, refusal)) of the failed scan, else the detailed nodes' (``details``)."""
+    if answers:
+        return {name: answer[1] for name, answer in answers.items()}
+    return {entry["node"]: entry["reason"] for entry in details}
+
+
+def _count(body: dict) -> int | str:
+    if body.get("allocationMode") == "All":
+        return "all"
+    return _int(body.get("count", 1)) or 1
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def _short(item: dict) -> int:
+    """How many devices a ``devices`` item lacks (an ``all`` request lacks at least one)."""
+    wants = item["wants"]
+    return 1 if wants == "all" else max(wants - item["free"], 0)
+
+
+def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
+    """Every node check ``pod`` fails on ``node`` (``fit.node_refusal``'s, in its order).
+
+    Returns:
+        The diff items; empty when the node's own checks pass.
+    """
+    items: list[dict] = []
+    if node.unschedulable:
+        items.append({"check": "cordoned"})
+    labels = node.meta.labels
+    for key, value in sorted(pod.node_selector.items()):
+        has = labels.get(key)
+        if has != value:
+            items.append(_has({"check": "nodeSelector", "key": key, "wants": value}, has))
+    if pod.node_affinity and not node_selector_matches(pod.node_affinity, node):
+        for term, body in enumerate(pod.node_affinity.get("nodeSelectorTerms") or ()):
+            unmet = unmet_requirement(body, node)
+            if unmet is not None:
+                requirement, has = unmet
+                item = {"check": "nodeAffinity", "term": term}
+                if requirement:
+                    item.update(key=requirement["key"], operator=requirement["operator"],
+                                values=list(requirement.get("values") or ()))
+                items.append(_has(item, has))
+    used = state.usage_of(node.name)
+    if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
+        items.append({"check": "cpu", "wants": _cpu(pod.cpu_milli),
+                      "free": _cpu(node.cpu_milli - used.cpu_milli)})
+    if node.memory is not None and used.memory + pod.memory > node.memory:
+        items.append({"check": "memory", "wants": str(Quantity(pod.memory)),
+                      "free": str(Quantity(max(node.memory - used.memory, 0)))})
+    if used.pods + 1 > node.max_pods:
+        items.append({"check": "pods", "max": node.max_pods})
+    return items
+
+
+def _has(item: dict, has: str | None) -> dict:
+    if has is not None:
+        item["has"] = has
+    return item
+
+
+def _cpu(milli: int) -> str:
+    return str(Quantity(Fraction(max(milli, 0), 1000)))
+
+
+def claim_diff(reason: str, entries: list[dict] | None, devices: Devices) -> list[dict]:
+    """The diff of a node refused for the pod's claims (``reason``), its devices read from
+    the node's request ``entries`` (None: not diagnosed).
+
+    Returns:
+        The diff items; empty when the reason has none.
+    """
+    if reason in _ELSEWHERE:
+        return [{"check": "claimElsewhere"}]
+    if reason == R_CLASS:
+        return [{"check": "suitableNodes"}]
+    if reason not in devices.explained or entries is None:
+        return []
+    items = devices.items(entries)
+    if reason == R_BUDGET:
+        items.append({"check": "budget"})
+    elif items and not any(_short(i) for i in items):
+        items.append({"check": "together"})
+    return items
+
+
+def rank(diff: list[dict]) -> tuple[int, int, int]:
+    """How far a node is from fitting, smallest first: how many of the pod's own placement
+    rules it breaks (nodeSelector pairs, node affinity terms: a node the pod does not target
+    is farther than any node it does), then how many other checks it fails (``together``
+    and ``budget`` only when nothing else is short), then how many devices it lacks."""
+    placement = sum(1 for i in diff if i["check"] in _PLACEMENT)
+    checks = sum(1 for i in diff if i["check"] not in (*_PLACEMENT, "together", "budget")
+                 and (i["check"] != "devices" or _short(i)))
+    if not placement and not checks:
+        checks = 1  # refused all the same: devices enough for each request, not together
+    return (placement, checks, sum(_short(i) for i in diff if i["check"] == "devices"))
+
+
+def annotate(body: dict, state: ClusterState, pod: Pod, reasons: Mapping[str, str],
+             devices: Devices) -> dict:
+    """Add to an explain annotation's ``body`` (``reasons.detail_of``'s) each detailed
+    node's ``diff``, the ``nearest`` nodes (``{node}``, with ``diff`` when the node is not
+    detailed) and ``suggestions`` (``label``, ``nodeAffinity``, ``selector``; see
+    ``diagnosis_text.suggestion_text``), each only when not empty.
+
+    ``reasons`` maps node names to the scheduler's refusal; nodes refused for their claims
+    that are not detailed are diagnosed up to :data:`EXTRA_DIAGNOSED`, the others are not
+    ranked. Nothing names the pod's claims, so the body suits every pod of its signature.
+
+    Returns:
+        ``body``, changed in place.
+    """
+    detailed = {entry.get("node"): entry for entry in body.get("nodes") or ()}
+    diffs: dict[str, list[dict]] = {}
+    examined: list[list[dict]] = []
+    extra = EXTRA_DIAGNOSED
+    for name in state.node_order:
+        reason = reasons.get(name)
+        if reason is None:
+            continue
+        entry = detailed.get(name)
+        if reason in NODE_REASONS:
+            diff = node_diff(state, pod, state.nodes[name])
+        else:
+            entries = entry.get("requests") if entry is not None else None
+            if entries is None and reason in devices.explained and extra:
+                extra -= 1
+                entries = devices.entries(name)
+            diff = claim_diff(reason, entries, devices)
+            if entries and reason in devices.explained:
+                examined.append(entries)
+        if not diff:
+            continue
+        diffs[name] = diff
+        if entry is not None:
+            entry["diff"] = diff
+    order = {name: index for index, name in enumerate(diffs)}
+    nearest = sorted(diffs, key=lambda name: (rank(diffs[name]), order[name]))[:NEAREST]
+    if nearest:
+        body["nearest"] = [{"node": name} if name in detailed else
+                           {"node": name, "diff": diffs[name]} for name in nearest]
+    suggestions = [*_label_suggestions(state, pod, diffs.values()),
+                   *_blocker_suggestions(examined, devices)]
+    if suggestions:
+        body["suggestions"] = suggestions
+    return body
+
+
+def _label_suggestions(state: ClusterState, pod: Pod, diffs) -> list[dict]:
+    """``label``: a nodeSelector pair no node has; ``nodeAffinity``: no node satisfies
+    the required node affinity (only looked for when a diff shows them)."""
+    checks = {item["check"] for diff in diffs for item in diff}
+    out: list[dict] = []
+    nodes = [state.nodes[name] for name in state.node_order]
+    if "nodeSelector" in checks:
+        for key, value in sorted(pod.node_selector.items()):
+            seen = {node.meta.labels.get(key) for node in nodes} - {None}
+            if value not in seen:
+                out.append({"kind": "label", "key": key, "wants": value,
+                            "values": sorted(seen)[:_MAX_VALUES]})
+    if "nodeAffinity" in checks and not any(
+            node_selector_matches(pod.node_affinity, node) for node in nodes):
+        out.append({"kind": "nodeAffinity"})
+    return out
+
+
+def _blocker_suggestions(examined: list[list[dict]], devices: Devices) -> list[dict]:
+    """``selector``: a request no diagnosed node could meet because one of its selectors
+    is false for every device there that is not in use (devices in use are refused before
+    their selectors are read, upstream's order too); ``toleration``: because every such
+    device has one taint the request does not tolerate (v1 device taints, KEP-5055)."""
+    found: dict[tuple, dict] = {}
+    spoilt: set[tuple] = set()
+    for index, entries in enumerate(examined):
+        for entry in entries:
+            selectors = tuple(entry.get("selectors") or ())
+            key = (entry.get("class") or entry.get("driver"), selectors)
+            if key in spoilt or entry.get("problem"):
+                continue
+            blockers = _blockers(entry, selectors)
+            if blockers is None:
+                spoilt.add(key)
+                found.pop(key, None)
+                continue
+            known = found.setdefault(key, {"entry": entry, "by": set(), "nodes": set()})
+            known["by"].update(blockers)
+            known["nodes"].add(index)
+    out = []
+    for known in found.values():
+        if len(known["by"]) == 1:
+            [(kind, what)] = known["by"]
+            item = devices.items([known["entry"]])[0]
+            out.append({"kind": kind, "class": item["class"], "request": item["request"],
+                        "selector" if kind == "selector" else "taint": what,
+                        "nodes": len(known["nodes"])})
+    return out
+
+
+def _blockers(entry: dict, selectors: tuple) -> set[tuple[str, str]] | None:
+    """What refused the free devices of one request entry (``("selector", expression)``,
+    ``("toleration", taint)``), or None when a device matched, one was refused otherwise,
+    or some were not listed."""
+    if entry.get("matching") or entry.get("matchingMore") or entry.get("refusedMore"):
+        return None
+    by = set()
+    for group in entry.get("refused") or ():
+        reason = str(group.get("reason", ""))
+        if group.get("code") == "in-use" or reason.startswith(HELD):
+            continue
+        if group.get("code") == "taint":  # "untolerated taint k=v:Effect"
+            by.add(("toleration", reason.rpartition(" ")[2]))
+            continue
+        selector = next((s for s in selectors if reason.endswith(f"`{s}` is false")), None)
+        if selector is None:
+            return None
+        by.add(("selector", selector))
+    return by
