@@ -126,6 +126,48 @@ def test_a_cel_runtime_error_fails_the_attempt_with_scheduler_error():
     assert events == [("Warning", "FailedScheduling", message)]
 
 
+def _pinned_cluster(selector: str) -> list[dict]:
+    """node-1 has gpu-0 without attributes, node-2 has gpu-0 and gpu-1 with model "a";
+    claim "held" is allocated node-2's gpu-1 (pinned there); pod p needs "held" and "c"."""
+    gpu_class = class_doc(selectors=[{"cel": {"expression": selector}}])
+    pinned = {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-2"]}]}]}
+    held = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-2", "device": "gpu-1"}]},
+        "nodeSelector": pinned}}
+    model = {"model": {"string": "a"}}
+    return [node("node-1"), node("node-2"), gpu_class,
+            slice_doc([device("gpu-0")], name="node-1", nodeName="node-1",
+                      pool={"name": "node-1", "resourceSliceCount": 1}),
+            slice_doc([device("gpu-0", attributes=model), device("gpu-1", attributes=model)],
+                      name="node-2", nodeName="node-2",
+                      pool={"name": "node-2", "resourceSliceCount": 1}),
+            claim_doc(name="held", status=held), claim_doc(name="c"),
+            pod("p", claims={"a": "held", "b": "c"})]
+
+
+def test_the_allocator_runs_on_a_node_an_allocated_claim_excludes():
+    # kube-scheduler's DynamicResources.Filter (1.34-1.36) calls Allocate before it refuses
+    # a node on which an allocated claim's nodeSelector does not match: the CEL runtime
+    # error on node-1's gpu-0 aborts the attempt although node-2 would fit
+    output = simulate(load(_pinned_cluster(
+        'device.attributes["gpu.example.com"].model == "a"'))).output()
+    reason, message = _condition(output, "p")
+    assert reason == "SchedulerError"
+    assert "CEL runtime error" in message and "gpu.example.com/node-1/gpu-0" in message
+
+
+def test_a_node_that_cannot_allocate_says_so_before_the_allocated_claim_excludes_it():
+    # the same Filter: "cannot allocate all claims" is returned before "resourceclaim not
+    # available on the node"; node-2 fits
+    output = simulate(load(_pinned_cluster(
+        '"model" in device.attributes["gpu.example.com"]'))).output()
+    assert _items(output, "Pod")["p"]["spec"]["nodeName"] == "node-2"
+    output = simulate(load(_pinned_cluster("false"))).output()
+    assert _condition(output, "p") == (
+        "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
+
+
 def test_a_claim_being_deleted_is_refused_before_any_node():
     deleting = claim_doc(name="c")
     deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
