@@ -89,6 +89,24 @@ def test_an_input_allocation_is_booked_so_its_device_is_not_given_again():
     assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
 
 
+def test_two_input_claims_naming_one_device_are_accepted_and_the_device_is_taken():
+    # upstream's allocated state is the set of the devices of every allocated claim
+    # (kube-scheduler's GatherAllocatedState, 1.34-1.36): a device two claims name is simply
+    # in use; the other pods are scheduled as usual
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]}}}
+    docs = [*_cluster()[:5], claim_doc(name="held-1", status=taken),
+            claim_doc(name="held-2", status=taken)]
+    docs += [claim_doc(name="claim-a"), pod("pod-a", claims={"gpu": "claim-a"}),
+             claim_doc(name="claim-b"), pod("pod-b", claims={"gpu": "claim-b"})]
+    simulation = simulate(load(docs))
+    pods = _items(simulation.output(), "Pod")
+    assert simulation.failures == []
+    assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
+    assert _condition(simulation.output(), "pod-b") == (
+        "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
+
+
 def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
     docs = [*_cluster()[:5], claim_doc(name="claim-a"),
             pod("pod-a", claims={"gpu": "claim-a"}, node_name="node-2")]
