@@ -66,6 +66,8 @@ class Search:
     # -- preflight --
     def run(self) -> Outcome:
         p = self.profile
+        for claim in self.claims:
+            self._check_classes(claim)
         for ci, claim in enumerate(self.claims):
             self._prepare(ci, claim)
         if not self.claims:
@@ -117,6 +119,18 @@ class Search:
             if any(d.key not in book for v in pool.slices for d in v.devices):
                 return False
         return True
+
+    def _check_classes(self, claim: ClaimState) -> None:
+        # kube-scheduler's PreFilter checks every class of every claim before the allocator
+        # runs, so a missing class wins over any preflight error of an earlier claim
+        for req in claim.requests:
+            subs = req.get("firstAvailable") or ()
+            for body, name in ([(sub, f"{req['name']}/{sub['name']}") for sub in subs]
+                               or [(req.get("exactly") or {}, req["name"])]):
+                class_name = body.get("deviceClassName") or ""
+                if class_name not in self.alloc.classes:
+                    raise UnschedulableError(f"request {name}: device class {class_name} "
+                                             "does not exist")
 
     def _prepare(self, ci: int, claim: ClaimState) -> None:
         p = self.profile
@@ -176,11 +190,7 @@ class Search:
             raise AllocationError(f"claim {claim.key}, request {rd.name}: admin access is "
                                   "requested, but the feature is disabled")
         class_name = body.get("deviceClassName") or ""
-        klass = self.alloc.classes.get(class_name)
-        if klass is None:
-            raise UnschedulableError(f"request {rd.result_name}: device class {class_name} "
-                                     "does not exist")
-        rd.klass = klass
+        rd.klass = klass = self.alloc.classes[class_name]  # _check_classes: it exists
         rd.class_selectors = [self._compile(s, f"class {class_name}", i) for i, s in
                               enumerate((klass.get("spec") or {}).get("selectors") or ())]
         rd.selectors = [self._compile(s, f"claim {claim.key}", i) for i, s in
