@@ -55,10 +55,11 @@ _VARIANTS = (
     ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
                                     "list_type_attributes"}),
 )
-# 1.36 promoted binding conditions and consumable capacity to incubating
-# (structured/internal/incubating SupportedFeatures of v0.36.2); experimental adds list types
+# 1.36 promoted the four features of the old incubating variant to stable, and binding
+# conditions and consumable capacity to incubating (structured/internal/*
+# SupportedFeatures of v0.36.2); experimental adds list types
 _VARIANTS_136 = (
-    ("stable", frozenset()),
+    ("stable", _INCUBATING),
     ("incubating", _INCUBATING | {"binding_and_status", "consumable_capacity"}),
     ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
                                     "list_type_attributes"}),

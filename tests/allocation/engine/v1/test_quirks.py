@@ -167,3 +167,36 @@ def test_counters_of_two_drivers_with_one_pool_name_are_mixed_within_a_call():
                   classes)
     assert picked(a.allocate(node(), [both])) == [[("g", "g0"), ("n", "n0")]]
     assert not a.allocate(node(), [claim("c1", request("n", "nic"))]).fits
+
+
+def _leaky_pools() -> list[dict]:
+    """Pool "a": a0 (model c), a1 (b). Pool "b": counter set mem 8; b0 (b, consumes 4),
+    b1 (c), and b2 (b) in a second slice."""
+    def dev(name: str, model: str, consume: str | None = None) -> dict:
+        d = device(name, model=model)
+        if consume:
+            d["consumesCounters"] = [{"counterSet": "set", "counters": {"mem": {"value": consume}}}]
+        return d
+    return [slice_("a", [dev("a0", "c"), dev("a1", "b")], pool="a"),
+            slice_("b-counters", [], pool="b", count=3, sharedCounters=[
+                {"name": "set", "counters": {"mem": {"value": "8"}}}]),
+            slice_("b-s0", [dev("b0", "b", "4"), dev("b1", "c")], pool="b", count=3),
+            slice_("b-s1", [dev("b2", "b")], pool="b", count=3)]
+
+
+def test_136_stable_variant_searches_permutations_and_leaks_more_counters():
+    # v0.36.2 structured/internal/stable supports admin access, prioritized list,
+    # partitionable devices and taints, so with consumable capacity and binding conditions
+    # off 1.36 runs it; its allocateOne starts every slot of a request from the first
+    # device (no startLocation). A device refused by the matchAttribute constraint keeps
+    # the counters it took (allocateDevice), and the permutation search refuses b0 often
+    # enough that its counters run out: the claim does not fit, while the incubating
+    # variant (combinations) finds a1, b0, b2.
+    c = claim("c0", request(count=3), constraints=[{"matchAttribute": f"{DRIVER}/model"}])
+    stable = allocator(_leaky_pools(), [device_class("gpu", "true")],
+                       gates="DRAConsumableCapacity=false,DRADeviceBindingConditions=false")
+    assert stable.profile.variant == "stable"
+    assert not stable.allocate(node(), [c]).fits
+    incubating = allocator(_leaky_pools(), [device_class("gpu", "true")])
+    assert picked(incubating.allocate(node(), [c])) == [
+        [("req", "a1"), ("req", "b0"), ("req", "b2")]]
