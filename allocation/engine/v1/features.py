@@ -261,6 +261,12 @@ class Profile:
         their pool after the others."""
         return self._supports("binding_and_status") and self._minor <= 35
 
+    @cached_property
+    def distinct_by_identity(self) -> bool:
+        """[1.34] distinctAttribute compared the values' pointers, so only the same device
+        picked again is a duplicate (structured/internal/experimental/constraint.go)."""
+        return self._minor == 34
+
     @property
     def every_taint_blocks(self) -> bool:
         """[1.34] every taint must be tolerated, whatever its effect (allTaintsTolerated);

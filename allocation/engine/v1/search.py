@@ -174,8 +174,8 @@ class Search:
                 claim.constraints.append(MatchAttribute(con.get("requests") or [],
                                                         con["matchAttribute"]))
             elif con.get("distinctAttribute") and p.distinct_attribute:
-                claim.constraints.append(DistinctAttribute(con.get("requests") or [],
-                                                           con["distinctAttribute"]))
+                claim.constraints.append(DistinctAttribute(
+                    con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity))
             else:
                 raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
                                       "(unsupported constraint type?)")

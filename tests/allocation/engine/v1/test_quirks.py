@@ -200,3 +200,16 @@ def test_136_stable_variant_searches_permutations_and_leaks_more_counters():
     incubating = allocator(_leaky_pools(), [device_class("gpu", "true")])
     assert picked(incubating.allocate(node(), [c])) == [
         [("req", "a1"), ("req", "b0"), ("req", "b2")]]
+
+
+def test_134_distinct_attribute_compares_pointers_so_equal_values_pass():
+    # v0.34.9 structured/internal/experimental/constraint.go (distinctAttributeConstraint
+    # .matchesAttribute) compares the *string/*int64 pointers of the two attribute values,
+    # so two devices with the same value are not duplicates; v0.35.6 compares the values
+    slices = [slice_("s", [device("d0", model="x"), device("d1", model="x"),
+                           device("d2", model="y")])]
+    c = claim("c0", request(count=2), constraints=[{"distinctAttribute": f"{DRIVER}/model"}])
+    a134 = allocator(slices, release="1.34", gates="DRAConsumableCapacity=true")
+    a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
+    assert picked(a134.allocate(node(), [c])) == [[("req", "d0"), ("req", "d1")]]
+    assert picked(a135.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
