@@ -213,3 +213,16 @@ def test_134_distinct_attribute_compares_pointers_so_equal_values_pass():
     a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
     assert picked(a134.allocate(node(), [c])) == [[("req", "d0"), ("req", "d1")]]
     assert picked(a135.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
+
+
+def test_134_an_incomplete_pool_with_binding_conditions_goes_last_too():
+    # v0.34.9 structured/internal/experimental GatherPools: every pool keeps its slices
+    # (incomplete ones too, which ExactCount still uses in 1.34) and a pool with a
+    # binding-condition device goes after the others; from 1.35 an incomplete pool
+    # carries no slices and never goes last
+    slices = [slice_("a", [{"name": "a0", "bindingConditions": ["ready"],
+                            "bindingFailureConditions": ["failed"]}], pool="a", count=2),
+              slice_("b", [device("b0")], pool="b")]
+    a = allocator(slices, release="1.34", gates="DRADeviceBindingConditions=true")
+    assert a.profile.binding_slices_last
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b0")]]
