@@ -262,6 +262,12 @@ class Profile:
         return self._supports("binding_and_status") and self._minor <= 35
 
     @cached_property
+    def capacity_reads_slot_device(self) -> bool:
+        """[1.34] the capacity check of a pick read the device at the slot's index in the
+        candidate's slice (v0.34.9 experimental allocateDevice), see capacity.slot_device."""
+        return self._minor == 34
+
+    @cached_property
     def distinct_by_identity(self) -> bool:
         """[1.34] distinctAttribute compared the values' pointers, so only the same device
         picked again is a duplicate (structured/internal/experimental/constraint.go)."""

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
 from allocation.engine.constants import CANNOT_ALLOCATE
-from allocation.engine.v1.capacity import capacity_fits, consumed_capacity, consumed_texts
+from allocation.engine.v1.capacity import (
+    capacity_fits,
+    consumed_capacity,
+    consumed_texts,
+    slot_device,
+)
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
@@ -284,8 +289,8 @@ class Search:
         if len(claim.picks) + rd.num_devices - di > MAX_RESULTS:
             return _EXCEEDED
         if rd.all_mode:
-            pool, _view, dev = rd.all_devices[di]
-            undo = self._take(ci, claim, rd, pool, dev, True)
+            pool, view, dev = rd.all_devices[di]
+            undo = self._take(ci, claim, rd, pool, dev, True, (view, di))
             if undo is None:
                 return False
             nsi = 0 if self.profile.all_subrequest_bug else si
@@ -325,7 +330,7 @@ class Search:
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue
-                    undo = self._take(ci, claim, rd, pool, dev, False)
+                    undo = self._take(ci, claim, rd, pool, dev, False, (view, di))
                     if undo is None:
                         continue
                     nxt = (pi, vi, dj + 1) if combinations else None
@@ -337,8 +342,9 @@ class Search:
                         return res
         return False
 
-    def _take(self, ci, claim, rd, pool, dev, must):
-        """allocateDevice: the checks of steps 1 and 3-6; returns an undo or None."""
+    def _take(self, ci, claim, rd, pool, dev, must, slot):
+        """allocateDevice: the checks of steps 1 and 3-6; returns an undo or None. ``slot``
+        is (the device's slice view, the index of the slot in its request)."""
         p = self.profile
         key = dev.key
         multi = self.consumable and dev.multi_raw
@@ -370,7 +376,7 @@ class Search:
             holders.add(ci)
         consumed = texts = None
         if self.consumable:
-            if self.capacity_reason(rd, dev):
+            if self.capacity_reason(rd, slot_device(p, dev, *slot)):
                 return None  # as upstream: constraints and marks are not rolled back
             if multi:
                 consumed = consumed_capacity(rd.capacity, dev)

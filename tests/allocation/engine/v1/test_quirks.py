@@ -226,3 +226,25 @@ def test_134_an_incomplete_pool_with_binding_conditions_goes_last_too():
     a = allocator(slices, release="1.34", gates="DRADeviceBindingConditions=true")
     assert a.profile.binding_slices_last
     assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b0")]]
+
+
+def test_134_capacity_check_of_a_pick_reads_the_device_at_the_slots_index():
+    # v0.34.9 structured/internal/experimental allocateDevice passes the request's device
+    # index (r.deviceIndex) to CmpRequestOverCapacity, which indexes the candidate's slice
+    # with it: the first slot is checked against d0 (8 < 16) although the candidate is d1.
+    # A slot index past the slice's devices makes upstream panic: a fatal error here.
+    capacity = {"requests": {"mem": "16"}}
+    slices = [slice_("s", [{"name": "d0", "capacity": {"mem": {"value": "8"}}},
+                           {"name": "d1", "capacity": {"mem": {"value": "32"}}}])]
+    c = claim("c0", request(capacity=capacity))
+    a134 = allocator(slices, release="1.34", gates="DRAConsumableCapacity=true")
+    a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
+    assert not a134.allocate(node(), [c]).fits
+    assert picked(a135.allocate(node(), [c])) == [[("req", "d1")]]
+    two = [slice_(n, [{"name": f"{n}0", "capacity": {"mem": {"value": "32"}}}], count=2)
+           for n in ("a", "b")]
+    c = claim("c1", request(count=2, capacity={"requests": {"mem": "1"}}))
+    a134 = allocator(two, release="1.34", gates="DRAConsumableCapacity=true")
+    with pytest.raises(AllocationError, match=r"reads device #1 of slice b, which has 1 "
+                                              r"\(upstream v0\.34\.9 panics"):
+        a134.allocate(node(), [c])
