@@ -315,9 +315,10 @@ class V1Scheduling:
                 return refusal
         node_doc = v1_views.node_doc(node)
         claims = attempt.claims
-        if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
-                   for c in claims if c.allocated):
-            return NOT_AVAILABLE
+        # upstream's Filter runs the allocator before it refuses a node that an allocated
+        # claim's node selector excludes: a fatal error or "cannot allocate" comes first
+        unavailable = not all(allocated_claim_fits({"status": {"allocation": c.allocation}},
+                                                   node_doc) for c in claims if c.allocated)
         docs, extended = attempt.docs, None
         if attempt.extended:
             requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
@@ -337,6 +338,8 @@ class V1Scheduling:
                 outcome = allocator.allocate(node_doc, docs)
             if outcome.allocations is None:
                 return outcome.reason or R_CLAIMS
+            if unavailable:
+                return NOT_AVAILABLE
             allocations = list(outcome.allocations)
             if extended is not None:
                 made = v1_extended.make_claim(state, extended)
@@ -347,6 +350,8 @@ class V1Scheduling:
                                              extended["spec"]["devices"]["requests"]))
             for claim, allocation in zip(pending, allocations, strict=True):
                 self._allocate(state, allocator, claim, allocation)
+        elif unavailable:
+            return NOT_AVAILABLE
         for claim in claims:
             reserve(state, claim, pod)
         return self._prebind(state, pod, node, claims)

@@ -33,6 +33,9 @@ class AllocationBook:
         self.pool_dedicated: dict[tuple[str, str], int] = defaultdict(int)
         self.pool_version: dict[tuple[str, str], int] = defaultdict(int)
         self._claims: dict[str, list[dict]] = {}
+        # further claims holding a dedicated device after its first (inconsistent input,
+        # or one claim naming a device twice), in commit order
+        self._more_holders: dict[DeviceKey, list[str]] = {}
         # called with the (driver, pool) keys a release freed devices in
         self.release_listeners: list = []
 
@@ -42,19 +45,15 @@ class AllocationBook:
     def commit(self, claim_key: str, allocation: dict) -> None:
         """Record ``allocation`` (a v1 AllocationResult dict) of claim ``claim_key``.
 
-        Raises ValueError when the claim is already recorded or a dedicated device is
-        already taken by another claim (inconsistent input).
+        A dedicated device another claim holds already stays allocated while either holds
+        it: upstream's allocated state is the set of every allocated claim's devices, so
+        such input (two claims naming one device) is accepted, not refused.
+
+        Raises ValueError when the claim is already recorded.
         """
         if claim_key in self._claims:
             raise ValueError(f"claim {claim_key} is already allocated")
         results = list((allocation.get("devices") or {}).get("results") or ())
-        for r in results:
-            key = (r["driver"], r["pool"], r["device"])
-            if r.get("adminAccess") or self._shared(r):
-                continue
-            owner = self.dedicated.get(key)
-            if owner is not None:
-                raise ValueError(f"device {'/'.join(key)} is already allocated to claim {owner}")
         for r in results:
             key = (r["driver"], r["pool"], r["device"])
             if r.get("adminAccess"):
@@ -69,9 +68,11 @@ class AllocationBook:
                     for name, value in consumed.items():
                         sums[name] = sums.get(name, Fraction(0)) + quantity_value(value)
                 self.shared_owners[key].add(claim_key)
-            else:
+            elif key not in self.dedicated:
                 self.dedicated[key] = claim_key
                 self.pool_dedicated[key[:2]] += 1
+            else:
+                self._more_holders.setdefault(key, []).append(claim_key)
         self._claims[claim_key] = results
 
     def release(self, claim_key: str) -> None:
@@ -96,9 +97,21 @@ class AllocationBook:
                 if not owners:
                     self.shared.pop(key, None)
                     self.shared_owners.pop(key, None)
-            elif self.dedicated.get(key) == claim_key:
+            else:
+                self._drop_holder(key, claim_key)
+
+    def _drop_holder(self, key: DeviceKey, claim_key: str) -> None:
+        more = self._more_holders.get(key)
+        if more and claim_key in more:
+            more.remove(claim_key)
+        elif self.dedicated.get(key) == claim_key:
+            if more:  # the next claim naming the device holds it now
+                self.dedicated[key] = more.pop(0)
+            else:
                 del self.dedicated[key]
                 self.pool_dedicated[key[:2]] -= 1
+        if not more:
+            self._more_holders.pop(key, None)
 
     def _shared(self, result: dict) -> bool:
         return bool(result.get("shareID")) and self.consumable_capacity

@@ -8,8 +8,9 @@ import math
 from fractions import Fraction
 
 from allocation.engine.quantity import BINARY_SI, DECIMAL_SI, Quantity, go_quantity_text
+from allocation.engine.v1.errors import AllocationError
 
-__all__ = ["capacity_fits", "consumed_capacity", "consumed_texts"]
+__all__ = ["capacity_fits", "consumed_capacity", "consumed_texts", "slot_device"]
 
 
 def _go_mod(a: int, b: int) -> int:
@@ -125,3 +126,22 @@ def _policy(cap) -> str:
     else:
         text = "validValues " + ", ".join(_q(v) for v in cap.valid_values or ())
     return text + (f"; default {_q(cap.default)}" if cap.default is not None else "")
+
+
+def slot_device(profile, dev, view, slot: int):
+    """The device whose capacity the last check of a pick reads.
+
+    [1.34] v0.34.9's experimental allocateDevice passed the slot's index within its
+    request where the device's index within its slice belongs, so it read the capacity
+    (and the allocated and multi-allocation state) of device ``slot`` of the candidate's
+    slice; a slice with fewer devices made upstream panic, which becomes a fatal error.
+    """
+    if not profile.capacity_reads_slot_device:
+        return dev
+    devices = view.devices
+    if slot >= len(devices):
+        raise AllocationError(
+            f"device {'/'.join(dev.key)}: the 1.34 allocator reads device #{slot} of slice "
+            f"{view.name}, which has {len(devices)} (upstream v0.34.9 panics: index out of "
+            "range)")
+    return devices[slot]

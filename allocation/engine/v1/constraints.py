@@ -72,14 +72,21 @@ class MatchAttribute(_Constraint):
 
 class DistinctAttribute(_Constraint):
     """Devices of the covered requests differ in one attribute; one value is remembered per
-    request name (upstream's quirk, docs/v1.md)."""
+    request name (upstream's quirk, docs/v1.md).
+
+    ``same_device_only`` is the 1.34 reading: its constraint compared the attribute values'
+    pointers, not the values, so only the very same device (a multi-allocatable one picked
+    again) counts as a duplicate.
+    """
 
     kind = "distinctAttribute"
 
-    def __init__(self, requests: list[str], attribute: str) -> None:
+    def __init__(self, requests: list[str], attribute: str,
+                 same_device_only: bool = False) -> None:
         super().__init__(requests, attribute)
-        self.values: dict[str, tuple] = {}
+        self.values: dict[str, tuple] = {}  # request name -> (attribute, device)
         self.count = 0
+        self.same_device_only = same_device_only
 
     def add(self, request: str, sub: str, device) -> bool:
         if not self.applies(request, sub):
@@ -87,17 +94,18 @@ class DistinctAttribute(_Constraint):
         attr = lookup_attribute(device, self.attribute)
         if attr is None:
             return False
-        if self.count == 0:
-            self.values[request] = attr
-            self.count = 1
-            return True
-        if not attr[0]:
+        # the first device is always taken; later ones need a known type and no duplicate
+        if self.count and (not attr[0] or any(self._duplicate(seen, attr, device)
+                                              for seen in self.values.values())):
             return False
-        if any(v == attr for v in self.values.values()):
-            return False
-        self.values[request] = attr
+        self.values[request] = (attr, device)
         self.count += 1
         return True
+
+    def _duplicate(self, seen: tuple, attr: tuple, device) -> bool:
+        if self.same_device_only:
+            return seen[1] is device
+        return seen[0] == attr
 
     def remove(self, request: str, sub: str, device) -> None:
         if self.applies(request, sub):

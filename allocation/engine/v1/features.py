@@ -55,10 +55,11 @@ _VARIANTS = (
     ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
                                     "list_type_attributes"}),
 )
-# 1.36 promoted binding conditions and consumable capacity to incubating
-# (structured/internal/incubating SupportedFeatures of v0.36.2); experimental adds list types
+# 1.36 promoted the four features of the old incubating variant to stable, and binding
+# conditions and consumable capacity to incubating (structured/internal/*
+# SupportedFeatures of v0.36.2); experimental adds list types
 _VARIANTS_136 = (
-    ("stable", frozenset()),
+    ("stable", _INCUBATING),
     ("incubating", _INCUBATING | {"binding_and_status", "consumable_capacity"}),
     ("experimental", _INCUBATING | {"binding_and_status", "consumable_capacity",
                                     "list_type_attributes"}),
@@ -259,6 +260,18 @@ class Profile:
         """[1.34/1.35 experimental] slices with binding-condition devices were added to
         their pool after the others."""
         return self._supports("binding_and_status") and self._minor <= 35
+
+    @cached_property
+    def capacity_reads_slot_device(self) -> bool:
+        """[1.34] the capacity check of a pick read the device at the slot's index in the
+        candidate's slice (v0.34.9 experimental allocateDevice), see capacity.slot_device."""
+        return self._minor == 34
+
+    @cached_property
+    def distinct_by_identity(self) -> bool:
+        """[1.34] distinctAttribute compared the values' pointers, so only the same device
+        picked again is a duplicate (structured/internal/experimental/constraint.go)."""
+        return self._minor == 34
 
     @property
     def every_taint_blocks(self) -> bool:

@@ -328,8 +328,10 @@ class SliceIndex:
         pools.sort(key=lambda p: p.key)
         if not self.profile.binding_slices_last:
             return pools
-        # upstream's incomplete and invalid pools carry no slices, so they never go last
-        last = {id(p) for p in pools if p.usable
+        # upstream's incomplete and invalid pools carry no slices, so they never go last;
+        # [1.34] they still carry their slices (and ExactCount uses incomplete ones)
+        legacy = self.profile.legacy_pools
+        last = {id(p) for p in pools if (p.usable or legacy)
                 and any(d.binding_conditions for v in p.slices for d in v.devices)}
         return ([p for p in pools if id(p) not in last]
                 + [p for p in pools if id(p) in last])

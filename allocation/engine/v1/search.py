@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.cel import CelCompileError
 from allocation.engine.constants import CANNOT_ALLOCATE
-from allocation.engine.v1.capacity import capacity_fits, consumed_capacity, consumed_texts
+from allocation.engine.v1.capacity import (
+    capacity_fits,
+    consumed_capacity,
+    consumed_texts,
+    slot_device,
+)
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
@@ -66,6 +71,8 @@ class Search:
     # -- preflight --
     def run(self) -> Outcome:
         p = self.profile
+        for claim in self.claims:
+            self._check_classes(claim)
         for ci, claim in enumerate(self.claims):
             self._prepare(ci, claim)
         if not self.claims:
@@ -117,6 +124,18 @@ class Search:
             if any(d.key not in book for v in pool.slices for d in v.devices):
                 return False
         return True
+
+    def _check_classes(self, claim: ClaimState) -> None:
+        # kube-scheduler's PreFilter checks every class of every claim before the allocator
+        # runs, so a missing class wins over any preflight error of an earlier claim
+        for req in claim.requests:
+            subs = req.get("firstAvailable") or ()
+            for body, name in ([(sub, f"{req['name']}/{sub['name']}") for sub in subs]
+                               or [(req.get("exactly") or {}, req["name"])]):
+                class_name = body.get("deviceClassName") or ""
+                if class_name not in self.alloc.classes:
+                    raise UnschedulableError(f"request {name}: device class {class_name} "
+                                             "does not exist")
 
     def _prepare(self, ci: int, claim: ClaimState) -> None:
         spec = claim.raw["spec"]
@@ -173,8 +192,8 @@ class Search:
                 claim.constraints.append(MatchAttribute(con.get("requests") or [],
                                                         con["matchAttribute"]))
             elif con.get("distinctAttribute") and p.distinct_attribute:
-                claim.constraints.append(DistinctAttribute(con.get("requests") or [],
-                                                           con["distinctAttribute"]))
+                claim.constraints.append(DistinctAttribute(
+                    con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity))
             else:
                 raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
                                       "(unsupported constraint type?)")
@@ -188,11 +207,7 @@ class Search:
             raise AllocationError(f"claim {claim.key}, request {rd.name}: admin access is "
                                   "requested, but the feature is disabled")
         class_name = body.get("deviceClassName") or ""
-        klass = self.alloc.classes.get(class_name)
-        if klass is None:
-            raise UnschedulableError(f"request {rd.result_name}: device class {class_name} "
-                                     "does not exist")
-        rd.klass = klass
+        rd.klass = klass = self.alloc.classes[class_name]  # _check_classes: it exists
         rd.class_selectors = [self._compile(s, f"class {class_name}", i) for i, s in
                               enumerate((klass.get("spec") or {}).get("selectors") or ())]
         # (compiled, index): the owner is the claim's (``ClaimState.owner``), which a request
@@ -288,8 +303,8 @@ class Search:
         if len(claim.picks) + rd.num_devices - di > MAX_RESULTS:
             return _EXCEEDED
         if rd.all_mode:
-            pool, _view, dev = rd.all_devices[di]
-            undo = self._take(ci, claim, rd, pool, dev, True)
+            pool, view, dev = rd.all_devices[di]
+            undo = self._take(ci, claim, rd, pool, dev, True, (view, di))
             if undo is None:
                 return False
             nsi = 0 if self.profile.all_subrequest_bug else si
@@ -329,7 +344,7 @@ class Search:
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue
-                    undo = self._take(ci, claim, rd, pool, dev, False)
+                    undo = self._take(ci, claim, rd, pool, dev, False, (view, di))
                     if undo is None:
                         continue
                     nxt = (pi, vi, dj + 1) if combinations else None
@@ -341,8 +356,9 @@ class Search:
                         return res
         return False
 
-    def _take(self, ci, claim, rd, pool, dev, must):
-        """allocateDevice: the checks of steps 1 and 3-6; returns an undo or None."""
+    def _take(self, ci, claim, rd, pool, dev, must, slot):
+        """allocateDevice: the checks of steps 1 and 3-6; returns an undo or None. ``slot``
+        is (the device's slice view, the index of the slot in its request)."""
         p = self.profile
         key = dev.key
         multi = self.consumable and dev.multi_raw
@@ -374,7 +390,7 @@ class Search:
             holders.add(ci)
         consumed = texts = None
         if self.consumable:
-            if self.capacity_reason(rd, dev):
+            if self.capacity_reason(rd, slot_device(p, dev, *slot)):
                 return None  # as upstream: constraints and marks are not rolled back
             if multi:
                 consumed = consumed_capacity(rd.capacity, dev)

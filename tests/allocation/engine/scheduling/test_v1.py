@@ -89,6 +89,24 @@ def test_an_input_allocation_is_booked_so_its_device_is_not_given_again():
     assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
 
 
+def test_two_input_claims_naming_one_device_are_accepted_and_the_device_is_taken():
+    # upstream's allocated state is the set of the devices of every allocated claim
+    # (kube-scheduler's GatherAllocatedState, 1.34-1.36): a device two claims name is simply
+    # in use; the other pods are scheduled as usual
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]}}}
+    docs = [*_cluster()[:5], claim_doc(name="held-1", status=taken),
+            claim_doc(name="held-2", status=taken)]
+    docs += [claim_doc(name="claim-a"), pod("pod-a", claims={"gpu": "claim-a"}),
+             claim_doc(name="claim-b"), pod("pod-b", claims={"gpu": "claim-b"})]
+    simulation = simulate(load(docs))
+    pods = _items(simulation.output(), "Pod")
+    assert simulation.failures == []
+    assert pods["pod-a"]["spec"]["nodeName"] == "node-2"
+    assert _condition(simulation.output(), "pod-b") == (
+        "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
+
+
 def test_a_pod_bound_in_the_input_gets_its_claim_allocated_on_its_node():
     docs = [*_cluster()[:5], claim_doc(name="claim-a"),
             pod("pod-a", claims={"gpu": "claim-a"}, node_name="node-2")]
@@ -124,6 +142,48 @@ def test_a_cel_runtime_error_fails_the_attempt_with_scheduler_error():
     events = [(e["type"], e["reason"], e["message"]) for e in output["items"]
               if e["kind"] == "Event" and e["involvedObject"]["name"] == "p"]
     assert events == [("Warning", "FailedScheduling", message)]
+
+
+def _pinned_cluster(selector: str) -> list[dict]:
+    """node-1 has gpu-0 without attributes, node-2 has gpu-0 and gpu-1 with model "a";
+    claim "held" is allocated node-2's gpu-1 (pinned there); pod p needs "held" and "c"."""
+    gpu_class = class_doc(selectors=[{"cel": {"expression": selector}}])
+    pinned = {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-2"]}]}]}
+    held = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-2", "device": "gpu-1"}]},
+        "nodeSelector": pinned}}
+    model = {"model": {"string": "a"}}
+    return [node("node-1"), node("node-2"), gpu_class,
+            slice_doc([device("gpu-0")], name="node-1", nodeName="node-1",
+                      pool={"name": "node-1", "resourceSliceCount": 1}),
+            slice_doc([device("gpu-0", attributes=model), device("gpu-1", attributes=model)],
+                      name="node-2", nodeName="node-2",
+                      pool={"name": "node-2", "resourceSliceCount": 1}),
+            claim_doc(name="held", status=held), claim_doc(name="c"),
+            pod("p", claims={"a": "held", "b": "c"})]
+
+
+def test_the_allocator_runs_on_a_node_an_allocated_claim_excludes():
+    # kube-scheduler's DynamicResources.Filter (1.34-1.36) calls Allocate before it refuses
+    # a node on which an allocated claim's nodeSelector does not match: the CEL runtime
+    # error on node-1's gpu-0 aborts the attempt although node-2 would fit
+    output = simulate(load(_pinned_cluster(
+        'device.attributes["gpu.example.com"].model == "a"'))).output()
+    reason, message = _condition(output, "p")
+    assert reason == "SchedulerError"
+    assert "CEL runtime error" in message and "gpu.example.com/node-1/gpu-0" in message
+
+
+def test_a_node_that_cannot_allocate_says_so_before_the_allocated_claim_excludes_it():
+    # the same Filter: "cannot allocate all claims" is returned before "resourceclaim not
+    # available on the node"; node-2 fits
+    output = simulate(load(_pinned_cluster(
+        '"model" in device.attributes["gpu.example.com"]'))).output()
+    assert _items(output, "Pod")["p"]["spec"]["nodeName"] == "node-2"
+    output = simulate(load(_pinned_cluster("false"))).output()
+    assert _condition(output, "p") == (
+        "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
 
 
 def test_a_claim_being_deleted_is_refused_before_any_node():

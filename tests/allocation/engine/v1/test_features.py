@@ -30,8 +30,9 @@ def test_variant_follows_the_enabled_features():
     assert make_profile("1.35", "DRAAdminAccess=false,DRAPrioritizedList=false").variant \
         == "stable"
     assert make_profile("1.35", "DRAConsumableCapacity=true").variant == "experimental"
+    # v0.36.2 stable supports admin access, prioritized list, partitionable devices, taints
     assert make_profile("1.36", "DRAConsumableCapacity=false,DRADeviceBindingConditions=false"
-                        ).variant == "incubating"
+                        ).variant == "stable"
     # the 1.36 incubating code knows distinctAttribute and binding-condition pool order
     p = make_profile("1.36", "DRADeviceBindingConditions=false")
     assert p.distinct_attribute and p.binding_slices_last and p.capacity_gate_checked
@@ -49,10 +50,11 @@ def test_release_quirks():
     assert p34.max_taints == 4 and p36.max_taints == 16
 
 
-def test_admin_access_locked_on_in_136_keeps_stable_out_of_reach():
+def test_136_stable_knows_admin_access_so_it_stays_in_reach():
     p = make_profile("1.36", "AllBeta=false,DRAPrioritizedList=false")
-    assert p.variant == "incubating"
-    assert p.combinations
+    assert p.variant == "stable"
+    assert not p.combinations
+    assert not (p.distinct_attribute or p.binding_slices_last or p.capacity_gate_checked)
     assert make_profile("1.35", "DRAAdminAccess=false,DRAPrioritizedList=false").variant \
         == "stable"
 

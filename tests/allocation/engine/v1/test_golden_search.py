@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.v1 import AllocationError
+from allocation.engine.v1 import AllocationError, UnschedulableError
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
@@ -128,3 +128,18 @@ def test_all_request_fatal_on_every_node_not_only_here():
     for name in ("node-1", "node-2"):
         with pytest.raises(AllocationError, match="currently being updated"):
             a.allocate(node(name), [claim("c0", request(mode="All", cls="gpu"))])
+
+
+def test_a_missing_class_of_a_later_claim_wins_over_an_earlier_claims_fatal_error():
+    # kube-scheduler's DynamicResources.PreFilter (1.34-1.36) checks the classes of every
+    # unallocated claim before the allocator runs: claim c0's All request on an invalid
+    # pool would be fatal, but c1's missing class makes the pod unschedulable first
+    a = allocator([slice_("s", [device("d0")], count=2),
+                   slice_("t", [device("d0")], count=2)])
+    c0 = claim("c0", request(mode="All"))
+    c1 = claim("c1", first_available("r", request("s0"), request("s1", "nope")))
+    with pytest.raises(UnschedulableError, match="^request r/s1: device class nope does "
+                                                 "not exist$"):
+        a.allocate(node(), [c0, c1])
+    with pytest.raises(AllocationError, match="is currently invalid"):
+        a.allocate(node(), [c0])

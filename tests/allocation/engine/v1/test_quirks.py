@@ -167,3 +167,84 @@ def test_counters_of_two_drivers_with_one_pool_name_are_mixed_within_a_call():
                   classes)
     assert picked(a.allocate(node(), [both])) == [[("g", "g0"), ("n", "n0")]]
     assert not a.allocate(node(), [claim("c1", request("n", "nic"))]).fits
+
+
+def _leaky_pools() -> list[dict]:
+    """Pool "a": a0 (model c), a1 (b). Pool "b": counter set mem 8; b0 (b, consumes 4),
+    b1 (c), and b2 (b) in a second slice."""
+    def dev(name: str, model: str, consume: str | None = None) -> dict:
+        d = device(name, model=model)
+        if consume:
+            d["consumesCounters"] = [{"counterSet": "set", "counters": {"mem": {"value": consume}}}]
+        return d
+    return [slice_("a", [dev("a0", "c"), dev("a1", "b")], pool="a"),
+            slice_("b-counters", [], pool="b", count=3, sharedCounters=[
+                {"name": "set", "counters": {"mem": {"value": "8"}}}]),
+            slice_("b-s0", [dev("b0", "b", "4"), dev("b1", "c")], pool="b", count=3),
+            slice_("b-s1", [dev("b2", "b")], pool="b", count=3)]
+
+
+def test_136_stable_variant_searches_permutations_and_leaks_more_counters():
+    # v0.36.2 structured/internal/stable supports admin access, prioritized list,
+    # partitionable devices and taints, so with consumable capacity and binding conditions
+    # off 1.36 runs it; its allocateOne starts every slot of a request from the first
+    # device (no startLocation). A device refused by the matchAttribute constraint keeps
+    # the counters it took (allocateDevice), and the permutation search refuses b0 often
+    # enough that its counters run out: the claim does not fit, while the incubating
+    # variant (combinations) finds a1, b0, b2.
+    c = claim("c0", request(count=3), constraints=[{"matchAttribute": f"{DRIVER}/model"}])
+    stable = allocator(_leaky_pools(), [device_class("gpu", "true")],
+                       gates="DRAConsumableCapacity=false,DRADeviceBindingConditions=false")
+    assert stable.profile.variant == "stable"
+    assert not stable.allocate(node(), [c]).fits
+    incubating = allocator(_leaky_pools(), [device_class("gpu", "true")])
+    assert picked(incubating.allocate(node(), [c])) == [
+        [("req", "a1"), ("req", "b0"), ("req", "b2")]]
+
+
+def test_134_distinct_attribute_compares_pointers_so_equal_values_pass():
+    # v0.34.9 structured/internal/experimental/constraint.go (distinctAttributeConstraint
+    # .matchesAttribute) compares the *string/*int64 pointers of the two attribute values,
+    # so two devices with the same value are not duplicates; v0.35.6 compares the values
+    slices = [slice_("s", [device("d0", model="x"), device("d1", model="x"),
+                           device("d2", model="y")])]
+    c = claim("c0", request(count=2), constraints=[{"distinctAttribute": f"{DRIVER}/model"}])
+    a134 = allocator(slices, release="1.34", gates="DRAConsumableCapacity=true")
+    a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
+    assert picked(a134.allocate(node(), [c])) == [[("req", "d0"), ("req", "d1")]]
+    assert picked(a135.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
+
+
+def test_134_an_incomplete_pool_with_binding_conditions_goes_last_too():
+    # v0.34.9 structured/internal/experimental GatherPools: every pool keeps its slices
+    # (incomplete ones too, which ExactCount still uses in 1.34) and a pool with a
+    # binding-condition device goes after the others; from 1.35 an incomplete pool
+    # carries no slices and never goes last
+    slices = [slice_("a", [{"name": "a0", "bindingConditions": ["ready"],
+                            "bindingFailureConditions": ["failed"]}], pool="a", count=2),
+              slice_("b", [device("b0")], pool="b")]
+    a = allocator(slices, release="1.34", gates="DRADeviceBindingConditions=true")
+    assert a.profile.binding_slices_last
+    assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b0")]]
+
+
+def test_134_capacity_check_of_a_pick_reads_the_device_at_the_slots_index():
+    # v0.34.9 structured/internal/experimental allocateDevice passes the request's device
+    # index (r.deviceIndex) to CmpRequestOverCapacity, which indexes the candidate's slice
+    # with it: the first slot is checked against d0 (8 < 16) although the candidate is d1.
+    # A slot index past the slice's devices makes upstream panic: a fatal error here.
+    capacity = {"requests": {"mem": "16"}}
+    slices = [slice_("s", [{"name": "d0", "capacity": {"mem": {"value": "8"}}},
+                           {"name": "d1", "capacity": {"mem": {"value": "32"}}}])]
+    c = claim("c0", request(capacity=capacity))
+    a134 = allocator(slices, release="1.34", gates="DRAConsumableCapacity=true")
+    a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
+    assert not a134.allocate(node(), [c]).fits
+    assert picked(a135.allocate(node(), [c])) == [[("req", "d1")]]
+    two = [slice_(n, [{"name": f"{n}0", "capacity": {"mem": {"value": "32"}}}], count=2)
+           for n in ("a", "b")]
+    c = claim("c1", request(count=2, capacity={"requests": {"mem": "1"}}))
+    a134 = allocator(two, release="1.34", gates="DRAConsumableCapacity=true")
+    with pytest.raises(AllocationError, match=r"reads device #1 of slice b, which has 1 "
+                                              r"\(upstream v0\.34\.9 panics"):
+        a134.allocate(node(), [c])
