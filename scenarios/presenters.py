@@ -8,7 +8,7 @@ from typing import Any
 from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects.provisioning import CLASS_NAMES
-from allocation.engine.scenarios import Evaluation, pinned_node
+from allocation.engine.scenarios import ChangeError, Evaluation, pinned_node, read
 from allocation.presenters.nodes import NodeDevices, node_devices
 from allocation.presenters.status import pod_state
 from allocation.services.read_model import pending_reason
@@ -163,24 +163,9 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
 
 
 def describe_change(change: dict) -> str:
-    """One line for a person."""
-    op = change.get("op")
-    if op == "pin-pod":
-        return f"Pin {change.get('pod')} to {change.get('node')}"
-    if op == "unpin-pod":
-        return f"Return {change.get('pod')} to the queue"
-    if op == "add-nodes":
-        return f"Add {change.get('count')} node(s) of group {change.get('group')}"
-    if op == "remove-node":
-        return f"Remove node {change.get('node')} (its pods are replanned)"
-    if op == "add-object":
-        manifest = change.get("manifest") or {}
-        meta = manifest.get("metadata") or {}
-        return f"Add {manifest.get('kind')} {meta.get('name')}"
-    if op == "remove-object":
-        return f"Remove {change.get('kind')} {change.get('name')}"
-    if op == "edit-selector":
-        return f"Set {change.get('object')} {change.get('path')} to {change.get('expression')}"
-    if op == "set-strategy":
-        return f"Search with {change.get('strategy')}"
-    return str(op)
+    """One line for a person (the operation's own words; a change no operation reads, as
+    stored by an older version, by its op)."""
+    try:
+        return read(change).describe()
+    except ChangeError:
+        return str(change.get("op") if isinstance(change, dict) else change)
