@@ -151,7 +151,7 @@ def measure(size: str, dialect: str) -> dict:
 
     import django
 
-    from allocation.engine.writer import as_list, dump
+    from allocation.engine.writer import dump
     from bench.generate import named_gpu_cluster, named_gpu_cluster_v1
 
     nodes, pods = SIZES[size]
@@ -172,7 +172,8 @@ def measure(size: str, dialect: str) -> dict:
         call_command("migrate", verbosity=0)
         make = named_gpu_cluster_v1 if dialect == "v1" else named_gpu_cluster
         path = tmp / "cluster.yaml"
-        path.write_text(dump(as_list(make(nodes, pods, devices=DEVICES))))
+        # one document each: an import refuses a single document over 4 MiB (a List here)
+        path.write_text("---\n".join(dump(d) for d in make(nodes, pods, devices=DEVICES)))
         manage = [sys.executable, str(ROOT / "manage.py")]
         result: dict = {"size": size, "dialect": dialect, "nodes": nodes, "pods": pods}
 
@@ -294,7 +295,7 @@ def main() -> None:
     dialects = os.environ.get("BENCH_DIALECTS", "seed,v1").split(",")
     for size in sizes:
         for dialect in dialects:
-            code = ("import json; from bench.bench_scale import measure; "
+            code = ("import json; from bench.bench_atsize import measure; "
                     f"print(json.dumps(measure({size!r}, {dialect!r})))")
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  cwd=ROOT)
