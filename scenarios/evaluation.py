@@ -3,7 +3,8 @@
 The baseline's documents and outcome are read once per baseline revision; a scenario's
 evaluation is cached by (revision, changes), so rendering a page right after a change
 costs nothing more. The engine does the work (``allocation.engine.scenarios``): changes
-are applied copy-on-write to the baseline's documents, never to the stored cluster.
+are applied copy-on-write to the baseline's documents, and what they changed is put into a
+fork of the baseline's settled state (``scenarios/fork.py``), never into the stored cluster.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
         if cached is not None:
             _evaluations.move_to_end(key)
             return cached, base
-    result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now)
+    result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now,
+                      settled=base.simulation)
     with _lock:
         _evaluations[key] = result
         while len(_evaluations) > _CACHE_SIZE:

@@ -8,13 +8,13 @@ from typing import Any
 from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects.provisioning import CLASS_NAMES
-from allocation.engine.scenarios import Evaluation, pinned_node
+from allocation.engine.scenarios import ChangeError, Evaluation, pinned_node, read
 from allocation.presenters.nodes import NodeDevices, node_devices
 from allocation.presenters.status import pod_state
 from allocation.services.read_model import pending_reason
 
-__all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "ScenarioPage", "page",
-           "describe_change"]
+__all__ = ["PodChip", "NodeCard", "GroupChip", "SelectorField", "QueueGroup", "QUEUE_CHIPS",
+           "queue_groups", "ScenarioPage", "page", "describe_change"]
 
 PR_CLASSES = CLASS_NAMES
 """The "Try a ProvisioningRequest" choices: the provisioningClassName values the cluster
@@ -56,6 +56,34 @@ class SelectorField:
 
 
 @dataclass
+class QueueGroup:
+    """Pending pods that wait for one reason: a count, the first few chips, how many more."""
+
+    reason: str
+    count: int
+    pods: list[PodChip]
+    more: int = 0
+    open: bool = True
+
+
+QUEUE_CHIPS = 25
+"""Chips drawn per reason in the queue: a large cluster's thousand pending pods would push
+the bin out of reach (the others stay reachable through the Move form)."""
+
+
+def queue_groups(queue: list[PodChip], chips: int = QUEUE_CHIPS) -> list[QueueGroup]:
+    """The queue grouped by pending reason, largest group first; a group is open when it is
+    short or alone."""
+    by_reason: dict[str, list[PodChip]] = {}
+    for chip in queue:
+        by_reason.setdefault(chip.reason, []).append(chip)
+    ordered = sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [QueueGroup(reason, len(pods), pods[:chips], max(0, len(pods) - chips),
+                       open=len(ordered) == 1 or len(pods) <= chips)
+            for reason, pods in ordered]
+
+
+@dataclass
 class ScenarioPage:
     nodes: list[NodeCard]
     queue: list[PodChip]
@@ -69,6 +97,9 @@ class ScenarioPage:
     hidden: int = 0  # node cards left out (large clusters: see ``page``'s ``limit``)
     node_names: list[str] = field(default_factory=list)
     pod_refs: list[str] = field(default_factory=list)
+    queue_groups: list[QueueGroup] = field(default_factory=list)
+    match: str = ""  # the canvas's node search: name contains
+    group: str = ""  # the canvas's node-group filter
 
 
 def _selectors(obj: Any, path: str = "") -> list[tuple[str, str]]:
@@ -97,13 +128,15 @@ def _touched(diff: dict) -> set[str]:
     return nodes
 
 
-def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
+def page(result: Evaluation, limit: int = 60, match: str = "",
+         group: str = "") -> ScenarioPage:
     """Everything the scenario page draws.
 
     A person cannot look at hundreds of node cards at once, and rendering them all would
     make every drop slow on a large cluster: the canvas shows the nodes the scenario
     touched, then the others in name order, at most ``limit`` (``match`` filters by
-    name); every node stays reachable through the Move forms. The cards are drawn in name
+    name, ``group`` by node group); every node stays reachable through the Move forms. The
+    queue is grouped by pending reason (:func:`queue_groups`). The cards are drawn in name
     order, so a change never reorders them under the pointer; pods within a card and in the
     queue by namespace/name.
     """
@@ -127,6 +160,9 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
     added = set(diff["nodes_added"])
     touched = _touched(diff)
     names = [n for n in state.node_order if match in n] if match else list(state.node_order)
+    if group:
+        names = [n for n in names
+                 if state.nodes[n].meta.labels.get(NODE_GROUP_LABEL) == group]
     shown = sorted(names, key=lambda n: n not in touched)[:limit]
     order = {n: i for i, n in enumerate(state.node_order)}  # by name (ClusterState)
     shown.sort(key=order.__getitem__)
@@ -159,28 +195,14 @@ def page(result: Evaluation, limit: int = 60, match: str = "") -> ScenarioPage:
     return ScenarioPage(nodes, queue, groups, templates, selectors, diff,
                         result.applied.strategy, requests, diff["nodes_removed"],
                         hidden=len(names) - len(shown), node_names=list(state.node_order),
-                        pod_refs=sorted(pod_refs + [chip.ref for chip in queue]))
+                        pod_refs=sorted(pod_refs + [chip.ref for chip in queue]),
+                        queue_groups=queue_groups(queue), match=match, group=group)
 
 
 def describe_change(change: dict) -> str:
-    """One line for a person."""
-    op = change.get("op")
-    if op == "pin-pod":
-        return f"Pin {change.get('pod')} to {change.get('node')}"
-    if op == "unpin-pod":
-        return f"Return {change.get('pod')} to the queue"
-    if op == "add-nodes":
-        return f"Add {change.get('count')} node(s) of group {change.get('group')}"
-    if op == "remove-node":
-        return f"Remove node {change.get('node')} (its pods are replanned)"
-    if op == "add-object":
-        manifest = change.get("manifest") or {}
-        meta = manifest.get("metadata") or {}
-        return f"Add {manifest.get('kind')} {meta.get('name')}"
-    if op == "remove-object":
-        return f"Remove {change.get('kind')} {change.get('name')}"
-    if op == "edit-selector":
-        return f"Set {change.get('object')} {change.get('path')} to {change.get('expression')}"
-    if op == "set-strategy":
-        return f"Search with {change.get('strategy')}"
-    return str(op)
+    """One line for a person (the operation's own words; a change no operation reads, as
+    stored by an older version, by its op)."""
+    try:
+        return read(change).describe()
+    except ChangeError:
+        return str(change.get("op") if isinstance(change, dict) else change)

@@ -32,7 +32,8 @@ def _visible(request: HtmxHttpRequest, pk: int) -> tuple[Scenario, bool]:
     return scenario, services.can_edit(request.user, scenario)
 
 
-def _context(scenario: Scenario, editable: bool, message: str = "", match: str = "") -> dict:
+def _context(scenario: Scenario, editable: bool, message: str = "", match: str = "",
+             group: str = "") -> dict:
     context: dict = {"scenario": scenario, "editable": editable, "message": message,
                      "change_url": reverse("scenarios:change", args=[scenario.pk]),
                      "pr_classes": PR_CLASSES,
@@ -43,7 +44,7 @@ def _context(scenario: Scenario, editable: bool, message: str = "", match: str =
     except services.Refused as exc:
         context.update(view=None, error=str(exc), revision=None)
         return context
-    context.update(view=page(result, match=match), error=scenario.evaluation_error,
+    context.update(view=page(result, match=match, group=group), error=scenario.evaluation_error,
                    revision=base.revision, stale=base.revision != scenario.base_revision)
     return context
 
@@ -81,7 +82,8 @@ def scenario_create(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 def scenario_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     scenario, editable = _visible(request, pk)
-    context = _context(scenario, editable, match=request.GET.get("nodes", ""))
+    context = _context(scenario, editable, match=request.GET.get("nodes", ""),
+                       group=request.GET.get("group", ""))
     context["token"] = request.GET.get("token", "")
     context["share_url"] = request.build_absolute_uri(
         reverse("scenarios:detail", args=[scenario.pk]) + f"?token={scenario.share_token}")

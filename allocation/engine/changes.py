@@ -58,7 +58,8 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
             _drop(state, old)
     for obj in objects:
         old = state.objects.get(obj.key)
-        reindex |= _indexed(obj) or (old is not None and _indexed(old))
+        if not _same_allocation(old, obj):
+            reindex |= _indexed(obj) or (old is not None and _indexed(old))
         if isinstance(obj, Pod) or isinstance(old, Pod):
             pods.append((old if isinstance(old, Pod) else None,
                          obj if isinstance(obj, Pod) else None))
@@ -84,6 +85,18 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
 def _indexed(obj: KObject) -> bool:
     return isinstance(obj, _INDEXED) or (isinstance(obj, ResourceClaim)
                                          and obj.allocation is not None)
+
+
+def _same_allocation(old: KObject | None, new: KObject) -> bool:
+    """Whether ``new`` replaces an allocated seed claim holding the very same devices (its
+    reservations changed, say); it then takes over what ``old`` holds, as a rebuild would
+    take it again, without rebuilding every inventory."""
+    if not (isinstance(old, ResourceClaim) and isinstance(new, ResourceClaim)
+            and old.allocation is not None and new.allocation is not None
+            and old.allocation.handles == new.allocation.handles):
+        return False
+    new.allocation.picks = list(old.allocation.picks)
+    return True
 
 
 def _charged(state: ClusterState, pod: Pod) -> bool:

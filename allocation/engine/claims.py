@@ -61,6 +61,11 @@ class ClaimController:
         """The claim controller has no timers."""
         return None
 
+    def carry(self, other: ClaimController, state: ClusterState) -> None:
+        """Remember what ``other`` (on the state ``state`` was forked from) found quiet."""
+        self.quiet = other.quiet.fork_for(state)
+        self.v1.quiet = other.v1.quiet.fork_for(state)
+
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
         changed = self._create_from_templates(state)

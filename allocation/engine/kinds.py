@@ -102,9 +102,15 @@ def lookup(api_version: str, name: str) -> KindSpec | None:
     return _BY_API.get((api_version, name))
 
 
+_BY_NAME: dict[str, tuple[KindSpec, ...]] = {}
+for _kind in KINDS:
+    _BY_NAME[_kind.name] = (*_BY_NAME.get(_kind.name, ()), _kind)
+
+
 def specs_named(name: str) -> tuple[KindSpec, ...]:
-    """Every spec of the kind ``name``, in any group or version."""
-    return tuple(k for k in KINDS if k.name == name)
+    """Every spec of the kind ``name``, in any group or version (looked up once per object
+    in every scenario change and write: an index, not a scan)."""
+    return _BY_NAME.get(name, ())
 
 
 def specs_in_group(group: str) -> tuple[KindSpec, ...]:

@@ -51,6 +51,22 @@ class Quiet:
                 self._known.pop(known, None)
         self._read = len(touched)
 
+    def fork_for(self, state: ClusterState) -> Quiet:
+        """What this memo knows, for a fork of its state (``ClusterState.fork``): the fork
+        shares every object, so what was quiet here is quiet there until the fork changes
+        what it depends on. Call after this memo's last :meth:`observe` of its own state.
+
+        Returns:
+            A new memo; this one is not changed.
+        """
+        twin = Quiet()
+        if self._state is not None:
+            self.observe(self._state)  # what this state touched since this memo's last look
+            twin._known = dict(self._known)
+            twin._deps = {key: set(known) for key, known in self._deps.items()}
+        twin._state, twin._touched = state, state.touched
+        return twin
+
     def known(self, obj: KObject) -> bool:
         """Whether ``obj`` is known to need nothing."""
         return self._known.get(obj.key) is obj

@@ -78,6 +78,10 @@ class Scheduler:
         return self.v1.next_wakeup(state)
 
     # -- the pass -----------------------------------------------------------------------
+    def carry(self, other: Scheduler, state: ClusterState) -> None:
+        """Remember what ``other`` (on the state ``state`` was forked from) found quiet."""
+        self.quiet = self.v1.quiet = other.quiet.fork_for(state)
+
     def reconcile(self, state: ClusterState) -> bool:
         self.plans.clear()
         self.quiet.observe(state)

@@ -70,6 +70,21 @@ class Simulation:
         return cls(state, strategy, [make(strategy) for make in CONTROLLER_FACTORIES],
                    checkpoint=checkpoint)
 
+    def fork(self, strategy: str | None = None) -> Simulation:
+        """A simulation of ``state.fork()`` (``strategy``: this one's by default) whose
+        controllers remember what this one's found needing nothing (``engine/quiet.py``),
+        so settling the fork after a few changes visits what they touched, not everything.
+
+        Returns:
+            The new simulation; this one and its state are not changed.
+        """
+        child = Simulation.on(self.state.fork(), strategy or self.strategy)
+        for mine, theirs in zip(self.controllers, child.controllers, strict=True):
+            carry = getattr(theirs, "carry", None)
+            if carry is not None and type(mine) is type(theirs):
+                carry(mine, child.state)
+        return child
+
     def settle(self) -> int:
         """Reconcile until a round changes nothing; returns the rounds run.
 

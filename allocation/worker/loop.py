@@ -63,6 +63,11 @@ class Worker:
         self.kept: passes.KeptState | None = None
 
     # -- control ------------------------------------------------------------------------
+    @property
+    def stopping(self) -> threading.Event:
+        """Set once the worker is asked to stop (what runs beside it watches it)."""
+        return self._stop
+
     def wake(self) -> None:
         self._wake.set()
 

@@ -306,3 +306,41 @@ def test_a_broken_selector_is_refused_in_words_with_its_position(asgi_page, djan
     text = refusal.inner_text()
     assert "unexpected '&&'" in text and ", column " in text
     assert "expecting" not in text and "IDENTIFIER" not in text
+
+
+def test_a_large_scenario_keeps_the_bin_in_reach_and_shows_a_drop_is_busy(
+        asgi_page, django_user_model):
+    from tests.scenarios.test_views import _many
+
+    page = asgi_page
+    scenario = _scenario(django_user_model, "large", _many(nodes=70, pending=40))
+    page.goto(f"/scenarios/{scenario.pk}/")
+    queue = page.locator(".queue")
+    assert "40 pods: 0/72 nodes are available" in queue.inner_text()
+    assert "wants-gpu-000" not in queue.inner_text()  # a long group starts closed
+    queue.get_by_text("40 pods").click()
+    assert "default/wants-gpu-000" in queue.inner_text()
+    assert "and 15 more: move them with the Move form." in queue.inner_text()
+    viewport = page.viewport_size["height"]
+    bin_box, queue_box = _box(page.locator(".bin")), _box(queue)
+    assert bin_box["y"] >= 0 and bin_box["y"] + bin_box["height"] <= viewport  # in view
+    # the queue scrolls within itself: it starts in view and never pushes the page far down
+    assert queue_box["y"] + 50 <= viewport and queue_box["height"] <= viewport / 2
+    assert queue.evaluate("e => e.scrollHeight > e.clientHeight")
+
+    held = []
+    page.route("**/changes/", lambda route: held.append(route))
+    _drag(page, page.locator('article[data-node="spare-001"]'), page.locator(".bin"))
+    page.locator(".scenario[data-busy]").wait_for()
+    assert page.locator(".busy-note").is_visible()
+    assert len(held) == 1
+    held[0].continue_()
+    page.locator('article[data-node="spare-001"]').wait_for(state="detached")
+    assert page.locator(".history li").first.inner_text() == \
+        "Remove node spare-001 (its pods are replanned)"
+    assert not page.locator(".busy-note").is_visible()
+
+    page.get_by_label("Find nodes", exact=False).locator("input").fill("spare-06")
+    page.get_by_role("button", name="Find").click()
+    page.wait_for_url("**nodes=spare-06**")
+    assert page.locator("article.node-card").count() == 10

@@ -109,3 +109,35 @@ def test_the_planner_draws_v1_devices_and_device_class_selectors(client, alice):
     assert 'class="device free"' in page and 'data-id="n1/gpu-0-b"' in page
     assert 'aria-label="gpu-0-counters/memory: 40Gi of 80Gi used"' in page
     assert "spec.selectors[0].cel.expression" in page  # DeviceClass selectors are editable
+
+
+def _many(nodes: int, pending: int) -> list[dict]:
+    """A cluster with more nodes than the canvas draws and pods pending for two reasons."""
+    from tests.factories import node, pod
+    from tests.scenarios.cluster import documents
+
+    docs = documents(pods=2)
+    docs += [node(f"spare-{i:03}", labels={"draplanner.io/node-group": "spare"} if i % 2 else None)
+             for i in range(nodes)]
+    docs += [pod(f"wants-gpu-{i:03}", templates={"gpu": "big-gpu"}) for i in range(pending)]
+    docs += [pod("wants-zone-z", node_selector={"zone": "z"})]
+    return docs
+
+
+def test_a_large_queue_is_grouped_by_reason_and_nodes_are_found_by_name_or_group(client, alice):
+    store(_many(nodes=70, pending=40))
+    url = client.post("/scenarios/new/", {"name": "big"})["Location"]
+    page = client.get(url).content.decode()
+    assert page.count('class="queue-group"') == 2
+    assert "<strong>40 pods</strong>" in page and "<strong>1 pod</strong>" in page
+    assert "and 15 more: move them with the Move form." in page
+    assert page.count('data-drag="pod" data-pod="default/wants-') == 25 + 1
+    assert page.count('<article class="node-card') == 60
+    assert "12 more node(s) not drawn" in page
+
+    found = client.get(url, {"nodes": "spare-00"}).content.decode()
+    assert found.count('<article class="node-card') == 10
+    assert 'value="spare-00"' in found  # the search box keeps what was asked
+    grouped = client.get(url, {"group": "spare"}).content.decode()
+    assert grouped.count('<article class="node-card') == 35
+    assert 'data-node="spare-001"' in grouped and 'data-node="spare-000"' not in grouped

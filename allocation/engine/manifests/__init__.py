@@ -5,11 +5,12 @@ from __future__ import annotations
 from allocation.engine.manifests.loader import (
     LoadResult,
     build_object,
+    cluster_problems,
     load_documents,
     load_files,
     load_texts,
 )
 from allocation.engine.manifests.problems import InvalidManifests, Problem
 
-__all__ = ["LoadResult", "build_object", "load_documents", "load_files", "load_texts",
-           "InvalidManifests", "Problem"]
+__all__ = ["LoadResult", "build_object", "cluster_problems", "load_documents", "load_files",
+           "load_texts", "InvalidManifests", "Problem"]

@@ -32,7 +32,8 @@ from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_do
 from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
 from allocation.engine.v1.features import Profile, make_profile
 
-__all__ = ["LoadResult", "load_documents", "load_files", "load_texts", "build_object"]
+__all__ = ["LoadResult", "load_documents", "load_files", "load_texts", "build_object",
+           "cluster_problems"]
 
 
 @dataclass
@@ -244,11 +245,20 @@ def _load(raws: Iterable[tuple[str, RawDocument]],
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
                      for path, message in pending)
-    found.extend(_admin_access(result.objects))
-    found.extend(duplicate_uids(result.objects))
+    found.extend(cluster_problems(result.objects))
     if found:
         raise InvalidManifests(found)
     return result
+
+
+def cluster_problems(objects: list[KObject]) -> list[Problem]:
+    """What is wrong with ``objects`` together though each is valid alone: admin access
+    without the namespace's label, a ``metadata.uid`` two objects share.
+
+    Returns:
+        The problems, in the format of every loading problem (empty when none).
+    """
+    return _admin_access(objects) + duplicate_uids(objects)
 
 
 def _admin_access(objects: list[KObject]) -> list[Problem]:

@@ -16,12 +16,14 @@ from datetime import datetime
 
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.events import DEFAULT_START
+from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import load_documents
 from allocation.engine.models.base import HELD
 from allocation.engine.scenarios.changes import Applied, apply_changes
+from allocation.engine.scenarios.fork import fork_state
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
 from allocation.engine.scheduling.diagnosis_text import diff_sentence
-from allocation.engine.simulation import simulate
+from allocation.engine.simulation import Simulation, simulate
 
 __all__ = ["Evaluation", "evaluate", "refusal"]
 
@@ -47,15 +49,30 @@ class Evaluation:
 
 def evaluate(documents: Sequence[dict], changes: Sequence[dict],
              baseline: Outcome | None = None, strategy: str = "first-fit",
-             now: datetime = DEFAULT_START, source: str = "scenario") -> Evaluation:
-    """Simulate ``documents`` with ``changes`` applied; raise ChangeError/InvalidManifests.
+             now: datetime = DEFAULT_START, source: str = "scenario",
+             settled: Simulation | None = None) -> Evaluation:
+    """Simulate ``documents`` with ``changes`` applied.
 
     ``baseline`` is the baseline's outcome (computed from ``documents`` when not given).
+    ``settled``, when given, is the settled simulation of ``documents`` loaded as
+    ``("baseline", document)`` pairs at ``now``: the changes are then applied to a fork of
+    it (``scenarios/fork.py``) unless only a simulation of the documents can report them.
+
+    Raises:
+        ChangeError: a change cannot apply (its index and field named).
+        InvalidManifests: the changed documents are invalid.
     """
     if baseline is None:
         baseline = summarize(simulate(load_documents((source, d) for d in documents),
                                       strategy, now).state)
     applied = apply_changes(documents, changes, strategy)
+    if settled is not None:
+        with paused_gc():  # allocation-heavy batch (gcpause.py)
+            simulation = fork_state(settled, documents, applied, now, source)
+            if simulation is not None:
+                simulation.settle()
+                outcome = summarize(simulation.state)
+                return Evaluation(applied, simulation, outcome, diff(baseline, outcome))
     # The baseline's documents were validated when stored; only what changed is checked.
     unchanged = {id(d) for d in documents}
     loaded = load_documents(((source, d) for d in applied.documents),

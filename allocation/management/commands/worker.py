@@ -32,6 +32,10 @@ class Command(BaseCommand):
 
             runtime.run_after_pass()
             return
+        from allocation.worker.listen import listen
+
+        # woken by other processes' writes as they commit, not at its next poll
+        listen(worker.wake, worker.stopping)
         self.stdout.write(f"worker {worker.holder} running; Ctrl-C stops it")
         try:
             worker.run()

@@ -45,7 +45,8 @@ def test_one_kind_name_may_be_served_by_several_specs(monkeypatch):
     assert kinds.specs_named("ResourceClaim") == (kinds.RESOURCE_CLAIM, newer)
     assert kinds.namespaced("ResourceClaim") is True
     cluster = dataclasses.replace(newer, namespaced=False)
-    monkeypatch.setattr(kinds, "KINDS", (*kinds.KINDS, cluster))
+    # the index by name (kinds.KINDS is a constant, indexed once at import)
+    monkeypatch.setitem(kinds._BY_NAME, "ResourceClaim", (kinds.RESOURCE_CLAIM, newer, cluster))
     with pytest.raises(ValueError, match="namespaced in some API versions only"):
         kinds.namespaced("ResourceClaim")
 

@@ -1,0 +1,128 @@
+"""The documents a scenario edits: copy-on-write by identity, and what every edit shares.
+
+:class:`Documents` holds a baseline's documents by object key and copies one only when an
+operation (``scenarios/operations.py``) changes it, so applying changes to a large cluster
+costs what they change; the documents it did not touch are the baseline's own objects (the
+fork of the settled state, ``scenarios/fork.py``, finds what changed by identity).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from allocation.engine import kinds
+from allocation.engine.constants import EXPLAIN_ANNOTATION, V1_CLAIM_FINALIZER
+from allocation.engine.objects import ObjectKey
+
+__all__ = ["ChangeError", "Applied", "Documents", "scope", "key_of", "unbind",
+           "is_v1_claim", "deallocate_v1"]
+
+
+class ChangeError(ValueError):
+    """A change that cannot apply: ``changes[i].field: message``."""
+
+    def __init__(self, index: int, field_name: str, message: str) -> None:
+        self.index, self.field, self.message = index, field_name, message
+        super().__init__(f"changes[{index}].{field_name}: {message}")
+
+
+@dataclass
+class Applied:
+    """Documents after the changes, and the strategy the scenario asks for."""
+
+    documents: list[dict]
+    strategy: str = "first-fit"
+    added_nodes: list[str] = field(default_factory=list)
+    removed_nodes: list[str] = field(default_factory=list)
+
+
+def scope(kind: str, namespace: str | None) -> str | None:
+    """The namespace an object of ``kind`` is keyed under, as the loader keys it."""
+    scoped = kinds.namespaced(kind)
+    if scoped is None:
+        return namespace  # vendor objects: scope as written
+    return (namespace or "default") if scoped else None
+
+
+def key_of(doc: dict) -> ObjectKey:
+    """The key the loader gives the object ``doc`` describes."""
+    meta = doc.get("metadata") or {}
+    kind = doc.get("kind", "")
+    return ObjectKey(kind, scope(kind, meta.get("namespace")), meta.get("name"))
+
+
+class Documents:
+    """Documents by object key, in document order, with copy-on-write edits."""
+
+    def __init__(self, documents: Sequence[dict]) -> None:
+        self.order: list[ObjectKey] = []
+        self.by_key: dict[ObjectKey, dict] = {}
+        self.owned: set[ObjectKey] = set()
+        for doc in documents:
+            key = key_of(doc)
+            if key not in self.by_key:
+                self.order.append(key)
+            self.by_key[key] = doc
+
+    def writable(self, key: ObjectKey) -> dict:
+        """The document at ``key``, copied first if it is still the baseline's."""
+        if key not in self.owned:
+            self.by_key[key] = copy.deepcopy(self.by_key[key])
+            self.owned.add(key)
+        return self.by_key[key]
+
+    def put(self, doc: dict) -> None:
+        """Add ``doc``, or replace the document of its key in place."""
+        key = key_of(doc)
+        if key not in self.by_key:
+            self.order.append(key)
+        self.by_key[key] = doc
+        self.owned.add(key)
+
+    def remove(self, key: ObjectKey) -> None:
+        self.by_key.pop(key, None)
+
+    def of_kind(self, kind: str) -> list[ObjectKey]:
+        return [k for k in self.order if k.kind == kind and k in self.by_key]
+
+    def documents(self) -> list[dict]:
+        return [self.by_key[k] for k in self.order if k in self.by_key]
+
+
+def unbind(docs: Documents, key: ObjectKey) -> None:
+    """Unbind a pod and drop the reservations its claims hold for it."""
+    pod = docs.writable(key)
+    (pod.get("spec") or {}).pop("nodeName", None)
+    pod.pop("status", None)
+    (pod.get("metadata") or {}).get("annotations", {}).pop(EXPLAIN_ANNOTATION, None)
+    namespace, name = key.namespace, key.name
+    for claim_key in docs.of_kind("ResourceClaim"):
+        if claim_key.namespace != namespace:
+            continue
+        reserved = ((docs.by_key[claim_key].get("status") or {}).get("reservedFor")) or []
+        if any(r.get("resource") == "pods" and r.get("name") == name for r in reserved):
+            claim = docs.writable(claim_key)
+            status = claim["status"]
+            status["reservedFor"] = [r for r in reserved if not (
+                r.get("resource") == "pods" and r.get("name") == name)]
+            if not status["reservedFor"]:
+                del status["reservedFor"]
+                if is_v1_claim(claim):
+                    deallocate_v1(claim)
+
+
+def is_v1_claim(doc: dict) -> bool:
+    return doc.get("apiVersion") in kinds.RESOURCE_CLAIM_V1.api_versions
+
+
+def deallocate_v1(claim: dict) -> None:
+    """A v1 claim no pod uses any more loses its allocation and finalizer, as the
+    resourceclaim controller deallocates it (the seed's claim controller does the same for
+    seed claims when it runs; docs/scenarios.md)."""
+    (claim.get("status") or {}).pop("allocation", None)
+    meta = claim.get("metadata") or {}
+    meta["finalizers"] = [f for f in meta.get("finalizers") or () if f != V1_CLAIM_FINALIZER]
+    if not meta["finalizers"]:
+        del meta["finalizers"]

@@ -1,0 +1,93 @@
+"""A scenario's cluster as a fork of the settled baseline, not a new simulation of it.
+
+A console simulates its baseline once per stored revision; every change to a scenario used
+to load and simulate all of the baseline's documents again (seconds at a thousand nodes).
+Here the changed documents (those :func:`~allocation.engine.scenarios.changes.apply_changes`
+replaced, added or removed: everything else it shares with the baseline) are loaded alone
+and put into a ``ClusterState.fork()`` of the settled baseline, as the worker's kept state
+takes what was written (``engine/changes.py``); the fork then settles with controllers that
+remember what the baseline's found needing nothing (``Simulation.fork``), so it visits what
+the changes touched. Forking costs milliseconds.
+
+The fork answers only what a simulation of the changed documents would answer: every check
+a whole-cluster load and build make is made again, and anything they would refuse makes
+:func:`fork_state` return None, so the caller simulates the documents instead and reports
+the problem exactly as it always did (docs/scenarios.md, "Evaluation, diff and undo").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from allocation.engine.changes import apply_changes
+from allocation.engine.input_status import check_input
+from allocation.engine.manifests import (
+    InvalidManifests,
+    LoadResult,
+    cluster_problems,
+    load_documents,
+)
+from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import ObjectKey
+    from allocation.engine.scenarios.changes import Applied
+
+__all__ = ["fork_state"]
+
+
+def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
+               now: datetime, source: str = "scenario",
+               base_source: str = "baseline") -> Simulation | None:
+    """A simulation of a fork of ``settled``'s state with ``applied``'s changes, in
+    ``applied``'s strategy, not yet settled (``Simulation.fork``: its controllers remember
+    what ``settled``'s found quiet).
+
+    ``settled`` must be the settled simulation of ``documents`` loaded as
+    ``(base_source, document)`` pairs (objects know their document by position), at ``now``;
+    ``applied`` the result of applying the scenario's changes to ``documents``. The fork's
+    objects are in the order a load of ``applied.documents`` would give them: a replaced
+    object keeps its place, a new one goes last.
+
+    Returns:
+        The simulation, or None when a load or build of ``applied.documents`` would report
+        a problem, or the fork cannot stand for it (the caller simulates the documents).
+    """
+    base_state = settled.state
+    if base_state.clock.now != now:
+        return None
+    base = {id(d) for d in documents}
+    kept = {id(d) for d in applied.documents}
+    fresh = [d for d in applied.documents if id(d) not in base]
+    at = {obj.source.doc: key for key, obj in base_state.objects.items()
+          if obj.source is not None and obj.source.file == base_source}
+    removed: list[ObjectKey] = []
+    for position, document in enumerate(documents, 1):
+        if id(document) not in kept:
+            if position not in at:
+                return None
+            removed.append(at[position])
+    try:
+        loaded = load_documents((source, d) for d in fresh)
+    except InvalidManifests:
+        return None
+    if loaded.events or len(kept) != len(applied.documents):
+        return None  # an Event is history, not state; one document twice a duplicate
+    replaced = {obj.key for obj in loaded.objects}
+    simulation = settled.fork(applied.strategy)
+    fork = simulation.state
+    problems = len(fork.problems)
+    if not apply_changes(fork, [k for k in removed if k not in replaced], loaded.objects):
+        return None
+    check_input(fork)
+    objects = list(fork.objects.values())
+    if len(fork.problems) > problems or cluster_problems(objects):
+        return None
+    try:
+        refuse_unsimulated_v1(LoadResult(objects=objects))
+    except InvalidManifests:
+        return None
+    return simulation
+

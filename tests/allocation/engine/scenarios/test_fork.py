@@ -1,0 +1,127 @@
+"""A scenario evaluated on a fork of the settled baseline equals a simulation of its
+documents (allocation/engine/scenarios/fork.py)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from allocation.engine.events import DEFAULT_START
+from allocation.engine.manifests import InvalidManifests, load_documents
+from allocation.engine.scenarios import ChangeError, apply_changes, evaluate
+from allocation.engine.scenarios.fork import fork_state
+from allocation.engine.simulation import simulate
+from tests.allocation.engine.scenarios.cluster import baseline_documents
+
+ROOT = Path(__file__).resolve().parents[4]
+EXAMPLES = ("demo.yaml", "quickstart.yaml", "v1-gpus.yaml")
+
+
+def _settled(documents: list[dict]):
+    """The stored cluster as the worker leaves it: settled documents, no Events, and the
+    baseline's settled simulation of them."""
+    first = simulate(load_documents(("input", d) for d in documents), now=DEFAULT_START)
+    stored = [obj.to_manifest() for obj in first.state.all_objects()]
+    base = simulate(load_documents(("baseline", d) for d in stored), now=DEFAULT_START)
+    return stored, base
+
+
+def _example(name: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all((ROOT / "examples" / name).read_text()) if d]
+
+
+def _names(documents: list[dict], kind: str) -> list[str]:
+    return [f"{(d['metadata'].get('namespace') or 'default')}/{d['metadata']['name']}"
+            for d in documents if d.get("kind") == kind]
+
+
+def _random_changes(rng: random.Random, documents: list[dict]) -> list[dict]:
+    pods, nodes = _names(documents, "Pod"), [n.split("/")[1] for n in _names(documents, "Node")]
+    groups = [g.split("/")[1] for g in _names(documents, "NodeGroup")]
+    pod_docs = [d for d in documents if d.get("kind") == "Pod"]
+    changes: list[dict] = []
+    for number in range(rng.randint(1, 4)):
+        roll = rng.random()
+        if roll < 0.35 and pods and nodes:
+            changes.append({"op": "pin-pod", "pod": rng.choice(pods), "node": rng.choice(nodes)})
+        elif roll < 0.45 and pods:
+            changes.append({"op": "unpin-pod", "pod": rng.choice(pods)})
+        elif roll < 0.6 and nodes:
+            changes.append({"op": "remove-node", "node": rng.choice(nodes)})
+        elif roll < 0.7 and groups:
+            changes.append({"op": "add-nodes", "group": rng.choice(groups), "count": 1})
+        elif roll < 0.8 and pods:
+            namespace, name = rng.choice(pods).split("/")
+            changes.append({"op": "remove-object", "kind": "Pod", "name": name,
+                            "namespace": namespace})
+        elif roll < 0.9 and pod_docs:
+            twin = copy.deepcopy(rng.choice(pod_docs))
+            twin.pop("status", None)
+            twin["spec"].pop("nodeName", None)
+            twin["metadata"] = {"name": f"twin-{number}",
+                                "namespace": twin["metadata"].get("namespace", "default")}
+            changes.append({"op": "add-object", "manifest": twin})
+        else:
+            changes.append({"op": "set-strategy", "strategy": rng.choice(("first-fit",
+                                                                          "best-fit"))})
+    return changes
+
+
+def _same(documents, base, changes) -> bool:
+    """Evaluate both ways and compare; returns whether the fork was used."""
+    try:
+        expected = evaluate(documents, changes, now=DEFAULT_START)
+    except (ChangeError, InvalidManifests) as exc:
+        with pytest.raises(type(exc)) as raised:
+            evaluate(documents, changes, now=DEFAULT_START, settled=base)
+        assert str(raised.value) == str(exc)
+        return False
+    forked = fork_state(base, documents, apply_changes(documents, changes),
+                        DEFAULT_START) is not None
+    actual = evaluate(documents, changes, now=DEFAULT_START, settled=base)
+    assert actual.outcome == expected.outcome, changes
+    assert actual.diff.to_dict() == expected.diff.to_dict(), changes
+    assert actual.documents() == expected.documents(), changes
+    return forked
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_random_changes_on_a_fork_equal_a_simulation_of_the_documents(example):
+    documents, base = _settled(_example(example))
+    rng = random.Random(example)
+    forked = sum(_same(documents, base, _random_changes(rng, documents)) for _ in range(25))
+    assert forked >= 15  # the fork really is the path taken
+
+
+def test_the_baseline_is_not_changed_by_a_fork():
+    documents, base = _settled(_example("demo.yaml"))
+    before = [obj.to_manifest() for obj in base.state.all_objects()]
+    evaluate(documents, [{"op": "remove-node", "node": "t4-2"}], now=DEFAULT_START,
+             settled=base)
+    assert [obj.to_manifest() for obj in base.state.all_objects()] == before
+
+
+def test_invalid_added_object_is_reported_as_by_a_simulation():
+    documents, base = _settled(baseline_documents())
+    bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"},
+           "spec": {"nodeSelecter": {"zone": "a"}, "containers": [{"name": "c"}]}}
+    change = [{"op": "add-object", "manifest": bad}]
+    assert fork_state(base, documents, apply_changes(documents, change),
+                      DEFAULT_START) is None
+    with pytest.raises(InvalidManifests, match="nodeSelecter"):
+        evaluate(documents, change, now=DEFAULT_START, settled=base)
+
+
+def test_a_pod_bound_to_a_missing_node_is_left_to_the_simulation():
+    documents, base = _settled(baseline_documents())
+    ghost = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ghost"},
+             "spec": {"nodeName": "nowhere", "containers": [{"name": "c"}]}}
+    change = [{"op": "add-object", "manifest": ghost}]
+    assert fork_state(base, documents, apply_changes(documents, change),
+                      DEFAULT_START) is None
+    with pytest.raises(InvalidManifests, match="nowhere"):
+        evaluate(documents, change, now=DEFAULT_START, settled=base)

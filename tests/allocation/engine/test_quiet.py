@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from allocation.engine.manifests import load_texts
+from allocation.engine.objects import ObjectKey
+from allocation.engine.quiet import Quiet
+from allocation.engine.state import ClusterState
+from tests.factories import node, pod, to_yaml
+
+
+def _state() -> ClusterState:
+    docs = [node("n0"), pod("a", node_name="n0"), pod("b", node_name="n0")]
+    return ClusterState.build(load_texts([("c.yaml", to_yaml(docs))]))
+
+
+def test_a_change_to_a_dependency_forgets_the_answer():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a = state.get("Pod", "default", "a")
+    quiet.remember(a, [ObjectKey("Pod", "default", "b")])
+    assert quiet.known(a)
+    state.writable(state.get("Pod", "default", "b"))
+    quiet.observe(state)
+    assert not quiet.known(a)
+
+
+def test_a_fork_keeps_what_was_quiet_and_forgets_on_its_own_changes_only():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    quiet.remember(a, [b.key])
+    quiet.remember(b, [])
+    fork = state.fork()
+    twin = quiet.fork_for(fork)
+    twin.observe(fork)
+    assert twin.known(fork.get("Pod", "default", "a")) and twin.known(b)
+    fork.writable(fork.get("Pod", "default", "b"))
+    twin.observe(fork)
+    assert not twin.known(fork.get("Pod", "default", "a"))
+    quiet.observe(state)
+    assert quiet.known(a) and quiet.known(b)  # the parent's memo is its own
+
+
+def test_a_fork_sees_what_its_parent_touched_before_the_fork():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a = state.get("Pod", "default", "a")
+    quiet.remember(a, [ObjectKey("Pod", "default", "b")])
+    state.writable(state.get("Pod", "default", "b"))  # not observed yet
+    fork = state.fork()
+    twin = quiet.fork_for(fork)
+    twin.observe(fork)
+    assert not twin.known(fork.get("Pod", "default", "a"))
