@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from datetime import timedelta
 
@@ -59,3 +60,57 @@ def test_the_runner_thread_runs_a_task_enqueued_in_its_process(database_tasks):
         task_finished.disconnect(on_finished)
     assert len(queued(TIMERS, "SUCCESSFUL")) == 1
     assert models.Cluster.objects.get().timers_due_at == due
+
+
+# The Redis backend on an in-memory Redis always, and on the real one when REDIS_URL is set
+# (CI's second pass, .ci/run).
+REDIS_SERVERS = ["fakeredis", *(["REDIS_URL"] if os.environ.get("REDIS_URL") else [])]
+
+
+@pytest.fixture(params=REDIS_SERVERS)
+def redis_tasks(request, settings, monkeypatch):
+    """Queue tasks in Redis through django-tasks-rq, on an empty ``default`` queue."""
+    import django_rq
+    import django_rq.connection_utils
+    import django_rq.settings
+    from rq.registry import ScheduledJobRegistry
+
+    if request.param == "fakeredis":
+        import fakeredis
+
+        server = fakeredis.FakeServer()
+        monkeypatch.setattr(django_rq.connection_utils, "get_redis_connection",
+                            lambda config, use_strict_redis=False:
+                            fakeredis.FakeRedis(server=server))
+        url = "redis://fakeredis:6379/0"
+    else:
+        url = os.environ["REDIS_URL"]
+    queues = {"default": {"URL": url}}
+    monkeypatch.setattr(django_rq.settings, "QUEUES", queues, raising=False)
+    settings.RQ_QUEUES = queues
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+    queue = django_rq.get_queue("default")
+    queue.empty()  # what earlier tests queued on a real server
+    scheduled = ScheduledJobRegistry(queue=queue)
+    for job_id in scheduled.get_job_ids():
+        scheduled.remove(job_id, delete_job=True)
+    return queue
+
+
+# RQ (django-rq) enqueues when the transaction commits: no test-wide transaction here.
+@pytest.mark.django_db(transaction=True)
+def test_the_redis_backend_runs_due_tasks_and_keeps_deferred_ones(redis_tasks):
+    now = timezone.now()
+    done = timers_due.enqueue(now.isoformat())
+    failing = timers_due.enqueue("not a time")
+    later = now + timedelta(hours=1)
+    deferred = timers_due.using(run_after=later).enqueue(later.isoformat())
+    assert redis_tasks.count == 2  # the deferred one waits in RQ's scheduled registry
+
+    assert run_pending() == 2
+    backend = timers_due.get_backend()
+    assert backend.get_result(done.id).status == "SUCCESSFUL"
+    assert backend.get_result(failing.id).status == "FAILED"
+    assert backend.get_result(deferred.id).status == "READY"
+    assert models.Cluster.objects.get().timers_due_at == now
+    assert run_pending() == 0
