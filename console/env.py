@@ -195,8 +195,9 @@ def task_settings(backend: str | None, redis_url: str | None, *,
 
     ``DRA_TASKS_BACKEND`` names the backend: ``database`` (django-tasks-db, the default
     without ``REDIS_URL``) or ``redis`` (django-tasks-rq on ``REDIS_URL``, the default
-    with it). Returns ``{"TASKS": ..., "INSTALLED_APPS": [...], "RQ_QUEUES": {...}}``;
-    ``RQ_QUEUES`` is empty for the database backend.
+    with it). Returns ``{"TASKS": ..., "INSTALLED_APPS": [...], "RQ_QUEUES": {...}, "RQ": {...}}``;
+    ``RQ_QUEUES`` is empty for the database backend; ``RQ`` makes django-tasks-rq's job
+    class django-rq's default, so a plain ``manage.py rqworker`` runs the tasks.
     """
     chosen = (backend or "").strip().lower() or ("redis" if (redis_url or "").strip()
                                                  else "database")
@@ -206,9 +207,11 @@ def task_settings(backend: str | None, redis_url: str | None, *,
         raise EnvError(f"{name}=redis needs REDIS_URL (the Redis server of its queues)")
     apps = ["django_tasks", "django_tasks_db"]
     queues: dict[str, Any] = {}
+    rq: dict[str, Any] = {}
     if chosen == "redis":
         parse_redis_url(redis_url)  # the same checks as the channel layer's
         apps.append("django_rq")
         queues = {"default": {"URL": redis_url.strip()}}
+        rq = {"JOB_CLASS": "django_tasks_rq.Job"}
     return {"TASKS": {"default": {"BACKEND": TASK_BACKENDS[chosen]}},
-            "INSTALLED_APPS": apps, "RQ_QUEUES": queues}
+            "INSTALLED_APPS": apps, "RQ_QUEUES": queues, "RQ": rq}

@@ -151,6 +151,7 @@ _TASKS = task_settings(os.environ.get("DRA_TASKS_BACKEND"), os.environ.get("REDI
 TASKS = _TASKS["TASKS"]
 INSTALLED_APPS += _TASKS["INSTALLED_APPS"]
 RQ_QUEUES = _TASKS["RQ_QUEUES"]
+RQ = _TASKS["RQ"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -142,13 +142,15 @@ class TestTaskSettings:
         for backend in (None, "", "database", " Database "):
             assert task_settings(backend, None) == {
                 "TASKS": {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}},
-                "INSTALLED_APPS": ["django_tasks", "django_tasks_db"], "RQ_QUEUES": {}}
+                "INSTALLED_APPS": ["django_tasks", "django_tasks_db"], "RQ_QUEUES": {},
+                "RQ": {}}
 
     def test_redis_url_chooses_the_redis_backend(self):
         chosen = task_settings(None, "redis://cache:6379/1")
         assert chosen["TASKS"] == {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
         assert chosen["INSTALLED_APPS"] == ["django_tasks", "django_tasks_db", "django_rq"]
         assert chosen["RQ_QUEUES"] == {"default": {"URL": "redis://cache:6379/1"}}
+        assert chosen["RQ"] == {"JOB_CLASS": "django_tasks_rq.Job"}  # for plain rqworker
 
     def test_the_database_queue_may_be_kept_with_redis(self):
         chosen = task_settings("database", "redis://cache:6379/1")
