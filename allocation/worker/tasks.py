@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from django.db import close_old_connections, connections
 from django.utils.crypto import get_random_string
 from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
 from django_tasks.signals import task_enqueued
+
+from allocation.services import task_results
 
 __all__ = ["TaskRunner", "run_pending"]
 
@@ -96,9 +99,13 @@ def _run_redis(backend) -> int:
 class TaskRunner:
     """A daemon thread running the queued tasks of one backend until stopped."""
 
+    PRUNE_EVERY = 3600.0
+    """Seconds between two prunings of finished results (database backend)."""
+
     def __init__(self, interval: float = 1.0, alias: str = DEFAULT_TASK_BACKEND_ALIAS) -> None:
         self.interval = interval
         self.alias = alias
+        self._pruned_at: float | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -119,6 +126,19 @@ class TaskRunner:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def prune(self) -> int | None:
+        """Prune finished results of the database queue, at most every ``PRUNE_EVERY``
+        seconds (``services.task_results``); how many, or None when not due."""
+        from django_tasks_db import DatabaseBackend
+
+        now = time.monotonic()
+        if self._pruned_at is not None and now - self._pruned_at < self.PRUNE_EVERY:
+            return None
+        self._pruned_at = now
+        if not isinstance(task_backends[self.alias], DatabaseBackend):
+            return None  # RQ keeps its results for a while itself
+        return task_results.prune()
+
     def run(self) -> None:
         log.info("task runner started (backend %r)", self.alias)
         try:
@@ -129,6 +149,7 @@ class TaskRunner:
                     break
                 try:
                     run_pending(self.alias)
+                    self.prune()
                 except Exception:  # keep running; the task stays queued or failed
                     log.exception("running queued tasks failed")
                 finally:
