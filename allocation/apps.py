@@ -1,4 +1,5 @@
-"""The allocation app; starts the in-process worker when this process serves the console."""
+"""The allocation app; starts the in-process worker (and its task runner) when this process
+serves the console."""
 
 from __future__ import annotations
 
@@ -43,7 +44,11 @@ class AllocationConfig(AppConfig):
         broadcast.subscribe(runtime.wake_on_commit)
         # The worker thread waits one poll interval before its first query, by which time
         # the app registry is complete.
+        # The queued background tasks run in a thread of their own beside it, so the
+        # embedded console needs no other process (docs/console.md, "Tasks").
         if getattr(settings, "DRA_WORKER_IN_PROCESS", False) and serving():
             from allocation.worker.loop import Worker
+            from allocation.worker.tasks import TaskRunner
 
             Worker().start()
+            TaskRunner().start()

@@ -177,3 +177,41 @@ def parse_redis_url(url: str | None, *, name: str = "REDIS_URL") -> dict[str, An
         # channels-redis passes URL strings straight to redis-py's from_url().
         "CONFIG": {"hosts": [url]},
     }
+
+
+TASK_BACKENDS = {
+    # django-tasks-db: a table of queued tasks; run by the in-process worker's thread, by
+    # ``manage.py worker`` and by ``manage.py db_worker`` (docs/console.md, "Tasks")
+    "database": "django_tasks_db.DatabaseBackend",
+    # django-tasks-rq: RQ queues in Redis; run by ``manage.py rqworker --with-scheduler``
+    "redis": "django_tasks_rq.RQBackend",
+}
+"""The task backends ``DRA_TASKS_BACKEND`` may name, and their Django backend classes."""
+
+
+def task_settings(backend: str | None, redis_url: str | None, *,
+                  name: str = "DRA_TASKS_BACKEND") -> dict[str, Any]:
+    """Django's ``TASKS`` (the django-tasks backport) and what the chosen backend needs.
+
+    ``DRA_TASKS_BACKEND`` names the backend: ``database`` (django-tasks-db, the default
+    without ``REDIS_URL``) or ``redis`` (django-tasks-rq on ``REDIS_URL``, the default
+    with it). Returns ``{"TASKS": ..., "INSTALLED_APPS": [...], "RQ_QUEUES": {...}, "RQ": {...}}``;
+    ``RQ_QUEUES`` is empty for the database backend; ``RQ`` makes django-tasks-rq's job
+    class django-rq's default, so a plain ``manage.py rqworker`` runs the tasks.
+    """
+    chosen = (backend or "").strip().lower() or ("redis" if (redis_url or "").strip()
+                                                 else "database")
+    if chosen not in TASK_BACKENDS:
+        raise EnvError(f"{name}={backend!r}: expected one of {', '.join(sorted(TASK_BACKENDS))}")
+    if chosen == "redis" and not (redis_url or "").strip():
+        raise EnvError(f"{name}=redis needs REDIS_URL (the Redis server of its queues)")
+    apps = ["django_tasks", "django_tasks_db"]
+    queues: dict[str, Any] = {}
+    rq: dict[str, Any] = {}
+    if chosen == "redis":
+        parse_redis_url(redis_url)  # the same checks as the channel layer's
+        apps.append("django_rq")
+        queues = {"default": {"URL": redis_url.strip()}}
+        rq = {"JOB_CLASS": "django_tasks_rq.Job"}
+    return {"TASKS": {"default": {"BACKEND": TASK_BACKENDS[chosen]}},
+            "INSTALLED_APPS": apps, "RQ_QUEUES": queues, "RQ": rq}

@@ -16,6 +16,11 @@ Environment variables:
 ``REDIS_URL``
     Unset: in-memory channel layer (one process). ``redis://host:6379/0``:
     ``channels_redis``. See ``console.env.parse_redis_url``.
+``DRA_TASKS_BACKEND``
+    Where background tasks queue (Django's tasks API, the django-tasks backport):
+    ``database`` (default without ``REDIS_URL``; django-tasks-db) or ``redis`` (default with
+    ``REDIS_URL``; django-tasks-rq). See ``console.env.task_settings`` and docs/console.md,
+    "Tasks".
 ``DJANGO_STATIC_ROOT``
     Where ``collectstatic`` puts static files for production (default
     ``BASE_DIR/staticfiles``).
@@ -25,7 +30,8 @@ Environment variables:
     a message naming the limit, before their body is read. See ``console.limits``.
 ``DRA_WORKER_IN_PROCESS``
     "1" (default): a server process (``runserver``, daphne) also runs the baseline
-    worker in a thread. "0": it does not; run ``manage.py worker`` separately.
+    worker and the queued background tasks in threads. "0": it does not; run
+    ``manage.py worker`` separately.
 ``DRA_WORKER_POLL_SECONDS``, ``DRA_WORKER_DEBOUNCE_SECONDS``, ``DRA_WORKER_LEASE_SECONDS``
     How often the worker looks for changes (1), how long it waits for a burst of writes
     to end (0.2), and how long its lease lasts without renewal (30).
@@ -46,7 +52,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from allocation.engine.events import MAX_DURATION, parse_duration
 from allocation.engine.v1 import DEFAULT_RELEASE, FeatureGateError, make_profile
-from console.env import env_bool, parse_database_url, parse_redis_url
+from console.env import env_bool, parse_database_url, parse_redis_url, task_settings
 from console.limits import DEFAULT_MAX_UPLOAD_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -138,6 +144,14 @@ ASGI_APPLICATION = "console.asgi.application"
 DATABASES = {"default": parse_database_url(os.environ.get("DATABASE_URL"), base_dir=BASE_DIR)}
 
 CHANNEL_LAYERS = {"default": parse_redis_url(os.environ.get("REDIS_URL"))}
+
+# Background tasks (scenario refresh, controller timers): Django's tasks API through the
+# django-tasks backport; its queue in the database, or in Redis (docs/console.md, "Tasks").
+_TASKS = task_settings(os.environ.get("DRA_TASKS_BACKEND"), os.environ.get("REDIS_URL"))
+TASKS = _TASKS["TASKS"]
+INSTALLED_APPS += _TASKS["INSTALLED_APPS"]
+RQ_QUEUES = _TASKS["RQ_QUEUES"]
+RQ = _TASKS["RQ"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

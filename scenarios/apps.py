@@ -15,8 +15,9 @@ class ScenariosConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Workers re-evaluate scenarios whose baseline moved on (scenarios.worker).
-        from allocation.worker import runtime
-        from scenarios.worker import refresh_stale
+        # A committed write that moves the baseline queues the re-evaluation of scenarios
+        # behind it, as a task (scenarios.tasks; docs/console.md, "Tasks").
+        from allocation.services import broadcast
+        from scenarios.tasks import enqueue_refresh
 
-        runtime.after_pass(refresh_stale)
+        broadcast.subscribe(enqueue_refresh)

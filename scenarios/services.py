@@ -194,7 +194,8 @@ def delete(user, scenario: Scenario) -> None:
 
 
 def refresh(scenario: Scenario) -> Scenario:
-    """Re-evaluate on the current baseline (the worker does this after baseline changes)."""
+    """Re-evaluate on the current baseline (``scenarios.tasks.refresh_scenarios`` does this
+    after the baseline moves)."""
     try:
         return _save(scenario, list(scenario.changes), scenario.position)
     except _Moved:  # whoever moved it evaluated it

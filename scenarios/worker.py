@@ -2,11 +2,12 @@
 
 A scenario is evaluated on the current baseline; when the baseline moves on (an upload, the
 worker's own reconcile), :func:`refresh_stale` re-evaluates every scenario whose stored
-outcome belongs to an older revision and pushes the result to its page. Worker processes
-share the work: each claims scenarios with ``SELECT ... FOR UPDATE SKIP LOCKED`` where the
-database supports it (PostgreSQL), so two processes never evaluate the same scenario. It
-only reads and locks; every write is a service's (``scenarios.services.refresh``,
-``record_refresh_failure``).
+outcome belongs to an older revision and pushes the result to its page. It runs as a task
+(``scenarios.tasks.refresh_scenarios``), queued after the commit that moved the baseline.
+The processes running tasks share the work: each claims scenarios with
+``SELECT ... FOR UPDATE SKIP LOCKED`` where the database supports it (PostgreSQL), so two
+processes never evaluate the same scenario. It only reads and locks; every write is a
+service's (``scenarios.services.refresh``, ``record_refresh_failure``).
 """
 
 from __future__ import annotations
@@ -21,17 +22,22 @@ from allocation.services import cluster
 from scenarios import services
 from scenarios.models import Scenario
 
-__all__ = ["refresh_stale"]
+__all__ = ["refresh_stale", "stale"]
 
 log = logging.getLogger(__name__)
 
 
+def stale(revision: int):
+    """The scenarios whose stored outcome is older than ``revision`` (or missing)."""
+    return Scenario.objects.filter(Q(evaluated_revision__isnull=True) |
+                                   Q(evaluated_revision__lt=revision))
+
+
 def _claim_one(revision: int) -> Scenario | None:
-    stale = Scenario.objects.filter(Q(evaluated_revision__isnull=True) |
-                                    Q(evaluated_revision__lt=revision)).order_by("updated_at")
+    behind = stale(revision).order_by("updated_at")
     if connection.features.has_select_for_update_skip_locked:
-        stale = stale.select_for_update(skip_locked=True)
-    return stale.first()
+        behind = behind.select_for_update(skip_locked=True)
+    return behind.first()
 
 
 def refresh_stale(limit: int | None = None) -> int:

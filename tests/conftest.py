@@ -34,3 +34,20 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix,
     if database["ENGINE"] == "django.db.backends.sqlite3":
         path = tmp_path_factory.mktemp("database") / "test.sqlite3"
         database.setdefault("TEST", {})["NAME"] = str(path)
+
+
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+@pytest.fixture
+def database_tasks(settings):
+    """Queue tasks in the database (django-tasks-db), whatever ``REDIS_URL`` chose."""
+    settings.TASKS = DATABASE_TASKS
+    return settings.TASKS
+
+
+def queued(path: str, status: str = "READY") -> list:
+    """The database queue's tasks of ``path`` (``module.function``) in ``status``."""
+    from django_tasks_db.models import DBTaskResult
+
+    return list(DBTaskResult.objects.filter(task_path=path, status=status))

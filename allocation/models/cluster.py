@@ -32,6 +32,11 @@ class Cluster(models.Model):
     changes_from = models.BigIntegerField(
         default=1, help_text="The first revision whose writes the change log (Change) "
                              "still lists; a worker behind it rebuilds its state.")
+    timers_due_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="The latest controller timer a task reported due (a ProvisioningRequest "
+                  "re-check, a back-off): the worker holding the lease passes again when "
+                  "it moves.")
 
     def __str__(self) -> str:
         return f"cluster at revision {self.revision}"

@@ -11,6 +11,7 @@ import threading
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from allocation.engine.events import VirtualClock
@@ -18,7 +19,8 @@ from allocation.engine.state import ClusterState
 from allocation.models import Cluster
 from allocation.services.store import build_state, event_rows, stored_rows
 
-__all__ = ["revision", "baseline_state", "locked_cluster", "cluster_row", "clear_cache"]
+__all__ = ["revision", "baseline_state", "locked_cluster", "cluster_row", "clear_cache",
+           "timers_due"]
 
 _lock = threading.Lock()
 _cache: tuple[tuple[int, str], ClusterState] | None = None
@@ -40,6 +42,20 @@ def locked_cluster() -> Cluster:
         raise RuntimeError("locked_cluster() must be called inside transaction.atomic()")
     cluster_row()
     return Cluster.objects.select_for_update().get(pk=Cluster.SINGLETON_ID)
+
+
+def timers_due(due: datetime) -> bool:
+    """Record that a controller timer fell due at ``due`` (a ProvisioningRequest re-check,
+    a back-off, ``ValidUntilSeconds``), so the worker holding the lease, in whichever
+    process, runs a pass (``allocation.tasks.timers_due``; docs/console.md, "Tasks").
+
+    Bookkeeping like the lease, not a change of the cluster: no revision, no announcement.
+    Only ever moves forward; whether it moved.
+    """
+    with transaction.atomic():
+        cluster_row()
+        return bool(Cluster.objects.filter(pk=Cluster.SINGLETON_ID).filter(
+            Q(timers_due_at__isnull=True) | Q(timers_due_at__lt=due)).update(timers_due_at=due))
 
 
 def revision() -> int:

@@ -2,8 +2,11 @@
 
 A :class:`Worker` reconciles whenever the stored revision differs from the last one it
 reconciled (it polls the revision, which is one cheap query, so it sees writes of other
-processes too), when a service in its own process wakes it after a commit, and when an
-engine timer falls due; when a stored Event expires it deletes the expired ones without a
+processes too), when a service in its own process wakes it after a commit, and when a task
+reports that an engine timer fell due (``Cluster.timers_due_at``: after each pass the
+worker queues ``allocation.tasks.timers_due`` deferred to the controllers' next timer, so
+the re-check of a ProvisioningRequest runs whichever process holds the lease then;
+docs/console.md, "Tasks"); when a stored Event expires it deletes the expired ones without a
 pass (``services.events.prune``). Changes arriving within ``debounce`` of each other are handled by
 one pass. Only the holder of the lease reconciles; the others keep polling.
 """
@@ -22,6 +25,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
+from allocation import tasks
 from allocation.services import events
 from allocation.services import reconcile as passes
 from allocation.services.cluster import cluster_row
@@ -57,7 +61,9 @@ class Worker:
         self._thread: threading.Thread | None = None
         self.keeper = lease.Keeper(self.holder, timedelta(seconds=self.config.lease_ttl))
         self.last_revision: int | None = None
-        self.next_wakeup = None
+        self.next_wakeup = None  # the controllers' next timer, queued as a task
+        self.timers_seen = None  # Cluster.timers_due_at as the last pass began
+        self._timers = None  # ... as the last ``due`` read it
         self.next_prune = None
         # the state the last pass settled, caught up by the next one (services/incremental)
         self.kept: passes.KeptState | None = None
@@ -86,10 +92,12 @@ class Worker:
 
     # -- the loop -----------------------------------------------------------------------
     def due(self) -> bool:
-        """Whether a pass is needed: a new revision or a timer that fell due."""
-        if self.last_revision is None or cluster_row().revision != self.last_revision:
+        """Whether a pass is needed: a new revision, or a task reported a timer due."""
+        row = cluster_row()
+        self._timers = row.timers_due_at
+        if self.last_revision is None or row.revision != self.last_revision:
             return True
-        return self.next_wakeup is not None and timezone.now() >= self.next_wakeup
+        return row.timers_due_at is not None and row.timers_due_at != self.timers_seen
 
     def prune_due(self) -> bool:
         """Whether a stored Event has expired (docs/console.md, "Events")."""
@@ -106,19 +114,33 @@ class Worker:
             self.kept = None  # another worker reconciles: its writes are caught up, but
             return None       # what our controllers remember is not for its state
         kept, self.kept = self.kept, None  # a pass that raises must not leave it half-used
+        timers = self._timers  # a timer reported due before the pass is handled by it
         result = passes.reconcile(self.keeper.confirm, strategy=self.config.strategy,
                                   checkpoint=self.keeper.checkpoint, kept=kept)
         self.kept = result.kept
         if result.outcome in (passes.SAVED, passes.UNCHANGED):
             # After writes during the pass (not complete), the next pass must run anyway.
             self.last_revision = result.revision if result.complete else None
-            self.next_wakeup = result.next_wakeup
+            self.timers_seen = timers
+            self._queue_timer(result.next_wakeup)
             self.next_prune = result.next_prune
         log.info("worker pass: %s at revision %s (%s)%s", result.outcome, result.revision,
                  ", ".join(result.kinds) or "no changes",
                  f"; {len(result.conflicts)} conflict(s) left for the next pass"
                  if result.conflicts else "")
         return result
+
+    def _queue_timer(self, due) -> None:
+        """Queue the controllers' next timer as a task, once per timer (the pass has
+        committed: ``reconcile`` returns after its transaction)."""
+        if due is None or due == self.next_wakeup:
+            self.next_wakeup = due
+            return
+        try:
+            tasks.enqueue_timer(due)
+            self.next_wakeup = due
+        except Exception:  # the queue is down: the next pass queues it again
+            log.exception("could not queue the timer due at %s", due)
 
     def run(self) -> None:
         log.info("worker %s started", self.holder)
@@ -137,10 +159,6 @@ class Worker:
             except Exception:  # keep the worker alive; the next pass retries
                 log.exception("worker pass failed")
                 self._stop.wait(self.config.poll)
-            try:  # other apps' work must not stop the worker either
-                runtime.run_after_pass()
-            except Exception:
-                log.exception("work after the worker pass failed")
             finally:
                 close_old_connections()
         try:

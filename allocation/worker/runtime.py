@@ -8,27 +8,10 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["notify", "wake_on_commit", "register", "unregister", "current", "after_pass",
-           "run_after_pass"]
+__all__ = ["notify", "wake_on_commit", "register", "unregister", "current"]
 
 _lock = threading.Lock()
 _current = None
-_after_pass: list = []
-
-
-def after_pass(hook) -> None:
-    """Call ``hook()`` after every worker step (other apps' background work, e.g. scenarios).
-
-    Every worker process runs the hooks, lease holder or not, so such work can be shared
-    across processes; a hook must be safe to run concurrently in several of them.
-    """
-    if hook not in _after_pass:
-        _after_pass.append(hook)
-
-
-def run_after_pass() -> None:
-    for hook in list(_after_pass):
-        hook()
 
 
 def register(worker) -> None:

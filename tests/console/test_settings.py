@@ -15,6 +15,7 @@ from console.env import (
     env_bool,
     parse_database_url,
     parse_redis_url,
+    task_settings,
 )
 
 BASE = Path("/srv/draplanner")
@@ -136,6 +137,35 @@ class TestRedisUrl:
         assert fragment in str(info.value)
 
 
+class TestTaskSettings:
+    def test_without_redis_the_queue_is_in_the_database(self):
+        for backend in (None, "", "database", " Database "):
+            assert task_settings(backend, None) == {
+                "TASKS": {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}},
+                "INSTALLED_APPS": ["django_tasks", "django_tasks_db"], "RQ_QUEUES": {},
+                "RQ": {}}
+
+    def test_redis_url_chooses_the_redis_backend(self):
+        chosen = task_settings(None, "redis://cache:6379/1")
+        assert chosen["TASKS"] == {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+        assert chosen["INSTALLED_APPS"] == ["django_tasks", "django_tasks_db", "django_rq"]
+        assert chosen["RQ_QUEUES"] == {"default": {"URL": "redis://cache:6379/1"}}
+        assert chosen["RQ"] == {"JOB_CLASS": "django_tasks_rq.Job"}  # for plain rqworker
+
+    def test_the_database_queue_may_be_kept_with_redis(self):
+        chosen = task_settings("database", "redis://cache:6379/1")
+        assert chosen["TASKS"]["default"]["BACKEND"] == "django_tasks_db.DatabaseBackend"
+
+    @pytest.mark.parametrize(("backend", "url", "message"), [
+        ("celery", None, "expected one of database, redis"),
+        ("redis", None, "needs REDIS_URL"),
+        ("redis", "http://cache", "unsupported scheme"),
+    ])
+    def test_bad_values_name_the_variable(self, backend, url, message):
+        with pytest.raises(EnvError, match=message):
+            task_settings(backend, url)
+
+
 class TestEnvBool:
     @pytest.mark.parametrize(
         ("value", "expected"),
@@ -165,6 +195,9 @@ def test_active_settings_use_the_parsers(settings):
         "channels_redis.core.RedisChannelLayer",
     }
     assert settings.INSTALLED_APPS[0] == "daphne"
+    expected = task_settings(os.environ.get("DRA_TASKS_BACKEND"), os.environ.get("REDIS_URL"))
+    assert expected["TASKS"] == settings.TASKS
+    assert set(expected["INSTALLED_APPS"]) <= set(settings.INSTALLED_APPS)
     assert settings.ASGI_APPLICATION == "console.asgi.application"
 
 

@@ -41,12 +41,6 @@ def test_a_change_that_no_longer_applies_is_reported_not_lost():
     assert scenario.changes == [{"op": "remove-node", "node": "worker-1"}]
 
 
-def test_every_worker_process_re_evaluates_scenarios_after_its_pass():
-    from allocation.worker import runtime
-
-    assert refresh_stale in runtime._after_pass
-
-
 def test_an_evaluation_holds_a_transaction_only_where_it_locks_one_row(monkeypatch):
     """On SQLite a transaction would hold the whole database's write lock while evaluating
     (every transaction begins IMMEDIATE): writes would wait for every re-evaluation."""

@@ -27,3 +27,19 @@ def test_baseline_is_cached_per_revision(cluster_docs):
     second = baseline_state()
     assert second is not first and sorted(second.nodes) == ["n1", "n2", "n3"]
     assert revision() == 2
+
+
+def test_a_reported_timer_only_moves_forward_and_is_no_revision():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from allocation.models import Cluster
+    from allocation.services.cluster import timers_due
+
+    now = timezone.now()
+    assert timers_due(now)
+    assert not timers_due(now - timedelta(minutes=1))
+    assert not timers_due(now)
+    assert Cluster.objects.get().timers_due_at == now
+    assert revision() == 0  # bookkeeping, not a change of the cluster

@@ -173,3 +173,17 @@ def test_a_worker_that_lost_its_lease_stops_at_once_and_saves_nothing(monkeypatc
     assert models.Cluster.objects.get().revision == 1
     assert models.Pod.objects.get().node_name == ""
     assert worker.last_revision is None  # not done: it runs again once it holds the lease
+
+
+@pytest.mark.django_db
+def test_a_timer_a_task_reports_due_makes_the_lease_holder_pass_once():
+    from allocation.services.cluster import timers_due
+
+    import_texts([("a.yaml", f.to_yaml(_docs()))])
+    worker, other = Worker(FAST, holder="w1"), Worker(FAST, holder="w2")
+    assert worker.run_once().outcome == passes.SAVED
+    assert worker.run_once() is None
+    timers_due(timezone.now())  # the task ran, in whichever process
+    assert other.run_once() is None  # w1 holds the lease
+    assert worker.run_once().outcome == passes.UNCHANGED
+    assert worker.run_once() is None  # once per report
