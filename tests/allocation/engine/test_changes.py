@@ -1,0 +1,72 @@
+"""engine/changes.py: a settled state brought up to date with changed objects."""
+
+from __future__ import annotations
+
+import copy
+
+from allocation.engine.changes import apply_changes
+from allocation.engine.manifests import build_object, load_texts
+from allocation.engine.simulation import simulate
+from allocation.engine.state import ClusterState
+from tests.factories import (
+    claim_parameters,
+    claim_template,
+    device,
+    named_slice,
+    node,
+    pod,
+    resource_class,
+    to_yaml,
+)
+
+
+def _settled():
+    docs = [resource_class("gpu"), claim_parameters("one", 'quantities["memory"] >= "0"'),
+            claim_template("gpu", params="one"), node("n0"),
+            named_slice("n0", [device("d0", memory=("quantity", "1Gi")),
+                               device("d1", memory=("quantity", "1Gi"))]),
+            pod("p0", templates={"gpu": "gpu"}), pod("p1", templates={"gpu": "gpu"})]
+    return simulate(load_texts([("in.yaml", to_yaml(docs))])).state
+
+
+def _held(state) -> dict:
+    """What each allocated claim holds, and each inventory's use, as the state has it."""
+    return {"picks": {c.ref: sorted(d.id for _i, d in c.allocation.picks)
+                      for c in state.claims() if c.allocation},
+            "use": [i.usage() for i in state.inventories["n0"]]}
+
+
+def _rebuilt(state):
+    """The state a rebuild of its objects' documents makes."""
+    return ClusterState.build(load_texts([("in.yaml", to_yaml(
+        [o.to_manifest() for o in state.all_objects()]))]))
+
+
+def test_a_claim_whose_reservations_change_keeps_its_devices_without_a_rebuild():
+    state = _settled()
+    held = state.get("ResourceClaim", "default", "p0-gpu")
+    document = copy.deepcopy(held.to_manifest())
+    document["status"].pop("reservedFor")
+    inventories = state.inventories["n0"]
+    assert apply_changes(state, [], [build_object(document)])
+    assert state.inventories["n0"] is inventories  # not rebuilt
+    claim = state.get("ResourceClaim", "default", "p0-gpu")
+    assert claim is not held and claim.allocation.picks == held.allocation.picks
+    assert _held(state) == _held(_rebuilt(state))
+
+
+def test_a_claim_holding_other_devices_rebuilds_the_inventories():
+    state = _settled()
+    document = copy.deepcopy(state.get("ResourceClaim", "default", "p0-gpu").to_manifest())
+    other = document["status"]["allocation"]["resourceHandles"][0]["structuredData"]
+    state.remove(state.get("Pod", "default", "p1"))
+    state.remove(state.get("ResourceClaim", "default", "p1-gpu"))
+    before = state.inventories["n0"]
+    was = other["namedResourcesWithAttributes"]["resources"][0]["id"]
+    now = "d1" if was == "d0" else "d0"  # the device p1-gpu held
+    other["namedResourcesWithAttributes"]["resources"] = [{"id": now}]
+    assert apply_changes(state, [], [build_object(document)])
+    assert state.inventories["n0"] is not before  # taken again where it now points
+    claim = state.get("ResourceClaim", "default", "p0-gpu")
+    assert [d.id for _inventory, d in claim.allocation.picks] == [now]
+    assert _held(state) == _held(_rebuilt(state))
