@@ -82,6 +82,11 @@ def test_non_staff_users_do_not_see_upload(page, django_user_model):
         page.goto(url)
         assert page.get_by_role("link", name=re.compile("Upload")).count() == 0, url
     expect(page.get_by_role("link", name="Dashboard")).to_be_visible()
+    # Typing the hidden page's address does not get them in either.
+    response = page.goto("/upload/")
+    assert response.status == 403
+    assert page.get_by_role("button", name="Import").count() == 0
+    assert page.locator("textarea").count() == 0
 
 
 def test_staff_users_see_upload(page, django_user_model):
