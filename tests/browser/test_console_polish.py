@@ -32,6 +32,33 @@ def test_the_live_indicator_says_live_then_offline_when_the_socket_closes(asgi_p
     expect(page.locator(".live")).to_have_attribute("data-socket", "closed")
 
 
+def test_the_live_indicator_says_reconnecting_until_the_socket_is_back(asgi_page):
+    """An abnormal close (here 1012, "service restart") is retried by the ws extension after
+    a random back-off; the page's clock is held, so the retry waits until the test has read
+    the words, then runs the clock on to let it happen."""
+    page = asgi_page
+    sockets = []
+
+    def through(ws):
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.clock.install()
+    page.route_web_socket(re.compile(r".*/ws/pages/.*"), through)
+    page.goto("/dashboard/")
+    state = page.locator("#live-status .socket-state")
+    expect(state).to_have_text("Live")
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    sockets[0].close(code=1012, reason="restarting")
+    expect(state).to_have_text("reconnecting")
+    expect(page.locator(".live")).to_have_attribute("data-socket", "reconnecting")
+    assert len(sockets) == 1  # no new socket while the clock is held
+
+    page.clock.run_for(2000)  # the first retry waits at most a second
+    expect(state).to_have_text("Live")
+    assert len(sockets) == 2
+
+
 def test_the_live_indicator_says_offline_when_the_browser_is(asgi_page):
     page = asgi_page
     page.goto("/dashboard/")
