@@ -306,3 +306,56 @@ def test_a_broken_selector_is_refused_in_words_with_its_position(asgi_page, djan
     text = refusal.inner_text()
     assert "unexpected '&&'" in text and ", column " in text
     assert "expecting" not in text and "IDENTIFIER" not in text
+
+
+def test_dragging_near_the_windows_edges_scrolls_the_page(asgi_page, django_user_model):
+    """A target below the window is reached by holding the pointer near its bottom edge; near
+    the top edge the page scrolls back. The page's clock is held and run on by hand, so the
+    animation frames that scroll happen when the test says, not with the machine's speed."""
+    page = asgi_page
+    page.set_viewport_size({"width": 1280, "height": 420})
+    scenario = _scenario(django_user_model, "auto-scroll")
+    page.clock.install()
+    page.goto(f"/scenarios/{scenario.pk}/")
+    page.evaluate("window.scrollTo(0, 0)")
+    source = page.locator('[data-drag="pod"][data-pod="default/p0"]')
+    target = page.locator('article[data-node="worker-3"]')
+    height = 420
+    assert _box(target)["y"] > height  # below the window: a person cannot see it
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+
+    start = _box(source)
+    page.mouse.move(start["x"] + 10, start["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
+    page.mouse.move(start["x"] + 30, height - 8, steps=4)  # rests near the bottom edge
+    for _ in range(60):
+        if _box(target)["y"] + 40 < height - 48:
+            break
+        page.clock.run_for(100)
+    box = _box(target)
+    assert box["y"] + 40 < height - 48, "the page did not scroll towards the bottom"
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 30, steps=2)  # out of the edge
+    page.clock.run_for(100)
+    assert page.evaluate("window.scrollY") == scrolled  # it stops away from the edge
+    page.mouse.up()
+    page.clock.resume()
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+
+    # Near the top edge it scrolls back up; released on no target, nothing is sent.
+    moved = page.locator('article[data-node="worker-3"] [data-pod="default/p0"]')
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+    before = page.evaluate("window.scrollY")
+    start = _box(moved)
+    page.mouse.move(start["x"] + 10, start["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
+    page.mouse.move(start["x"] + 30, 6, steps=4)
+    page.clock.run_for(500)
+    assert page.evaluate("window.scrollY") < before
+    page.mouse.up()
+    page.clock.resume()
+    assert page.locator(".history li").first.inner_text() == "Pin default/p0 to worker-3"
+    assert page.locator(".history li").count() == 1
