@@ -6,6 +6,7 @@ The pages run on the in-process ASGI server (``asgi_page``), so their WebSockets
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from scenarios import services as scenario_services
 from tests.browser.conftest import USER, log_in
@@ -359,3 +360,42 @@ def test_dragging_near_the_windows_edges_scrolls_the_page(asgi_page, django_user
     page.clock.resume()
     assert page.locator(".history li").first.inner_text() == "Pin default/p0 to worker-3"
     assert page.locator(".history li").count() == 1
+
+
+def test_the_keyboard_alone_reaches_each_action_and_keeps_its_place(asgi_page,
+                                                                     django_user_model):
+    """Enter on a node card reaches the card's own Remove button (not a pod's); after a change
+    the focus is where it was (or on Undo when that is gone), so the next key works without
+    tabbing through the page again (docs/scenarios.md, "Changes")."""
+    page = asgi_page
+    scenario = _scenario(django_user_model, "keyboard only")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+    card = page.locator('article[data-node="worker-1"]')
+    assert card.locator('[data-pod="default/p0"]').count() == 1  # a card with a pod's buttons
+
+    card.focus()
+    page.keyboard.press("Enter")
+    expect(card.get_by_role("button", name="Remove node")).to_be_focused()
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    card.wait_for(state="detached")
+    expect(page.get_by_role("button", name="Undo")).to_be_focused()  # the card is gone
+
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    card.wait_for()
+    expect(page.get_by_role("button", name="Redo")).to_be_focused()  # Undo has nothing left
+    assert page.locator(".history li.undone").count() == 1
+
+    # A pod's Move form: after the move the focus is on the pod, in its new place.
+    pod = page.locator('[data-drag="pod"][data-pod="default/p1"]')
+    pod.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.type("worker-3")
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    moved = page.locator('article[data-node="worker-3"] [data-pod="default/p1"]')
+    moved.wait_for()
+    expect(moved).to_be_focused()
+    page.keyboard.press("Control+z")
+    page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for(
+        state="detached")
