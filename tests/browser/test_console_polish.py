@@ -130,3 +130,24 @@ def test_signing_in_lands_on_the_dashboard(page, django_user_model):
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/dashboard/")
     expect(page.locator("h1")).to_have_text("Cluster dashboard")
+
+
+def test_the_demos_pages_fit_a_phone(asgi_page, services):
+    """Not only the navigation: the pages with the widest content (a long selector in the
+    pod page's explanation, a claim's facts, the what-if planner with its class names) stay
+    within a phone's width; what cannot wrap scrolls inside itself."""
+    from tests.browser.test_explanations import _demo, _stored
+
+    _stored(services, _demo())
+    page = asgi_page
+    page.goto("/scenarios/")
+    page.get_by_label("New scenario").fill("phone")
+    page.get_by_role("button", name="Fork the cluster").click()
+    page.wait_for_url("**/scenarios/*/")
+    scenario = page.url
+    page.set_viewport_size({"width": 375, "height": 740})
+    for url in ("/pods/default/wide-render/", "/claims/default/trainer-gpu/",
+                "/nodes/a100-1/", scenario):
+        page.goto(url)
+        expect(page.locator("h1")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
