@@ -112,6 +112,8 @@ def test_non_staff_users_do_not_see_upload(page, django_user_model):
     # Typing the hidden page's address does not get them in either.
     response = page.goto("/upload/")
     assert response.status == 403
+    expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
+    expect(page.locator("main")).to_contain_text("Only staff upload manifests")
     assert page.get_by_role("button", name="Import").count() == 0
     assert page.locator("textarea").count() == 0
 

@@ -72,7 +72,9 @@ def test_a_non_staff_user_is_refused_the_page_and_imports_nothing(client, django
     user = django_user_model.objects.create_user("ada", password="pw-analytical-1843")
     client.force_login(user)
 
-    assert client.get(URL).status_code == 403
+    refused = client.get(URL)
+    assert refused.status_code == 403
+    assert "Only staff upload manifests; scripts use the REST API." in refused.content.decode()
     for docs in ([node("n1")], [pod("p1")]):
         response = client.post(URL, {"text": to_yaml(docs)})
         assert response.status_code == 403
