@@ -58,6 +58,9 @@ def test_dragging_a_pod_onto_a_node_schedules_it_there_only_in_the_scenario(
     baseline = page.open_another()
     log_in(baseline)
     baseline.goto("/pods/default/p0/")
+    # Read once its socket is open: the live status says "connecting…" until then, and a
+    # slow machine opens it after the first read.
+    expect(baseline.locator(".live")).to_have_attribute("data-socket", "open")
     before = baseline.locator("main").inner_text()
     assert "worker-1" in before
 
