@@ -2,11 +2,10 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from allocation.api import urls as allocation_api
-from console.api_docs import RedocView, SwaggerView
+from console.api_docs import RedocView, SchemaView, SwaggerView
 from scenarios.api import urls as scenarios_api
 
 API_APPS = (allocation_api, scenarios_api)
@@ -19,7 +18,7 @@ for app in API_APPS:
 api_urlpatterns = [
     # The router root lists every app's endpoints.
     path("", _root.get_api_root_view(), name="api-root"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
     # Pages for people: Swagger UI and Redoc over the schema (assets served locally)
     path("docs/", SwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
     path("redoc/", RedocView.as_view(url_name="api:schema"), name="redoc"),

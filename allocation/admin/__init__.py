@@ -61,6 +61,11 @@ class ManifestAdmin(admin.ModelAdmin):
                                  "Selectors and templates; each is compiled on save."}))
         return sets
 
+    @admin.display(description="drivers", ordering="drivers")
+    def driver_list(self, obj) -> str:
+        """The drivers column as words: the stored column is ``,a,b,`` for exact lookups."""
+        return ", ".join(name for name in obj.drivers.split(",") if name)
+
     # -- permissions: active staff, for the kinds staff may write ------------------------
     def _staff(self, request) -> bool:
         return bool(request.user.is_active and request.user.is_staff)
@@ -109,12 +114,12 @@ class ResourceClassAdmin(ManifestAdmin):
 
 @admin.register(models.ResourceClassParameters)
 class ResourceClassParametersAdmin(ManifestAdmin):
-    list_display = ("name", "drivers", "updated_at")
+    list_display = ("name", "driver_list", "updated_at")
 
 
 @admin.register(models.ResourceClaimParameters)
 class ResourceClaimParametersAdmin(ManifestAdmin):
-    list_display = ("name", "namespace", "drivers", "updated_at")
+    list_display = ("name", "namespace", "driver_list", "updated_at")
     list_filter = ("namespace",)
 
 

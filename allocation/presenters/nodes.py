@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.models.counter import CounterInventory
-from allocation.engine.models.named import NamedInventory
+from allocation.engine.models.named import NamedInventory, attribute_set
 from allocation.engine.models.partitionable import PartitionableInventory
 from allocation.engine.objects import NodeResourceSlice, ResourceClaimV1
 from allocation.engine.state import ClusterState
@@ -59,6 +59,10 @@ class Box:
     claim_url: str | None = None
     note: str = ""
     children: list[Box] = field(default_factory=list)
+    attributes: list[tuple[str, str]] = field(default_factory=list)
+    """What this level gives its leaves (name, value as text): an instance's own
+    ``commonAttributesRefs`` and ``attributes``, a group's ``commonAttributesRefs``; a leaf
+    has these and its ancestors' (docs/console-pages.md, "Node")."""
 
 
 @dataclass(slots=True)
@@ -136,6 +140,16 @@ class _TreeBuilder:
         self.holder = inventory.holder if inventory else {}
         self.active = inventory.active if inventory else {}
         self.seen: set[str] = set()
+        self.common: dict[str, object] = {}  # the slice's commonAttributes, by name
+
+    def attributes(self, raw: dict, own: bool = True) -> list[tuple[str, str]]:
+        """The attributes ``raw`` (an instance or a group) names, later ones winning."""
+        merged: dict[str, str] = {}
+        for ref in raw.get("commonAttributesRefs") or ():
+            merged.update(_attributes(self.common.get(ref)))
+        if own and raw.get("attributes"):
+            merged.update(_attributes(attribute_set(raw["attributes"])))
+        return sorted(merged.items())
 
     def _lock_note(self, ident: str, group: str) -> str:
         prefix = f"{ident}/{group}/"
@@ -145,6 +159,7 @@ class _TreeBuilder:
     def instance(self, raw: dict, prefix: str, blocked: str) -> Box | None:
         ident = f"{prefix}{raw['name']}"
         partitions = raw.get("partitions") or ()
+        attributes = self.attributes(raw)
         if not partitions:
             if ident in self.seen:  # the engine ignores a second leaf with the same ID
                 return None
@@ -152,14 +167,16 @@ class _TreeBuilder:
             owner = self.holder.get(ident)
             if owner is not None:
                 return Box(ident, raw["name"], "instance", BoxStatus.ALLOCATED, owner,
-                           claim_link(owner))
+                           claim_link(owner), attributes=attributes)
             if blocked:
-                return Box(ident, raw["name"], "instance", BoxStatus.BLOCKED, note=blocked)
-            return Box(ident, raw["name"], "instance", BoxStatus.FREE)
+                return Box(ident, raw["name"], "instance", BoxStatus.BLOCKED, note=blocked,
+                           attributes=attributes)
+            return Box(ident, raw["name"], "instance", BoxStatus.FREE, attributes=attributes)
         scheme = self.active.get(ident)
         current = scheme.group if scheme else None
         box = Box(ident, raw["name"], "instance", BoxStatus.PARTITIONED,
-                  note=f"scheme {current} in use" if current else "no scheme chosen")
+                  note=f"scheme {current} in use" if current else "no scheme chosen",
+                  attributes=attributes)
         for group in partitions:
             if current is None:
                 status, why = BoxStatus.AVAILABLE, blocked
@@ -168,7 +185,8 @@ class _TreeBuilder:
             else:
                 status, why = BoxStatus.LOCKED_OUT, blocked or self._lock_note(ident, current)
             group_box = Box(f"{ident}/{group['name']}", group["name"], "group", status,
-                            note=why if status == BoxStatus.LOCKED_OUT else "")
+                            note=why if status == BoxStatus.LOCKED_OUT else "",
+                            attributes=self.attributes(group, own=False))
             for child in group.get("resourceInstances") or ():
                 child_box = self.instance(child, f"{group_box.id}/", why)
                 if child_box is not None:
@@ -197,9 +215,13 @@ def _trees(state: ClusterState, node: str,
         inventory = state.inventory_index.get((node, driver, "partitionable"))
         builder = _TreeBuilder(inventory if isinstance(inventory, PartitionableInventory)
                                else None)
-        roots = [box for piece in pieces
-                 for raw in (piece.model_value or {}).get("resourceInstances") or ()
-                 if (box := builder.instance(raw, "", "")) is not None]
+        roots = []
+        for piece in pieces:
+            value = piece.model_value or {}
+            builder.common = {g["name"]: attribute_set(g.get("attributes"))
+                              for g in value.get("commonAttributes") or () if "name" in g}
+            roots += [box for raw in value.get("resourceInstances") or ()
+                      if (box := builder.instance(raw, "", "")) is not None]
         usage = inventory.usage() if inventory else {"total": 0, "allocated": 0}
         trees.append(PartitionTree(driver, roots, usage["total"], usage["allocated"]))
     return trees

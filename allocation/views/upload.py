@@ -6,6 +6,8 @@ a success its warnings (a selector reading an attribute no device has) follow th
 A request over the size limit (``DRA_MAX_UPLOAD_BYTES``) is refused before its body is read:
 ``console.limits.RequestSizeMiddleware`` calls :func:`too_large`, which shows the limit as a
 form error.
+Only staff see the page (docs/console-pages.md, "Links a user cannot use are hidden"): others
+get 403, and their scripts write the kinds they may through the REST API.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -41,9 +44,16 @@ def _texts(request: HtmxHttpRequest) -> tuple[list[tuple[str, str]], list[str]]:
     return texts, problems
 
 
+def _staff_only(request: HtmxHttpRequest) -> None:
+    """Refuse a signed-in user who is not staff: the link is hidden from them, so is the page."""
+    if not request.user.is_staff:
+        raise PermissionDenied("only staff upload manifests; scripts use the REST API")
+
+
 @login_required
 def upload(request: HtmxHttpRequest) -> HttpResponse:
     """GET: the form. POST: import; redirect to the dashboard, or list every problem."""
+    _staff_only(request)
     context: dict = {"problems": [], "text": ""}
     if request.method == "POST":
         texts, problems = _texts(request)
@@ -71,6 +81,7 @@ def too_large(request: HtmxHttpRequest, message: str) -> HttpResponse:
     """The form again, with ``message`` (the size limit) as its error: HTTP 413."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
+    _staff_only(request)
     return render(request, "allocation/upload.html", {"problems": [message], "text": ""},
                   status=413)
 

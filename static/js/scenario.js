@@ -14,7 +14,8 @@
 // - nothing is selected while dragging (body.dragging-active sets user-select: none);
 // - near the window's top or bottom edge the page scrolls while dragging;
 // - the drop target says "evaluating" while the change is evaluated;
-// - Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) press Undo / Redo outside text fields.
+// - Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) press Undo / Redo outside text fields;
+// - after a change the keyboard's focus is where it was (docs/scenarios.md, "Changes").
 (function () {
   "use strict";
 
@@ -119,10 +120,69 @@
     spot.replaceChildren(said);
   }
 
+  // -- keyboard focus across re-renders --------------------------------------------------
+
+  // A change re-renders the body, which would drop the focus to the page's start: a keyboard
+  // user would tab through the whole page again. The focused control is remembered when a
+  // request starts (where it lives: the chip, card or form holding it, and its place there)
+  // and focused again in the new body; if it is gone, its chip or card, else Undo.
+  const FOCUSABLE = "button, input:not([type=hidden]), select, summary, a[href], [tabindex]";
+  let focusPlace = null; // {holder: () => Element|null, index}
+
+  function holderFinder(el) {
+    const chip = el.closest("[data-drag]");
+    if (chip) {
+      const key = ["pod", "group", "template", "node"].find((k) => chip.dataset[k] !== undefined);
+      const selector = `[data-drag="${chip.dataset.drag}"][data-${key}="${CSS.escape(chip.dataset[key])}"]`;
+      return () => document.querySelector(`#scenario-body ${selector}`);
+    }
+    const form = el.closest(".selector-form");
+    if (form) {
+      const object = form.elements.object.value, path = form.elements.path.value;
+      return () => Array.from(document.querySelectorAll("#scenario-body .selector-form")).find(
+        (f) => f.elements.object.value === object && f.elements.path.value === path) || null;
+    }
+    if (el.closest(".toolbar")) return () => document.querySelector("#scenario-body .toolbar");
+    return null;
+  }
+
+  function rememberFocus() {
+    const el = document.activeElement;
+    const root = planner();
+    focusPlace = null;
+    if (!el || !root || !root.contains(el) || el.matches(".scenario")) return;
+    const holder = holderFinder(el);
+    if (!holder) return;
+    const home = holder();
+    const index = el === home ? -1 : Array.from(home.querySelectorAll(FOCUSABLE)).indexOf(el);
+    focusPlace = { holder, index };
+  }
+
+  function restoreFocus() {
+    if (!focusPlace) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return; // not lost
+    const home = focusPlace.holder();
+    const tries = [];
+    if (home) {
+      if (focusPlace.index >= 0) tries.push(home.querySelectorAll(FOCUSABLE)[focusPlace.index]);
+      tries.push(home);
+    }
+    tries.push(...document.querySelectorAll("#scenario-body [data-action]"));
+    for (const el of tries) {
+      if (!el || el.disabled) continue;
+      el.focus({ preventScroll: true });
+      if (document.activeElement === el) return; // not focusable (say, in a closed form): next
+    }
+  }
+  // A person who moves on (a click, a drag) is not pulled back by a later re-render.
+  document.addEventListener("pointerdown", () => { focusPlace = null; }, true);
+
   document.addEventListener("htmx:beforeRequest", (event) => {
     const root = planner();
     if (!root || !root.contains(event.target)) return;
     if (!event.target.matches(".scenario")) lastDrop = null;
+    rememberFocus();
     root.dataset.busy = "true";
     const home = answerHome(event.target);
     if (home) {
@@ -182,7 +242,7 @@
   function watchBody() {
     const root = document.querySelector(".scenario");
     if (!root) return;
-    new MutationObserver(() => { restoreScroll(); placeDone(); })
+    new MutationObserver(() => { restoreScroll(); placeDone(); restoreFocus(); })
       .observe(root, { childList: true });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchBody);
@@ -326,6 +386,10 @@
         form.elements.pod.value = source.dataset.pod;
         form.elements.node.focus();
       }
+    } else if (source.dataset.drag === "node") {
+      // The card's own Remove button, not the buttons of the pods drawn in it.
+      const remove = source.querySelector(":scope > form button");
+      if (remove) remove.focus();
     } else {
       const control = source.querySelector("input[type=number], button");
       if (control) control.focus();

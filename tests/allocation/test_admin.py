@@ -36,6 +36,12 @@ def test_non_staff_cannot_use_the_admin(client, params):
     assert models.ResourceClassParameters.objects.get().document == params.document
 
 
+def test_the_list_names_the_drivers_in_words(staff, params):
+    html = staff.get(URL).content.decode()
+    assert f'<td class="field-driver_list">{params.drivers.strip(",")}</td>' in html
+    assert f">{params.drivers}<" not in html  # not the stored ",driver," column
+
+
 def test_change_form_shows_the_manifest_and_each_selector(staff, params):
     html = staff.get(f"{URL}{params.pk}/change/").content.decode()
     assert "filters[0].namedResourcesWithAttributes.selector" in html

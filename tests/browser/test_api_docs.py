@@ -53,3 +53,11 @@ def test_redoc_renders_the_schema(asgi_page, asgi_server):
     expect(asgi_page.get_by_role("link", name="Download")).to_be_visible()
     expect(asgi_page.get_by_text("nodegroups", exact=True).first).to_be_attached()
     assert foreign() == []
+
+
+def test_the_schema_opens_in_the_browser_tab_instead_of_downloading(asgi_page):
+    response = asgi_page.goto("/api/schema/")  # a download would raise "Download is starting"
+
+    assert response.status == 200
+    expect(asgi_page.locator("body")).to_contain_text("openapi: 3.")
+    expect(asgi_page.locator("body")).to_contain_text("/api/nodes/:")

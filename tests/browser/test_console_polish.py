@@ -32,6 +32,33 @@ def test_the_live_indicator_says_live_then_offline_when_the_socket_closes(asgi_p
     expect(page.locator(".live")).to_have_attribute("data-socket", "closed")
 
 
+def test_the_live_indicator_says_reconnecting_until_the_socket_is_back(asgi_page):
+    """An abnormal close (here 1012, "service restart") is retried by the ws extension after
+    a random back-off; the page's clock is held, so the retry waits until the test has read
+    the words, then runs the clock on to let it happen."""
+    page = asgi_page
+    sockets = []
+
+    def through(ws):
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.clock.install()
+    page.route_web_socket(re.compile(r".*/ws/pages/.*"), through)
+    page.goto("/dashboard/")
+    state = page.locator("#live-status .socket-state")
+    expect(state).to_have_text("Live")
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+    sockets[0].close(code=1012, reason="restarting")
+    expect(state).to_have_text("reconnecting")
+    expect(page.locator(".live")).to_have_attribute("data-socket", "reconnecting")
+    assert len(sockets) == 1  # no new socket while the clock is held
+
+    page.clock.run_for(2000)  # the first retry waits at most a second
+    expect(state).to_have_text("Live")
+    assert len(sockets) == 2
+
+
 def test_the_live_indicator_says_offline_when_the_browser_is(asgi_page):
     page = asgi_page
     page.goto("/dashboard/")
@@ -82,6 +109,13 @@ def test_non_staff_users_do_not_see_upload(page, django_user_model):
         page.goto(url)
         assert page.get_by_role("link", name=re.compile("Upload")).count() == 0, url
     expect(page.get_by_role("link", name="Dashboard")).to_be_visible()
+    # Typing the hidden page's address does not get them in either.
+    response = page.goto("/upload/")
+    assert response.status == 403
+    expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
+    expect(page.locator("main")).to_contain_text("Only staff upload manifests")
+    assert page.get_by_role("button", name="Import").count() == 0
+    assert page.locator("textarea").count() == 0
 
 
 def test_staff_users_see_upload(page, django_user_model):
@@ -98,3 +132,24 @@ def test_signing_in_lands_on_the_dashboard(page, django_user_model):
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/dashboard/")
     expect(page.locator("h1")).to_have_text("Cluster dashboard")
+
+
+def test_the_demos_pages_fit_a_phone(asgi_page, services):
+    """Not only the navigation: the pages with the widest content (a long selector in the
+    pod page's explanation, a claim's facts, the what-if planner with its class names) stay
+    within a phone's width; what cannot wrap scrolls inside itself."""
+    from tests.browser.test_explanations import _demo, _stored
+
+    _stored(services, _demo())
+    page = asgi_page
+    page.goto("/scenarios/")
+    page.get_by_label("New scenario").fill("phone")
+    page.get_by_role("button", name="Fork the cluster").click()
+    page.wait_for_url("**/scenarios/*/")
+    scenario = page.url
+    page.set_viewport_size({"width": 375, "height": 740})
+    for url in ("/pods/default/wide-render/", "/claims/default/trainer-gpu/",
+                "/nodes/a100-1/", scenario):
+        page.goto(url)
+        expect(page.locator("h1")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url

@@ -54,6 +54,11 @@ def test_node_page_draws_the_partition_tree(asgi_page, services):
     assert asgi_page.locator('[data-id="gpu-0"] [data-id="gpu-0/halves"] '
                              '[data-id="gpu-0/halves/half-0"]').count() == 1
     expect(asgi_page.locator('tr[data-counter="vf"]')).to_contain_text("3 / 4")
+    # Each scheme says what its partitions are (their attributes), not only their names.
+    expect(asgi_page.locator('[data-id="gpu-0/halves"] > .attributes')).to_have_text(
+        "memory=40Gi")
+    expect(asgi_page.locator('[data-id="gpu-0/whole"] > .attributes')).to_have_text(
+        "memory=80Gi")
 
 
 def test_an_imported_pod_appears_on_the_open_dashboard_without_reload(asgi_page, services):

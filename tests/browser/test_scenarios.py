@@ -6,6 +6,7 @@ The pages run on the in-process ASGI server (``asgi_page``), so their WebSockets
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from scenarios import services as scenario_services
 from tests.browser.conftest import USER, log_in
@@ -57,6 +58,9 @@ def test_dragging_a_pod_onto_a_node_schedules_it_there_only_in_the_scenario(
     baseline = page.open_another()
     log_in(baseline)
     baseline.goto("/pods/default/p0/")
+    # Read once its socket is open: the live status says "connecting…" until then, and a
+    # slow machine opens it after the first read.
+    expect(baseline.locator(".live")).to_have_attribute("data-socket", "open")
     before = baseline.locator("main").inner_text()
     assert "worker-1" in before
 
@@ -344,3 +348,95 @@ def test_a_large_scenario_keeps_the_bin_in_reach_and_shows_a_drop_is_busy(
     page.get_by_role("button", name="Find").click()
     page.wait_for_url("**nodes=spare-06**")
     assert page.locator("article.node-card").count() == 10
+
+
+def test_dragging_near_the_windows_edges_scrolls_the_page(asgi_page, django_user_model):
+    """A target below the window is reached by holding the pointer near its bottom edge; near
+    the top edge the page scrolls back. The page's clock is held and run on by hand, so the
+    animation frames that scroll happen when the test says, not with the machine's speed."""
+    page = asgi_page
+    page.set_viewport_size({"width": 1280, "height": 420})
+    scenario = _scenario(django_user_model, "auto-scroll")
+    page.clock.install()
+    page.goto(f"/scenarios/{scenario.pk}/")
+    page.evaluate("window.scrollTo(0, 0)")
+    source = page.locator('[data-drag="pod"][data-pod="default/p0"]')
+    target = page.locator('article[data-node="worker-3"]')
+    height = 420
+    assert _box(target)["y"] > height  # below the window: a person cannot see it
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+
+    start = _box(source)
+    page.mouse.move(start["x"] + 10, start["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
+    page.mouse.move(start["x"] + 30, height - 8, steps=4)  # rests near the bottom edge
+    for _ in range(60):
+        if _box(target)["y"] + 40 < height - 48:
+            break
+        page.clock.run_for(100)
+    box = _box(target)
+    assert box["y"] + 40 < height - 48, "the page did not scroll towards the bottom"
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 30, steps=2)  # out of the edge
+    page.clock.run_for(100)
+    assert page.evaluate("window.scrollY") == scrolled  # it stops away from the edge
+    page.mouse.up()
+    page.clock.resume()
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+
+    # Near the top edge it scrolls back up; released on no target, nothing is sent.
+    moved = page.locator('article[data-node="worker-3"] [data-pod="default/p0"]')
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+    before = page.evaluate("window.scrollY")
+    start = _box(moved)
+    page.mouse.move(start["x"] + 10, start["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
+    page.mouse.move(start["x"] + 30, 6, steps=4)
+    page.clock.run_for(500)
+    assert page.evaluate("window.scrollY") < before
+    page.mouse.up()
+    page.clock.resume()
+    assert page.locator(".history li").first.inner_text() == "Pin default/p0 to worker-3"
+    assert page.locator(".history li").count() == 1
+
+
+def test_the_keyboard_alone_reaches_each_action_and_keeps_its_place(asgi_page,
+                                                                     django_user_model):
+    """Enter on a node card reaches the card's own Remove button (not a pod's); after a change
+    the focus is where it was (or on Undo when that is gone), so the next key works without
+    tabbing through the page again (docs/scenarios.md, "Changes")."""
+    page = asgi_page
+    scenario = _scenario(django_user_model, "keyboard only")
+    with page.expect_websocket() as opened:
+        page.goto(f"/scenarios/{scenario.pk}/")
+    socket = opened.value
+    card = page.locator('article[data-node="worker-1"]')
+    assert card.locator('[data-pod="default/p0"]').count() == 1  # a card with a pod's buttons
+
+    card.focus()
+    page.keyboard.press("Enter")
+    expect(card.get_by_role("button", name="Remove node")).to_be_focused()
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    card.wait_for(state="detached")
+    expect(page.get_by_role("button", name="Undo")).to_be_focused()  # the card is gone
+
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    card.wait_for()
+    expect(page.get_by_role("button", name="Redo")).to_be_focused()  # Undo has nothing left
+    assert page.locator(".history li.undone").count() == 1
+
+    # A pod's Move form: after the move the focus is on the pod, in its new place.
+    pod = page.locator('[data-drag="pod"][data-pod="default/p1"]')
+    pod.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.type("worker-3")
+    _settled(page, socket, lambda: page.keyboard.press("Enter"))
+    moved = page.locator('article[data-node="worker-3"] [data-pod="default/p1"]')
+    moved.wait_for()
+    expect(moved).to_be_focused()
+    page.keyboard.press("Control+z")
+    page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for(
+        state="detached")

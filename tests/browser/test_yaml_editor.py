@@ -96,3 +96,44 @@ def test_an_object_page_shows_its_yaml_highlighted_with_a_copy_button(asgi_page,
     expect(asgi_page.get_by_role("heading", name="Node n1")).to_be_visible()
     expect(asgi_page.locator("#manifest-yaml .highlight")).to_contain_text("name: n1")
     assert asgi_page.js_errors == []
+
+
+# The lowest contrast between a piece of text and what is behind it, over every text node of
+# the element (WCAG's ratio: 4.5 is the least for body text).
+LOWEST_CONTRAST = """root => {
+  const rgb = c => c.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const behind = el => { for (; el; el = el.parentElement) {
+    const c = rgb(getComputedStyle(el).backgroundColor);
+    if (c.length < 4 || c[3] > 0) return c; } return [255, 255, 255]; };
+  let lowest = 99, where = "";
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim()) continue;
+    const a = lum(rgb(getComputedStyle(n.parentElement).color)), b = lum(behind(n.parentElement));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < lowest) { lowest = ratio; where = n.textContent.trim().slice(0, 40); }
+  }
+  return [Math.round(lowest * 100) / 100, where];
+}"""
+
+
+def test_yaml_and_its_problems_are_readable_in_dark_mode(asgi_page, services):
+    services.import_texts([("c.yaml", to_yaml(cluster()))])
+    asgi_page.emulate_media(color_scheme="dark")
+
+    asgi_page.goto("/nodes/n1/")
+    block = asgi_page.locator("#manifest-yaml .highlight pre")
+    expect(block).to_contain_text("kind: Node")
+    lowest, where = block.evaluate(LOWEST_CONTRAST)
+    assert lowest >= 4.5, f"{where!r} has contrast {lowest} on its background"
+
+    asgi_page.goto("/edit/deviceclass/gpu/")
+    asgi_page.get_by_label("Manifest (YAML)").fill(BROKEN)
+    asgi_page.get_by_role("button", name="Save").click()
+    lines = asgi_page.locator(".yaml-lines")
+    expect(lines.locator("li.has-problem")).to_have_count(1)
+    lowest, where = lines.evaluate(LOWEST_CONTRAST)
+    assert lowest >= 4.5, f"{where!r} has contrast {lowest} on its background"

@@ -42,6 +42,19 @@ def test_schema_describes_the_api(user_client):
     assert "/api/resourceclaims/" in paths and "/api/nodes/{ref}/" in paths
 
 
+def test_a_browser_is_shown_the_schema_and_scripts_get_the_openapi_type(user_client):
+    shown = user_client.get("/api/schema/", HTTP_ACCEPT="text/html,application/xhtml+xml,"
+                            "application/xml;q=0.9,*/*;q=0.8")
+    assert shown.status_code == 200
+    assert shown["Content-Type"] == "text/plain; charset=utf-8"
+    assert yaml.safe_load(shown.content)["openapi"].startswith("3.")
+    script = user_client.get("/api/schema/", HTTP_ACCEPT="*/*")
+    assert script["Content-Type"].startswith("application/vnd.oai.openapi")
+    assert script.content == shown.content
+    as_json = user_client.get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert json.loads(as_json.content)["openapi"].startswith("3.")
+
+
 def test_list_and_retrieve_return_manifests(user_client, stored):
     listing = user_client.get("/api/resourceclaims/").json()
     assert (listing["apiVersion"], listing["kind"]) == ("v1", "List")

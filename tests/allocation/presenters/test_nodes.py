@@ -71,3 +71,23 @@ def test_unknown_node_is_none() -> None:
 def test_named_devices_show_their_attributes() -> None:
     view = node_view(cluster_state(), "card-node")
     assert [d.attributes for d in view.named] == [[("memory", "16Gi")], [("memory", "16Gi")]]
+
+
+def test_partition_boxes_show_the_attributes_each_level_gives() -> None:
+    """A scheme shows its commonAttributesRefs, an instance its own refs and attributes."""
+    docs = mig_slice("n")
+    spec = docs["spec"]["partitionable"]
+    spec["commonAttributes"].append(
+        {"name": "a100", "attributes": [{"name": "productName", "string": "A100"}]})
+    gpu = spec["resourceInstances"][0]
+    gpu["commonAttributesRefs"] = ["a100"]
+    gpu["partitions"][1]["resourceInstances"][0]["attributes"] = [
+        {"name": "slot", "int": 0}]
+
+    boxes = _boxes(node_view(run([node("n"), docs]).state, "n").trees[0].roots[0])
+
+    assert boxes["gpu-0"].attributes == [("productName", "A100")]
+    assert boxes["gpu-0/whole"].attributes == [("memory", "80Gi")]
+    assert boxes["gpu-0/halves"].attributes == [("memory", "40Gi")]
+    assert boxes["gpu-0/halves/half-0"].attributes == [("slot", "0")]
+    assert boxes["gpu-0/halves/half-1"].attributes == []

@@ -66,14 +66,31 @@ def test_binary_file_and_empty_form_are_refused(admin_client):
 
 
 @pytest.mark.django_db
-def test_non_staff_user_cannot_import_nodes(client, django_user_model):
+def test_a_non_staff_user_is_refused_the_page_and_imports_nothing(client, django_user_model):
+    """The Upload link is hidden from them (docs/console-pages.md), so is the page itself:
+    even kinds they may write through the API (a pod) are refused here."""
     user = django_user_model.objects.create_user("ada", password="pw-analytical-1843")
     client.force_login(user)
 
-    response = client.post(URL, {"text": to_yaml([node("n1")])})
+    refused = client.get(URL)
+    assert refused.status_code == 403
+    assert "Only staff upload manifests; scripts use the REST API." in refused.content.decode()
+    for docs in ([node("n1")], [pod("p1")]):
+        response = client.post(URL, {"text": to_yaml(docs)})
+        assert response.status_code == 403
+    assert export_documents() == []
 
-    assert response.status_code == 400
-    assert "only staff may write" in response.content.decode()
+
+@pytest.mark.django_db
+def test_a_non_staff_upload_over_the_limit_is_refused_as_well(client, django_user_model,
+                                                              settings):
+    settings.DRA_MAX_UPLOAD_BYTES = 100
+    user = django_user_model.objects.create_user("ada", password="pw-analytical-1843")
+    client.force_login(user)
+
+    response = client.post(URL, {"text": to_yaml([pod("p1")]) * 5})
+
+    assert response.status_code == 403
     assert export_documents() == []
 
 
