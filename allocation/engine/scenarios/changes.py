@@ -66,4 +66,5 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
     for index, change in enumerate(changes):
         read(change, index).apply(docs, applied)
     applied.documents = docs.documents()
+    applied.moved = docs.moved
     return applied

@@ -36,6 +36,8 @@ class Applied:
     strategy: str = "first-fit"
     added_nodes: list[str] = field(default_factory=list)
     removed_nodes: list[str] = field(default_factory=list)
+    moved: set[ObjectKey] = field(default_factory=set)
+    """Keys removed and then added again: their documents go last, as a new object's."""
 
 
 def scope(kind: str, namespace: str | None) -> str | None:
@@ -60,6 +62,7 @@ class Documents:
         self.order: list[ObjectKey] = []
         self.by_key: dict[ObjectKey, dict] = {}
         self.owned: set[ObjectKey] = set()
+        self.moved: set[ObjectKey] = set()
         for doc in documents:
             key = key_of(doc)
             if key not in self.by_key:
@@ -74,9 +77,13 @@ class Documents:
         return self.by_key[key]
 
     def put(self, doc: dict) -> None:
-        """Add ``doc``, or replace the document of its key in place."""
+        """Add ``doc``, or replace the document of its key in place (one removed before
+        comes back last, as a new object)."""
         key = key_of(doc)
         if key not in self.by_key:
+            if key in self.order:  # removed by an earlier change
+                self.order.remove(key)
+                self.moved.add(key)
             self.order.append(key)
         self.by_key[key] = doc
         self.owned.add(key)

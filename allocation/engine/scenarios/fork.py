@@ -79,7 +79,8 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     simulation = settled.fork(applied.strategy)
     fork = simulation.state
     problems = len(fork.problems)
-    if not apply_changes(fork, [k for k in removed if k not in replaced], loaded.objects):
+    gone = [k for k in removed if k not in replaced or k in applied.moved]
+    if not apply_changes(fork, gone, loaded.objects):
         return None
     check_input(fork)
     objects = list(fork.objects.values())

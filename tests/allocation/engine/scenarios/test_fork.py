@@ -125,3 +125,18 @@ def test_a_pod_bound_to_a_missing_node_is_left_to_the_simulation():
                       DEFAULT_START) is None
     with pytest.raises(InvalidManifests, match="nowhere"):
         evaluate(documents, change, now=DEFAULT_START, settled=base)
+
+
+def test_an_object_removed_and_added_again_goes_last_on_the_fork_too():
+    documents, base = _settled(_example("demo.yaml"))
+    pod = next(d for d in documents if d.get("kind") == "Pod" and not d["spec"].get("nodeName"))
+    again = copy.deepcopy(pod)
+    again["metadata"] = {"name": pod["metadata"]["name"],
+                         "namespace": pod["metadata"].get("namespace", "default")}
+    changes = [{"op": "remove-object", "kind": "Pod", "name": again["metadata"]["name"],
+                "namespace": again["metadata"]["namespace"]},
+               {"op": "add-object", "manifest": again}]
+    applied = apply_changes(documents, changes)
+    assert len(applied.documents) == len(documents)  # once, not twice
+    assert applied.documents[-1]["metadata"]["name"] == again["metadata"]["name"]
+    assert _same(documents, base, changes)
