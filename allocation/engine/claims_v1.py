@@ -203,6 +203,8 @@ def _record(state: ClusterState, pod: Pod, pod_claim_name: str, claim_name: str)
             pod.resource_claim_statuses[index] = entry
             return
     pod.resource_claim_statuses.append(entry)
+    if len(pod.resource_claim_statuses) == 1:
+        return  # nothing to order (a pod with one claim: the usual case)
     order = [c.name for c in pod.claims]
     pod.resource_claim_statuses.sort(
         key=lambda s: order.index(s["name"]) if s.get("name") in order else len(order))

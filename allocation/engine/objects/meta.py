@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "stable_uid"]
 
 _UID_NAMESPACE = uuid.UUID("6f1c3f7e-4a8e-4d59-9a57-0d1ad3a0c0de")
+_UID_PREFIX = _UID_NAMESPACE.bytes
 
 
 def json_copy(value: Any) -> Any:
@@ -25,8 +27,18 @@ def json_copy(value: Any) -> Any:
 
 
 def stable_uid(kind: str, namespace: str | None, name: str) -> str:
-    """A UID derived from the object's identity, so output is deterministic."""
-    return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace or ''}/{name}"))
+    """A UID derived from the object's identity, so output is deterministic.
+
+    ``str(uuid.uuid5(_UID_NAMESPACE, "<kind>/<namespace>/<name>"))`` (RFC 4122 section
+    4.3: SHA-1 of namespace and name, version 5, RFC variant), computed on the bytes
+    without building a ``UUID``: a uid is made for every pod and claim, and ``uuid5`` was
+    more than half of the time a template claim takes to make."""
+    digest = bytearray(hashlib.sha1(
+        _UID_PREFIX + f"{kind}/{namespace or ''}/{name}".encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # variant: RFC 4122
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 class ObjectKey(NamedTuple):

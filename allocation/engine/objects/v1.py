@@ -135,10 +135,16 @@ class ResourceClaimV1(KObject):
                                               devices.get("requests") or ()]
         self.constraints: list[dict] = list(devices.get("constraints") or ())
         self.config: list[dict] = list(devices.get("config") or ())
-        status = raw.get("status") or {}
-        self.allocation: dict | None = json_copy(status.get("allocation"))
-        self.reserved_for: list[dict] = json_copy(list(status.get("reservedFor") or ()))
-        self.device_statuses: list[dict] = json_copy(list(status.get("devices") or ()))
+        status = raw.get("status")
+        if not status:  # a claim made from a template (every pod's): nothing to copy
+            self.allocation: dict | None = None
+            self.reserved_for: list[dict] = []
+            self.device_statuses: list[dict] = []
+            self._status_extra: dict = {}
+            return
+        self.allocation = json_copy(status.get("allocation"))
+        self.reserved_for = json_copy(list(status.get("reservedFor") or ()))
+        self.device_statuses = json_copy(list(status.get("devices") or ()))
         self._status_extra = {k: json_copy(v) for k, v in status.items()
                               if k not in ("allocation", "reservedFor", "devices")}
 

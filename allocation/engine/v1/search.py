@@ -128,6 +128,10 @@ class Search:
     def _check_classes(self, claim: ClaimState) -> None:
         # kube-scheduler's PreFilter checks every class of every claim before the allocator
         # runs, so a missing class wins over any preflight error of an earlier claim
+        spec = claim.raw["spec"]
+        known = self.alloc.prepared.get(id(spec))
+        if known is not None and known[0] is spec:
+            return  # prepared (_prepare): its classes existed, and set_classes drops that
         for req in claim.requests:
             subs = req.get("firstAvailable") or ()
             for body, name in ([(sub, f"{req['name']}/{sub['name']}") for sub in subs]
