@@ -165,7 +165,7 @@ def measure(size: str, dialect: str) -> dict:
     try:
         running.append(subprocess.Popen(
             ["redis-server", "--port", str(redis_port), "--save", "", "--appendonly", "no",
-             "--dir", str(tmp)], stdout=subprocess.DEVNULL))
+             "--dir", str(tmp)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         django.setup()
         from django.core.management import call_command
 
@@ -190,7 +190,8 @@ def measure(size: str, dialect: str) -> dict:
 
         from allocation.models import PodSummary
 
-        worker = subprocess.Popen([*manage, "worker"], env=env, stdout=subprocess.DEVNULL)
+        worker = subprocess.Popen([*manage, "worker"], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=open(tmp / "worker.log", "w"))  # noqa: SIM115
         running.append(worker)
         first = _wait(lambda: PodSummary.objects.exclude(node="").count() >= pods)
         result["first_pass"] = {"wall_s": first, "cpu_s": _proc(worker.pid)["cpu_s"]}
@@ -206,9 +207,19 @@ def measure(size: str, dialect: str) -> dict:
         result["rss_mb"] = {"web": _proc(web.pid)["rss_mb"], "worker": _proc(worker.pid)["rss_mb"]}
         return result
     finally:
-        for process in reversed(running):
-            process.terminate()
+        _stop(running)
+
+
+def _stop(running: list[subprocess.Popen]) -> None:
+    """Stop the processes this measurement started; never raise (the figures are taken)."""
+    for process in reversed(running):
+        process.terminate()
+    for process in reversed(running):
+        try:
             process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _signed_in(base: str) -> _Http:

@@ -24,13 +24,16 @@ __all__ = ["listen"]
 
 log = logging.getLogger(__name__)
 
-_CHECK = 5.0
-"""Seconds between looks at ``stop`` (and renewals of the group membership)."""
+_RETRY = 1.0
+"""Seconds before listening again after the channel layer failed."""
+
+_RENEW = 3600.0
+"""Seconds between renewals of the group membership (the layer expires it after a day)."""
 
 
 def listen(wake: Callable[[], None], stop: threading.Event) -> threading.Thread | None:
     """Call ``wake()`` on every ``cluster.changed`` message until ``stop`` is set, from a
-    daemon thread.
+    daemon thread (it ends with the process; ``stop`` ends it at its next message).
 
     Returns:
         The thread, or None when the channel layer does not cross processes (none, or the
@@ -46,20 +49,23 @@ def listen(wake: Callable[[], None], stop: threading.Event) -> threading.Thread 
 
 
 async def _listen(layer, wake: Callable[[], None], stop: threading.Event) -> None:
-    channel = None
+    channel, joined = None, 0.0
+    loop = asyncio.get_running_loop()
     while not stop.is_set():
         try:
             if channel is None:
                 channel = await layer.new_channel()
-            await layer.group_add(CLUSTER_GROUP, channel)
-            message = await asyncio.wait_for(layer.receive(channel), _CHECK)
-        except TimeoutError:
-            continue
+            if loop.time() - joined > _RENEW:
+                await layer.group_add(CLUSTER_GROUP, channel)
+                joined = loop.time()
+            # no timeout of ours around it: cancelling a blocked read of the Redis layer
+            # leaves its connection unusable (the layer itself polls in short blocks)
+            message = await layer.receive(channel)
         except Exception as error:  # noqa: BLE001 - Redis away: the revision poll works
             log.warning("worker: cannot hear writes on the channel layer (%s); polling "
                         "the revision until it is back", error)
-            channel = None
-            await asyncio.sleep(_CHECK)
+            channel, joined = None, 0.0
+            await asyncio.sleep(_RETRY)
             continue
         if message.get("type") == "cluster.changed":
             wake()
