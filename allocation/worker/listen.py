@@ -22,6 +22,11 @@ from console.events import CLUSTER_GROUP
 
 __all__ = ["listen"]
 
+try:  # the Redis layer's client (installed with channels-redis, the "scale" extra)
+    from redis.exceptions import TimeoutError as _IDLE
+except ImportError:  # pragma: no cover - without it no layer crosses processes
+    _IDLE = TimeoutError
+
 log = logging.getLogger(__name__)
 
 _RETRY = 1.0
@@ -61,6 +66,8 @@ async def _listen(layer, wake: Callable[[], None], stop: threading.Event) -> Non
             # no timeout of ours around it: cancelling a blocked read of the Redis layer
             # leaves its connection unusable (the layer itself polls in short blocks)
             message = await layer.receive(channel)
+        except _IDLE:
+            continue  # a blocked read that saw nothing for a while (redis-py's timeout)
         except Exception as error:  # noqa: BLE001 - Redis away: the revision poll works
             log.warning("worker: cannot hear writes on the channel layer (%s); polling "
                         "the revision until it is back", error)

@@ -19,6 +19,7 @@ class _Layer:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def new_channel(self) -> str:
+        self.made = getattr(self, "made", 0) + 1
         self.inbox, self.loop = asyncio.Queue(), asyncio.get_running_loop()
         return "worker!1"
 
@@ -52,3 +53,26 @@ def test_without_a_layer_across_processes_nothing_listens(monkeypatch):
     assert listening.listen(lambda: None, threading.Event()) is None
     monkeypatch.setattr(listening, "get_channel_layer", lambda: None)
     assert listening.listen(lambda: None, threading.Event()) is None
+
+
+def test_an_idle_read_timing_out_is_not_a_failure(monkeypatch):
+    from redis.exceptions import TimeoutError as RedisTimeout
+
+    layer = _Layer()
+    reads = []
+
+    async def receive(channel: str) -> dict:
+        reads.append(channel)
+        if len(reads) == 1:
+            raise RedisTimeout("Timeout reading from 127.0.0.1:6379")
+        return await layer.inbox.get()
+
+    layer.receive = receive
+    monkeypatch.setattr(listening, "get_channel_layer", lambda: layer)
+    woken, stop = threading.Event(), threading.Event()
+    listening.listen(woken.set, stop)
+    assert layer.joined.wait(10)
+    layer.send({"type": "cluster.changed", "kinds": ["Pod"], "revision": 8})
+    assert woken.wait(10)
+    assert len(reads) >= 2 and layer.made == 1  # read again on the same channel
+    stop.set()
