@@ -297,7 +297,10 @@
     if (!root || event.button !== 0) return;
     const source = event.target.closest("[data-drag]");
     if (!source || !root.contains(source)) return;
-    if (event.target.closest("button, input, select, textarea, a, summary, details, label")) return;
+    // a press on a control of the dragged element (its Move… form, a button) is not a drag;
+    // the element may itself sit in a <details> (a queue group), which does not count
+    const control = event.target.closest("button, input, select, textarea, a, summary, details, label");
+    if (control && source.contains(control)) return;
     drag = { root, source, x: event.clientX, y: event.clientY, ghost: null, frame: 0 };
   });
 
