@@ -13,6 +13,7 @@ and raises to stop at once when it lost it (``docs/console.md``, "Lease").
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -36,6 +37,8 @@ __all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "
            "refuse_unsimulated_v1"]
 
 MAX_ROUNDS = 10_000
+
+_FORKING = threading.Lock()
 
 CONTROLLER_FACTORIES: list[Callable[[str], Controller]] = [
     lambda strategy: ClaimController(),
@@ -78,11 +81,14 @@ class Simulation:
         Returns:
             The new simulation; this one and its state are not changed.
         """
-        child = Simulation.on(self.state.fork(), strategy or self.strategy)
-        for mine, theirs in zip(self.controllers, child.controllers, strict=True):
-            carry = getattr(theirs, "carry", None)
-            if carry is not None and type(mine) is type(theirs):
-                carry(mine, child.state)
+        # a console forks one cached baseline from several threads: forking touches the
+        # parent (its copy-on-write token, its controllers' memos catching up)
+        with _FORKING:
+            child = Simulation.on(self.state.fork(), strategy or self.strategy)
+            for mine, theirs in zip(self.controllers, child.controllers, strict=True):
+                carry = getattr(theirs, "carry", None)
+                if carry is not None and type(mine) is type(theirs):
+                    carry(mine, child.state)
         return child
 
     def settle(self) -> int:
