@@ -31,6 +31,10 @@ class _Constraint:
         self.requests = set(requests)
         self.attribute = attribute
 
+    def fresh(self) -> _Constraint:
+        """An empty constraint of the same kind and settings, for the next call."""
+        raise NotImplementedError
+
     def applies(self, request: str, sub: str) -> bool:
         if not self.requests:
             return True
@@ -49,6 +53,9 @@ class MatchAttribute(_Constraint):
         self.value = None
         self.count = 0
         self.first_device = None
+
+    def fresh(self) -> MatchAttribute:
+        return MatchAttribute(list(self.requests), self.attribute)
 
     def add(self, request: str, sub: str, device) -> bool:
         if not self.applies(request, sub):
@@ -87,6 +94,9 @@ class DistinctAttribute(_Constraint):
         self.values: dict[str, tuple] = {}  # request name -> (attribute, device)
         self.count = 0
         self.same_device_only = same_device_only
+
+    def fresh(self) -> DistinctAttribute:
+        return DistinctAttribute(list(self.requests), self.attribute, self.same_device_only)
 
     def add(self, request: str, sub: str, device) -> bool:
         if not self.applies(request, sub):

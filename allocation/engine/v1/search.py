@@ -147,12 +147,13 @@ class Search:
         if known is not None and known[0] is spec:
             # the same (immutable) spec passed this preflight: its requests, shared
             _spec, claim.data, claim.subs, constraints = known
-            claim.constraints = [make(requests, name) for make, requests, name in constraints]
+            claim.constraints = [con.fresh() for con in constraints]
             return
         self._preflight(ci, claim)
         if not any(rd.all_mode for rd in claim.data.values()):  # All: per node
-            self.alloc.prepared[id(spec)] = (spec, claim.data, claim.subs, [
-                (type(c), list(c.requests), c.attribute) for c in claim.constraints])
+            # kept before any add(): fresh() copies their settings, not their state
+            self.alloc.prepared[id(spec)] = (spec, claim.data, claim.subs,
+                                             [c.fresh() for c in claim.constraints])
 
     def _preflight(self, ci: int, claim: ClaimState) -> None:
         p = self.profile

@@ -213,6 +213,9 @@ def test_134_distinct_attribute_compares_pointers_so_equal_values_pass():
     a135 = allocator(slices, release="1.35", gates="DRAConsumableCapacity=true")
     assert picked(a134.allocate(node(), [c])) == [[("req", "d0"), ("req", "d1")]]
     assert picked(a135.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
+    # a second call reuses the prepared claim: its constraint keeps the release's reading
+    assert picked(a134.allocate(node(), [c])) == [[("req", "d0"), ("req", "d1")]]
+    assert picked(a135.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
 
 
 def test_134_an_incomplete_pool_with_binding_conditions_goes_last_too():
