@@ -19,6 +19,7 @@ from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
+from allocation.engine.v1.preflight import Plan
 from allocation.engine.v1.requests import claim_key
 from allocation.engine.v1.search import Outcome, Search
 
@@ -93,9 +94,9 @@ class Allocator:
     def set_classes(self, classes: list[dict]) -> None:
         """Replace every DeviceClass; drops the prepared requests."""
         self.classes = {c["metadata"]["name"]: c for c in classes}
-        # id(claim spec) -> (spec, requests, subrequest counts, constraint makers): a spec
-        # that passed the preflight once, prepared (``Search._prepare``); specs are
-        # immutable, so the claims of one template share one entry
+        # id(claim spec) -> (spec, requests, subrequest counts, constraint makers, kinds of
+        # requests): a spec that passed the preflight once, prepared (``preflight.prepare``);
+        # specs are immutable, so the claims of one template share one entry
         self.prepared: dict[int, tuple] = {}
 
     def compiled(self, expression: str):
@@ -132,10 +133,12 @@ class Allocator:
         if not nodes:
             return None
         # the first node always runs: node-independent preflight errors still raise
-        outcome = self.allocate(nodes[0], claims)
+        search = Search(self, nodes[0], claims)
+        outcome = search.run()
         if outcome.allocations is not None:
             return nodes[0], outcome
-        if not _plain(claims):
+        plan = search.plan if search.plan.reusable else None  # prepared once for all nodes
+        if not search.plan.exact_only:
             candidates = range(1, len(nodes))
         else:
             indexes = self._node_indexes(nodes)
@@ -144,7 +147,7 @@ class Allocator:
                                       islice(self._names, self._hint, None)))
         found = None
         for i in candidates:
-            outcome = self.allocate(nodes[i], claims)
+            outcome = Search(self, nodes[i], claims, plan).run()
             if outcome.allocations is not None:
                 found = (nodes[i], outcome)
                 break
@@ -218,15 +221,18 @@ class Attempt:
     ``allocate(node)`` is exactly ``Allocator.allocate(node, claims)``, except that once one
     call has passed the node-independent preflight, a node known to have no free device is
     answered without a search when that cannot change the outcome (only normal ExactCount
-    requests; docs/v1.md, "Speed"). The claims must not change between calls.
+    requests; docs/v1.md, "Speed"), and the claims prepared by that call are searched again
+    on the next nodes (``preflight.Plan``: unless a request lists a node's devices, or the
+    classes were replaced). The claims must not change between calls.
     """
 
-    __slots__ = ("_alloc", "_claims", "_skip")
+    __slots__ = ("_alloc", "_claims", "_skip", "_plan")
 
     def __init__(self, alloc: Allocator, claims: list[dict]) -> None:
         self._alloc = alloc
         self._claims = claims
         self._skip = None  # becomes the Allocator's full-node set after a first call
+        self._plan: Plan | None = None  # the claims, prepared by a first call
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
@@ -241,16 +247,16 @@ class Attempt:
         reason = self.known((node.get("metadata") or {}).get("name", ""))
         if reason is not None:
             return Outcome(None, reason)
-        outcome = self._alloc.allocate(node, self._claims)
-        if self._skip is None and self._claims and _plain(self._claims):
-            self._skip = self._alloc._full
+        alloc = self._alloc
+        plan = self._plan
+        if plan is not None and plan.prepared is not alloc.prepared:
+            plan = self._plan = None  # set_classes: prepared under the old classes
+        search = Search(alloc, node, self._claims, plan)
+        outcome = search.run()
+        if plan is None:
+            plan = search.plan
+            if plan.reusable:
+                self._plan = plan
+            if self._skip is None and self._claims and plan.exact_only:
+                self._skip = alloc._full
         return outcome
-
-
-def _plain(claims: list[dict]) -> bool:
-    for c in claims:
-        for req in c["spec"]["devices"].get("requests") or ():
-            for body in req.get("firstAvailable") or (req.get("exactly") or {},):
-                if body.get("allocationMode") == "All" or body.get("adminAccess"):
-                    return False
-    return True

@@ -68,7 +68,7 @@ class ClaimState:
     """One claim during one call: its prepared requests, constraints and picks."""
 
     __slots__ = ("raw", "key", "owner", "requests", "data", "constraints", "picks", "chosen",
-                 "subs")
+                 "subs", "kinds")
 
     def __init__(self, raw: dict) -> None:
         self.raw = raw
@@ -80,3 +80,16 @@ class ClaimState:
         self.constraints: list = []
         self.picks: list[Pick] = []
         self.chosen: dict[int, int] = {}
+        # (only normal ExactCount requests, any request, any All request): set by the
+        # preflight (``preflight.Plan``)
+        self.kinds: tuple[bool, bool, bool] = (True, False, False)
+
+    def fresh(self) -> ClaimState:
+        """The same claim and prepared requests (shared) for another call: no picks, no
+        choices, no constraints (``preflight.Plan.fresh`` gives it new ones)."""
+        twin = ClaimState.__new__(ClaimState)
+        twin.raw, twin.key, twin.owner = self.raw, self.key, self.owner
+        twin.requests, twin.data, twin.subs = self.requests, self.data, self.subs
+        twin.kinds = self.kinds
+        twin.constraints, twin.picks, twin.chosen = [], [], {}
+        return twin

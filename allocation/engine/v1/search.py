@@ -1,18 +1,18 @@
 """One Allocate call of the v1 allocator: one pod's claims on one node (docs/v1.md).
 
 ``Search`` is the depth-first, first-fit search with full backtracking of upstream's
-``structured/internal/*/allocator_*.go``: preflight, then claims -> requests -> device slots;
-it returns the allocations or the reason nothing fits. Fatal errors raise
-``AllocationError``.
+``structured/internal/*/allocator_*.go``: preflight (``preflight.py``, or the plan of an
+earlier call for the same claims), then claims -> requests -> device slots; it returns the
+allocations or the reason nothing fits. Fatal errors raise ``AllocationError``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from allocation.engine.cel import CelCompileError
 from allocation.engine.constants import CANNOT_ALLOCATE
 from allocation.engine.v1.capacity import (
     capacity_fits,
@@ -20,9 +20,9 @@ from allocation.engine.v1.capacity import (
     consumed_texts,
     slot_device,
 )
-from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.counters import CounterLedger
-from allocation.engine.v1.errors import AllocationError, CelRuntimeError, UnschedulableError
+from allocation.engine.v1.errors import AllocationError, CelRuntimeError
+from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.taints import untolerated_taint
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search"]
 
-MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
 INVALID_POOLS = "invalid resource pools were encountered"
 _EXCEEDED = "exceeded"  # the 32-results limit was hit below this point (not fatal)
 
@@ -54,27 +53,34 @@ class Outcome:
 class Search:
     """The state of one Allocate call (upstream's ``allocator`` struct)."""
 
-    def __init__(self, alloc: Allocator, node: dict, claims: list[dict]) -> None:
+    def __init__(self, alloc: Allocator, node: dict, claims: list[dict],
+                 plan: Plan | None = None) -> None:
+        """``plan``: the same claims prepared by an earlier call (``Plan.reusable``, made
+        under the allocator's current classes); the preflight is not run again."""
         self.alloc = alloc
         self.profile = alloc.profile
         self.book = alloc.book
         self.node = node
         self.node_name = (node.get("metadata") or {}).get("name", "")
-        self.claims = [ClaimState(c) for c in claims]
+        self.plan = plan
+        self.claims = [ClaimState(c) for c in claims] if plan is None else plan.fresh()
         self.pools = alloc.pools_for(node)
         self.allocating: dict = {}
         self.allocating_capacity: dict = {}
-        self.counters = CounterLedger(self.book, self.profile)
         self.consumable = self.profile.consumable_capacity
         self.invocations = 0
 
-    # -- preflight --
+    @cached_property
+    def counters(self) -> CounterLedger:
+        """The counters this call consumes (made when a device with counters is met)."""
+        return CounterLedger(self.book, self.profile)
+
     def run(self) -> Outcome:
+        """The call: preflight (unless planned), then the search; the plan is kept in
+        ``plan``. Raises AllocationError and UnschedulableError (see ``preflight``)."""
         p = self.profile
-        for claim in self.claims:
-            self._check_classes(claim)
-        for ci, claim in enumerate(self.claims):
-            self._prepare(ci, claim)
+        if self.plan is None:
+            self.plan = prepare(self)
         if not self.claims:
             return Outcome([])
         if self._nothing_free():
@@ -102,12 +108,8 @@ class Search:
         # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
         # pool has a free device, the search would evaluate nothing and fail. Claims without
         # requests need no device: they fit on any node, pools or not.
-        if not any(c.data for c in self.claims):
+        if not (self.plan.needs_devices and self.plan.exact_only):
             return False
-        for c in self.claims:
-            for rd in c.data.values():
-                if rd.all_mode or rd.admin:
-                    return False
         dedicated = self.book.pool_dedicated
         for pool in self.pools:
             if pool.invalid and self.profile.invalid_pools_fatal:
@@ -124,131 +126,6 @@ class Search:
             if any(d.key not in book for v in pool.slices for d in v.devices):
                 return False
         return True
-
-    def _check_classes(self, claim: ClaimState) -> None:
-        # kube-scheduler's PreFilter checks every class of every claim before the allocator
-        # runs, so a missing class wins over any preflight error of an earlier claim
-        spec = claim.raw["spec"]
-        known = self.alloc.prepared.get(id(spec))
-        if known is not None and known[0] is spec:
-            return  # prepared (_prepare): its classes existed, and set_classes drops that
-        for req in claim.requests:
-            subs = req.get("firstAvailable") or ()
-            for body, name in ([(sub, f"{req['name']}/{sub['name']}") for sub in subs]
-                               or [(req.get("exactly") or {}, req["name"])]):
-                class_name = body.get("deviceClassName") or ""
-                if class_name not in self.alloc.classes:
-                    raise UnschedulableError(f"request {name}: device class {class_name} "
-                                             "does not exist")
-
-    def _prepare(self, ci: int, claim: ClaimState) -> None:
-        spec = claim.raw["spec"]
-        known = self.alloc.prepared.get(id(spec))
-        if known is not None and known[0] is spec:
-            # the same (immutable) spec passed this preflight: its requests, shared
-            _spec, claim.data, claim.subs, constraints = known
-            claim.constraints = [con.fresh() for con in constraints]
-            return
-        self._preflight(ci, claim)
-        if not any(rd.all_mode for rd in claim.data.values()):  # All: per node
-            # kept before any add(): fresh() copies their settings, not their state
-            self.alloc.prepared[id(spec)] = (spec, claim.data, claim.subs,
-                                             [c.fresh() for c in claim.constraints])
-
-    def _preflight(self, ci: int, claim: ClaimState) -> None:
-        p = self.profile
-        minimum = 0
-        for ri, req in enumerate(claim.requests):
-            subs = req.get("firstAvailable") or []
-            if subs and not p.prioritized_list:
-                raise AllocationError(f"claim {claim.key}, request {req['name']}: has "
-                                      "subrequests, but the DRAPrioritizedList feature is "
-                                      "disabled")
-            if not p.consumable_capacity and p.capacity_gate_checked:
-                exactly = req.get("exactly") or {}
-                if exactly.get("capacity") is not None:
-                    raise AllocationError(
-                        f"claim {claim.key}, request {req['name']}: has capacity requests, "
-                        "but the DRAConsumableCapacity feature is disabled")
-                for sub in subs:
-                    if sub.get("capacity") is not None:
-                        raise AllocationError(
-                            f"claim {claim.key}, subrequest {sub['name']}: has capacity "
-                            "requests, but the DRAConsumableCapacity feature is disabled")
-            if subs:
-                claim.subs[ri] = len(subs)
-                least = None
-                for si, sub in enumerate(subs):
-                    rd = self._validate(claim, ci, RequestData(sub, req["name"]), sub)
-                    claim.data[(ri, si)] = rd
-                    least = rd.num_devices if least is None else min(least, rd.num_devices)
-                minimum += least or 0
-            else:
-                body = req.get("exactly") or {}
-                body = {**body, "name": req["name"]}
-                rd = self._validate(claim, ci, RequestData(body, None), body)
-                claim.data[(ri, 0)] = rd
-                minimum += rd.num_devices
-        if minimum > MAX_RESULTS:
-            raise AllocationError(f"claim {claim.key}: number of requested devices {minimum} "
-                                  f"exceeds the claim limit of {MAX_RESULTS}")
-        for i, con in enumerate(claim.raw["spec"]["devices"].get("constraints") or ()):
-            if con.get("matchAttribute"):
-                claim.constraints.append(MatchAttribute(con.get("requests") or [],
-                                                        con["matchAttribute"]))
-            elif con.get("distinctAttribute") and p.distinct_attribute:
-                claim.constraints.append(DistinctAttribute(
-                    con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity))
-            else:
-                raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
-                                      "(unsupported constraint type?)")
-
-    def _validate(self, claim: ClaimState, ci: int, rd: RequestData, body: dict) -> RequestData:
-        for i, sel in enumerate(body.get("selectors") or ()):
-            if not (sel.get("cel") or {}).get("expression"):
-                raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
-                                      "CEL expression empty (unsupported selector type?)")
-        if rd.admin and not self.profile.admin_access:
-            raise AllocationError(f"claim {claim.key}, request {rd.name}: admin access is "
-                                  "requested, but the feature is disabled")
-        class_name = body.get("deviceClassName") or ""
-        rd.klass = klass = self.alloc.classes[class_name]  # _check_classes: it exists
-        rd.class_selectors = [self._compile(s, f"class {class_name}", i) for i, s in
-                              enumerate((klass.get("spec") or {}).get("selectors") or ())]
-        # (compiled, index): the owner is the claim's (``ClaimState.owner``), which a request
-        # prepared once serves for every claim of the same spec (``_prepare``)
-        rd.selectors = [self._compile(s, claim.owner, i)[::2] for i, s in
-                        enumerate(body.get("selectors") or ())]
-        if rd.all_mode:
-            self._list_all(claim, ci, rd)
-        return rd
-
-    def _compile(self, selector: dict, owner: str, index: int):
-        expression = (selector.get("cel") or {}).get("expression") or ""
-        try:
-            return (self.alloc.compiled(expression), owner, index)
-        except CelCompileError as exc:
-            raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") \
-                from exc
-
-    def _list_all(self, claim: ClaimState, ci: int, rd: RequestData) -> None:
-        for pool in self.pools:
-            if pool.incomplete:
-                raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
-                                      f"devices, but resource pool {pool.driver}/{pool.name} "
-                                      "is currently being updated")
-            if pool.invalid:
-                raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
-                                      f"devices, but resource pool {pool.driver}/{pool.name} "
-                                      "is currently invalid")
-            for view in pool.slices:
-                for dev in view.devices:
-                    if not self.selectable(claim, rd, view, dev):
-                        continue
-                    if self.consumable and self.capacity_reason(rd, dev):
-                        continue
-                    rd.all_devices.append((pool, view, dev))
-        rd.num_devices = len(rd.all_devices)
 
     # -- per-device checks --
     def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:

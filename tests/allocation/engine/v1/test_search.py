@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.v1 import AllocationError, UnschedulableError
+from allocation.engine.v1 import AllocationError
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
@@ -108,26 +108,6 @@ def test_pools_sorted_by_driver_then_name():
     assert "nodeSelector" not in out.allocations[0]  # allNodes only
 
 
-def test_unknown_class_is_unschedulable():
-    a = allocator([slice_("s1", _devices(1))])
-    with pytest.raises(UnschedulableError, match="request req: device class nope does not"):
-        a.allocate(node(), [claim("c0", request(cls="nope"))])
-
-
-def test_empty_selector_is_fatal():
-    a = allocator([slice_("s1", _devices(1))])
-    c = claim("c0", {"name": "req", "exactly": {"deviceClassName": "gpu", "count": 1,
-                                                "selectors": [{}]}})
-    with pytest.raises(AllocationError, match="CEL expression empty"):
-        a.allocate(node(), [c])
-
-
-def test_too_many_devices_is_fatal():
-    a = allocator([slice_("s1", _devices(1))])
-    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds"):
-        a.allocate(node(), [claim("c0", request(count=33))])
-
-
 def test_cel_runtime_error_is_fatal_only_when_reached():
     a = allocator([slice_("s1", [device("d0", size=1), device("d1")])])
     sel = f'device.attributes["{DRIVER}"].size >= 1'
@@ -191,12 +171,6 @@ def test_admin_pick_blocks_a_later_normal_claim_not_an_earlier_one():
     assert a.allocate(node(), [claim("c1"), admin]).fits
 
 
-def test_admin_access_disabled_is_fatal():
-    a = allocator([slice_("s1", _devices(1))], release="1.35", gates="DRAAdminAccess=false")
-    with pytest.raises(AllocationError, match="admin access is requested"):
-        a.allocate(node(), [claim("c0", request(adminAccess=True))])
-
-
 def test_match_attribute_backtracks():
     # upstream "with-constraint-for-request-retry" (versions compared as strings)
     devs = [{"name": f"d{i}", "attributes": {"driverVersion": {"version": v},
@@ -232,13 +206,6 @@ def test_distinct_attribute_remembers_one_value_per_request():
                                                  ("req", "d2")]]
 
 
-def test_distinct_attribute_is_an_empty_constraint_outside_experimental():
-    a = allocator([slice_("s1", _devices(1, numa=0))], release="1.35")
-    c = claim("c0", constraints=[{"distinctAttribute": f"{DRIVER}/numa"}])
-    with pytest.raises(AllocationError, match="empty constraint"):
-        a.allocate(node(), [c])
-
-
 def test_first_available_falls_back_to_the_next_subrequest():
     a = allocator([slice_("s1", _devices(1, size=1))])
     big = request("big", "gpu", 1, f'device.attributes["{DRIVER}"].size >= 2')
@@ -260,12 +227,6 @@ def test_first_available_too_many_in_first_subrequest():
     a = allocator([slice_("s1", _devices(2))])
     c = claim("c0", first_available("r0", request("many", count=33), request("one")))
     assert picked(a.allocate(node(), [c])) == [[("r0/one", "dev-0")]]
-
-
-def test_prioritized_list_disabled_is_fatal():
-    a = allocator([slice_("s1", _devices(1))], gates="DRAPrioritizedList=false")
-    with pytest.raises(AllocationError, match="DRAPrioritizedList feature is disabled"):
-        a.allocate(node(), [claim("c0", first_available("r", request("s")))])
 
 
 def test_binding_conditions_are_copied_and_excluded_with_gate_off():

@@ -1,0 +1,212 @@
+"""The preflight of one Allocate call: every claim's classes checked, its requests and
+constraints prepared (docs/v1.md, search), as upstream's allocator does before the search.
+
+``prepare(search)`` gives a ``Plan``: the claims' prepared requests (``ClaimState``) and
+what the search can know of them in advance. A plan is kept for the next node the same pod
+tries (``Plan.fresh``) when nothing in it depends on the node (no ``All`` request: those
+list the node's devices), so a pod's claims are prepared once, not once per node; and a
+claim spec that passed once is prepared once per allocator (``Allocator.prepared``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allocation.engine.cel import CelCompileError
+from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
+from allocation.engine.v1.errors import AllocationError, UnschedulableError
+from allocation.engine.v1.requests import ClaimState, RequestData
+
+if TYPE_CHECKING:
+    from allocation.engine.v1.search import Search
+
+__all__ = ["MAX_RESULTS", "Plan", "prepare"]
+
+MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
+
+
+class Plan:
+    """One call's claims after the preflight, and what the search knows of them before it
+    starts. ``fresh()`` gives the same claims for another call on another node: the shared
+    requests, new constraints (of the same settings, see ``_Constraint.fresh``), no picks.
+    """
+
+    __slots__ = ("claims", "prepared", "exact_only", "needs_devices", "reusable",
+                 "_constraints")
+
+    def __init__(self, claims: list[ClaimState], prepared: dict) -> None:
+        self.claims = claims
+        # the allocator's cache of prepared specs this plan was made under (set_classes
+        # replaces it: a plan of the old classes is not reused then)
+        self.prepared = prepared
+        # only normal ExactCount requests (no All, no adminAccess): a node with nothing
+        # free cannot fit them (Search.nothing_free, Allocator's full nodes); claims
+        # without requests fit on any node; All requests list the node's own devices, so
+        # such claims are prepared per node
+        self.exact_only, self.needs_devices, self.reusable = True, False, True
+        for claim in claims:
+            exact_only, needs_devices, all_mode = claim.kinds
+            self.exact_only &= exact_only
+            self.needs_devices |= needs_devices
+            self.reusable &= not all_mode
+        # kept before any add(): fresh() copies their settings, not their state
+        self._constraints = [[con.fresh() for con in c.constraints] for c in claims]
+
+    def fresh(self) -> list[ClaimState]:
+        """The claims, prepared, with empty constraints and no picks (another call)."""
+        out = []
+        for claim, constraints in zip(self.claims, self._constraints, strict=True):
+            twin = claim.fresh()
+            twin.constraints = [con.fresh() for con in constraints]
+            out.append(twin)
+        return out
+
+
+def prepare(search: Search) -> Plan:
+    """The preflight of ``search``'s claims (every class first, then claim by claim).
+
+    Raises:
+        UnschedulableError: a DeviceClass does not exist.
+        AllocationError: a request or constraint the profile cannot allocate (fatal).
+    """
+    for claim in search.claims:
+        _check_classes(search, claim)
+    for ci, claim in enumerate(search.claims):
+        _prepare(search, ci, claim)
+    return Plan(search.claims, search.alloc.prepared)
+
+
+def _check_classes(search: Search, claim: ClaimState) -> None:
+    # kube-scheduler's PreFilter checks every class of every claim before the allocator
+    # runs, so a missing class wins over any preflight error of an earlier claim
+    spec = claim.raw["spec"]
+    known = search.alloc.prepared.get(id(spec))
+    if known is not None and known[0] is spec:
+        return  # prepared (_prepare): its classes existed, and set_classes drops that
+    for req in claim.requests:
+        subs = req.get("firstAvailable") or ()
+        for body, name in ([(sub, f"{req['name']}/{sub['name']}") for sub in subs]
+                           or [(req.get("exactly") or {}, req["name"])]):
+            class_name = body.get("deviceClassName") or ""
+            if class_name not in search.alloc.classes:
+                raise UnschedulableError(f"request {name}: device class {class_name} "
+                                         "does not exist")
+
+
+def _prepare(search: Search, ci: int, claim: ClaimState) -> None:
+    spec = claim.raw["spec"]
+    cache = search.alloc.prepared
+    known = cache.get(id(spec))
+    if known is not None and known[0] is spec:
+        # the same (immutable) spec passed this preflight: its requests, shared
+        _spec, claim.data, claim.subs, constraints, claim.kinds = known
+        claim.constraints = [con.fresh() for con in constraints]
+        return
+    _preflight(search, ci, claim)
+    datas = claim.data.values()
+    all_mode = any(rd.all_mode for rd in datas)
+    claim.kinds = (not any(rd.all_mode or rd.admin for rd in datas), bool(datas), all_mode)
+    if not all_mode:  # All: per node
+        # kept before any add(): fresh() copies their settings, not their state
+        cache[id(spec)] = (spec, claim.data, claim.subs,
+                           [c.fresh() for c in claim.constraints], claim.kinds)
+
+
+def _preflight(search: Search, ci: int, claim: ClaimState) -> None:
+    p = search.profile
+    minimum = 0
+    for ri, req in enumerate(claim.requests):
+        subs = req.get("firstAvailable") or []
+        if subs and not p.prioritized_list:
+            raise AllocationError(f"claim {claim.key}, request {req['name']}: has "
+                                  "subrequests, but the DRAPrioritizedList feature is "
+                                  "disabled")
+        if not p.consumable_capacity and p.capacity_gate_checked:
+            exactly = req.get("exactly") or {}
+            if exactly.get("capacity") is not None:
+                raise AllocationError(
+                    f"claim {claim.key}, request {req['name']}: has capacity requests, "
+                    "but the DRAConsumableCapacity feature is disabled")
+            for sub in subs:
+                if sub.get("capacity") is not None:
+                    raise AllocationError(
+                        f"claim {claim.key}, subrequest {sub['name']}: has capacity "
+                        "requests, but the DRAConsumableCapacity feature is disabled")
+        if subs:
+            claim.subs[ri] = len(subs)
+            least = None
+            for si, sub in enumerate(subs):
+                rd = _validate(search, claim, ci, RequestData(sub, req["name"]), sub)
+                claim.data[(ri, si)] = rd
+                least = rd.num_devices if least is None else min(least, rd.num_devices)
+            minimum += least or 0
+        else:
+            body = req.get("exactly") or {}
+            body = {**body, "name": req["name"]}
+            rd = _validate(search, claim, ci, RequestData(body, None), body)
+            claim.data[(ri, 0)] = rd
+            minimum += rd.num_devices
+    if minimum > MAX_RESULTS:
+        raise AllocationError(f"claim {claim.key}: number of requested devices {minimum} "
+                              f"exceeds the claim limit of {MAX_RESULTS}")
+    for i, con in enumerate(claim.raw["spec"]["devices"].get("constraints") or ()):
+        if con.get("matchAttribute"):
+            claim.constraints.append(MatchAttribute(con.get("requests") or [],
+                                                    con["matchAttribute"]))
+        elif con.get("distinctAttribute") and p.distinct_attribute:
+            claim.constraints.append(DistinctAttribute(
+                con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity))
+        else:
+            raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
+                                  "(unsupported constraint type?)")
+
+
+def _validate(search: Search, claim: ClaimState, ci: int, rd: RequestData,
+              body: dict) -> RequestData:
+    for i, sel in enumerate(body.get("selectors") or ()):
+        if not (sel.get("cel") or {}).get("expression"):
+            raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
+                                  "CEL expression empty (unsupported selector type?)")
+    if rd.admin and not search.profile.admin_access:
+        raise AllocationError(f"claim {claim.key}, request {rd.name}: admin access is "
+                              "requested, but the feature is disabled")
+    class_name = body.get("deviceClassName") or ""
+    rd.klass = klass = search.alloc.classes[class_name]  # _check_classes: it exists
+    rd.class_selectors = [_compile(search, s, f"class {class_name}", i) for i, s in
+                          enumerate((klass.get("spec") or {}).get("selectors") or ())]
+    # (compiled, index): the owner is the claim's (``ClaimState.owner``), which a request
+    # prepared once serves for every claim of the same spec (``_prepare``)
+    rd.selectors = [_compile(search, s, claim.owner, i)[::2] for i, s in
+                    enumerate(body.get("selectors") or ())]
+    if rd.all_mode:
+        _list_all(search, claim, ci, rd)
+    return rd
+
+
+def _compile(search: Search, selector: dict, owner: str, index: int):
+    expression = (selector.get("cel") or {}).get("expression") or ""
+    try:
+        return (search.alloc.compiled(expression), owner, index)
+    except CelCompileError as exc:
+        raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") \
+            from exc
+
+
+def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData) -> None:
+    for pool in search.pools:
+        if pool.incomplete:
+            raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
+                                  f"devices, but resource pool {pool.driver}/{pool.name} "
+                                  "is currently being updated")
+        if pool.invalid:
+            raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
+                                  f"devices, but resource pool {pool.driver}/{pool.name} "
+                                  "is currently invalid")
+        for view in pool.slices:
+            for dev in view.devices:
+                if not search.selectable(claim, rd, view, dev):
+                    continue
+                if search.consumable and search.capacity_reason(rd, dev):
+                    continue
+                rd.all_devices.append((pool, view, dev))
+    rd.num_devices = len(rd.all_devices)
