@@ -59,16 +59,17 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
     if not _is_v1(state, pod):
         return None
     out = PodClaimsV1()
-    pod_doc = {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.meta.uid},
-               "status": {"resourceClaimStatuses": pod.resource_claim_statuses}}
+    pod_doc = None  # the view the helpers below read, made only for a refusal
+    uid = pod.meta.uid
     for entry in pod.claims:
-        try:
-            name, check_owner = resolve_claim_name(pod_doc, {
-                "name": entry.name, "resourceClaimName": entry.claim_name,
-                "resourceClaimTemplateName": entry.template_name})
-        except (ClaimNotCreated, ValueError) as error:
-            out.error = str(error)
-            return out
+        name, check_owner = _resolved(pod, entry)
+        if name is _UNRESOLVED:  # resolve_claim_name words the refusal
+            pod_doc = pod_doc or _pod_doc(pod)
+            try:
+                name, check_owner = resolve_claim_name(pod_doc, _entry_doc(entry))
+            except (ClaimNotCreated, ValueError) as error:
+                out.error = str(error)
+                return out
         if name is None:
             continue  # no claim needed for this entry
         claim = state.get("ResourceClaim", pod.namespace, name)
@@ -79,14 +80,41 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         if claim.meta.deletion_timestamp is not None:
             out.error = f'resourceclaim "{claim.name}" is being deleted'
             return out
-        if check_owner:
-            out.error = not_for_pod(pod_doc, {"metadata": {
+        if check_owner and not any(ref.get("controller") and ref.get("uid") == uid
+                                   for ref in claim.meta.owner_references):
+            out.error = not_for_pod(pod_doc or _pod_doc(pod), {"metadata": {
                 "name": claim.name, "namespace": claim.namespace,
                 "ownerReferences": claim.meta.owner_references}})
             if out.error:
                 return out
         out.claims.append(claim)
     return out
+
+
+_UNRESOLVED = object()
+"""``_resolved``'s answer when ``resolve_claim_name`` must say why (a refusal)."""
+
+
+def _resolved(pod: Pod, entry) -> tuple:
+    """``resolve_claim_name``'s answer for an entry it resolves (per pod and pass, so
+    without building its views), else ``(_UNRESOLVED, False)``."""
+    if entry.claim_name is not None:
+        return entry.claim_name, False
+    if entry.template_name is not None:
+        for status in pod.resource_claim_statuses:
+            if status.get("name") == entry.name:
+                return status.get("resourceClaimName"), True
+    return _UNRESOLVED, False
+
+
+def _pod_doc(pod: Pod) -> dict:
+    return {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.meta.uid},
+            "status": {"resourceClaimStatuses": pod.resource_claim_statuses}}
+
+
+def _entry_doc(entry) -> dict:
+    return {"name": entry.name, "resourceClaimName": entry.claim_name,
+            "resourceClaimTemplateName": entry.template_name}
 
 
 def in_use(claims: list[ResourceClaimV1], pod: Pod) -> ResourceClaimV1 | None:
