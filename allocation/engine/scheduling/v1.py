@@ -3,11 +3,12 @@
 A pod's claims (named, or made from templates by ``claims_v1.py``) are resolved by
 ``v1_claims.py``, which also gives PreFilter's refusals (claim not created yet, missing,
 being deleted, not the pod's; a claim with 256 consumers is "resourceclaim in use"). Nodes
-are tried in name order; on each, the node's own checks (``fit.node_refusal``) come first,
-then ``allocation.engine.v1.Allocator.allocate(node, claims)`` for the pod's unallocated
-claims, as kube-scheduler's DRA plugin does (KEP-4381). A fit writes
-``status.allocation``, the delete-protection finalizer and ``status.reservedFor``, then
-binds the pod (``binding.bind``). A fatal allocator error ends the attempt with
+are tried in name order (``v1_place.try_node`` on each): the node's own checks
+(``fit.node_refusal``) come first, then ``allocation.engine.v1.Allocator.allocate(node,
+claims)`` for the pod's unallocated claims, as kube-scheduler's DRA plugin does (KEP-4381).
+A fit writes ``status.allocation``, the delete-protection finalizer and
+``status.reservedFor``, then binds the pod (``binding.bind``). A fatal allocator error ends
+the attempt with
 ``SchedulerError``, as kube-scheduler's failed Filter does. Extended resources served
 through DRA add the pod's extended-resource claim (``v1_extended.py``); devices with
 binding conditions make the pod wait before binding (``v1_prebind.py``).
@@ -26,39 +27,33 @@ from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1
 from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
     diagnosis,
-    fit,
     v1_book,
     v1_explain,
     v1_extended,
+    v1_place,
     v1_prebind,
     v1_views,
 )
-from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import (
     MAX_DETAIL_NODES,
-    R_CLAIMS,
     summary,
 )
 from allocation.engine.scheduling.v1_claims import (
     IN_USE,
     PodClaimsV1,
     in_use,
-    reserve,
     v1_claims,
 )
 from allocation.engine.v1 import (
-    NOT_AVAILABLE,
     AllocationError,
     Allocator,
     UnschedulableError,
-    allocated_claim_fits,
     make_profile,
 )
 
@@ -67,10 +62,6 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
 __all__ = ["V1Scheduling", "v1_claims"]
-
-_NO_NEEDS = PodNeeds()
-"""The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
-
 
 class V1Scheduling:
     """The scheduler's v1 half: an allocator over the state's slices and classes."""
@@ -109,7 +100,7 @@ class V1Scheduling:
             return v1_claims(state, pod)
         if self._has_classes is None:
             self._has_classes = next(state.of_kind(DeviceClass), None) is not None
-        if self._has_classes and v1_extended.wanted(self._profile(state), pod):
+        if self._has_classes and v1_extended.wanted(self.profile(state), pod):
             return PodClaimsV1()
         return None
 
@@ -135,12 +126,17 @@ class V1Scheduling:
         if resolved.error is not None:
             return binding.mark_unschedulable(
                 state, pod, f"0/{total} nodes are available: {resolved.error}.", {})
-        attempt = v1_views.PodAttempt.of(found)
         if pod.node_name:  # bound in the input: no extended-resource claim is made for it
+            if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in found):
+                # nothing to do (every bound pod, once a pass has placed it): no views
+                self.quiet.remember(pod, [c.key for c in found])
+                return False
+            attempt = v1_views.PodAttempt.of(found)
             attempt.check_capacity = False
             return self._bound(state, allocator, pod, attempt)
+        attempt = v1_views.PodAttempt.of(found)
         if extended is None:
-            attempt.extended = v1_extended.wanted(self._profile(state), pod)
+            attempt.extended = v1_extended.wanted(self.profile(state), pod)
         key = v1_views.signature(pod, attempt)
         failed = self._failed.get(key)
         if failed is not None and failed[0] == self._unchanged(state):
@@ -170,14 +166,15 @@ class V1Scheduling:
                 if before is not None and v1_views.same_node_state(before[0], seen):
                     refusal = before[1]
                 else:
-                    refusal = self._try(state, allocator, pod, state.nodes[name], attempt)
+                    refusal = v1_place.try_node(self, state, allocator, pod,
+                                                state.nodes[name], attempt)
                 if answers is not None:
                     answers[name] = (seen, refusal)
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
                     return True
-                if refusal is _WAITING:
+                if refusal is v1_place.WAITING:
                     return False
                 counts[refusal] += 1
                 if len(details) < MAX_DETAIL_NODES:
@@ -185,7 +182,7 @@ class V1Scheduling:
         except (AllocationError, UnschedulableError) as error:
             return v1_explain.mark_failed(state, allocator, pod, found, error, name,
                                           details, total)
-        except _PreBindFailed as failed:
+        except v1_place.PreBindFailed as failed:
             return binding.mark_unschedulable(state, pod, f"{v1_prebind.PREBIND_ERROR}"
                                               f"{failed}", {}, SCHEDULER_ERROR) or True
         if start:  # the nodes skipped must be counted too: scan them all once
@@ -263,141 +260,45 @@ class V1Scheduling:
         found = [*claims, *([extended] if extended is not None else [])]
         attempt = v1_views.PodAttempt.of(found)
         if extended is None:
-            attempt.extended = v1_extended.wanted(self._profile(state), pod)
+            attempt.extended = v1_extended.wanted(self.profile(state), pod)
         counts: Counter[str] = Counter()
         for node in nodes:
             try:
-                refusal = self._try(state, allocator, pod, node, attempt)
-            except _PreBindFailed as failed:
+                refusal = v1_place.try_node(self, state, allocator, pod, node, attempt)
+            except v1_place.PreBindFailed as failed:
                 refusal = f"{v1_prebind.PREBIND_ERROR}{failed}"
-            if refusal is None or refusal is _WAITING:
+            if refusal is None or refusal is v1_place.WAITING:
                 return node.name, counts
             counts[refusal] += 1
         return None, counts
 
     def _bound(self, state: ClusterState, allocator: Allocator, pod: Pod,
                attempt: v1_views.PodAttempt) -> bool:
-        claims = attempt.claims
-        if all(c.allocated and pod.meta.uid in c.reserved_pod_uids for c in claims):
-            self.quiet.remember(pod, [c.key for c in claims])
-            return False
+        claims = attempt.claims  # not all allocated and reserved for the pod (pod())
         node = state.nodes.get(pod.node_name)
         if node is None:
             return binding.mark_unschedulable(state, pod, "node not found", {})
         try:
-            refusal = self._try(state, allocator, pod, node, attempt)
-        except (AllocationError, UnschedulableError, _PreBindFailed) as error:
+            refusal = v1_place.try_node(self, state, allocator, pod, node, attempt)
+        except (AllocationError, UnschedulableError, v1_place.PreBindFailed) as error:
             refusal = str(error)
-        if refusal is None or refusal is _WAITING:
+        if refusal is None or refusal is v1_place.WAITING:
             return refusal is None
         return binding.mark_unschedulable(
             state, pod, f"pod is bound to {node.name}, where its claims cannot be "
             f"allocated: {refusal}", v1_explain.detail(
                 state, allocator, claims, [{"node": node.name, "reason": refusal}], 1))
 
-    def _try(self, state: ClusterState, allocator: Allocator, pod: Pod, node: Node,
-             attempt: v1_views.PodAttempt) -> str | None:
-        """Place ``pod`` on ``node`` (allocate, reserve, wait for binding conditions, bind)
-        or say why not; :data:`_WAITING` when it waits there.
-
-        Raises:
-            _PreBindFailed: the wait ended with a failure condition or the timeout; the
-                claims waiting were deallocated.
-        """
-        refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
-        if refusal:
-            return refusal
-        if attempt.search is not None and not attempt.extended \
-                and len(attempt.docs) == len(attempt.claims):
-            # nothing allocated, no extended claim: the allocator's answer comes next, and
-            # for a node with nothing free it is known without a view or a search
-            refusal = attempt.search.known(node.name)
-            if refusal is not None:
-                return refusal
-        node_doc = v1_views.node_doc(node)
-        claims = attempt.claims
-        # upstream's Filter runs the allocator before it refuses a node that an allocated
-        # claim's node selector excludes: a fatal error or "cannot allocate" comes first
-        unavailable = len(attempt.docs) != len(claims) and not all(
-            allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
-            for c in claims if c.allocated)
-        docs, extended = attempt.docs, None
-        if attempt.extended:
-            requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
-                                                          self.source.class_docs)
-            if refusal:
-                return refusal
-            if requests:
-                extended = v1_extended.claim_view(state, pod, requests)
-                docs = [*docs, extended]
-        pending = [c for c in claims if not c.allocated]
-        if docs:
-            if extended is None:
-                if attempt.search is None:
-                    attempt.search = allocator.attempt(docs)
-                outcome = attempt.search.allocate(node_doc)
-            else:
-                outcome = allocator.allocate(node_doc, docs)
-            if outcome.allocations is None:
-                return outcome.reason or R_CLAIMS
-            if unavailable:
-                return NOT_AVAILABLE
-            allocations = list(outcome.allocations)
-            if extended is not None:
-                made = v1_extended.make_claim(state, extended)
-                pending.append(made)
-                claims = [*claims, made]
-                state.writable(pod).extended_resource_claim_status = (
-                    v1_extended.claim_status(pod, made.name,
-                                             extended["spec"]["devices"]["requests"]))
-            for claim, allocation in zip(pending, allocations, strict=True):
-                self._allocate(state, allocator, claim, allocation)
-        elif unavailable:
-            return NOT_AVAILABLE
-        for claim in claims:
-            reserve(state, claim, pod)
-        return self._prebind(state, pod, node, claims)
-
-    def _prebind(self, state: ClusterState, pod: Pod, node: Node,
-                 claims: list[ResourceClaimV1]) -> str | None:
-        """Bind the pod, or wait for binding conditions (``v1_prebind.py``)."""
-        objects = state.objects  # by key: a claim's key is its ResourceClaim key
-        claims = [objects.get(c.key) or c for c in claims]
-        waiting = [c for c in claims if v1_prebind.waits(c)]
-        if waiting and self._profile(state).binding_and_status:
-            verdict, why = v1_prebind.verdict(state, waiting)
-            if verdict == "failed":
-                self._placed, self._failed = {}, {}  # devices were freed
-                for claim in waiting:
-                    v1_prebind.unreserve(state, claim, pod)
-                    self.source.release(claim.ref)
-                state.writable(pod).nominated_node_name = None
-                raise _PreBindFailed(why)
-            if verdict == "waiting":
-                if pod.nominated_node_name != node.name:
-                    state.writable(pod).nominated_node_name = node.name
-                    return None  # progress: the pod now waits there
-                return _WAITING
-        if pod.nominated_node_name:
-            state.writable(pod).nominated_node_name = None
-        binding.bind(state, pod, node)
-        return None
-
-    def _allocate(self, state: ClusterState, allocator: Allocator, claim: ResourceClaimV1,
-                  allocation: dict) -> None:
-        claim = state.writable(claim)
-        if self._profile(state).binding_and_status:
-            v1_prebind.stamp(state, allocation)
-        claim.allocation = allocation
-        if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
-            claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
-        self.source.commit(claim.ref, allocation)
-
-    def _profile(self, state: ClusterState):
+    def profile(self, state: ClusterState):
+        """The state's Kubernetes profile (the newest release's without one)."""
         return state.profile or _DEFAULT_PROFILE
 
+    def forget_placements(self) -> None:
+        """Devices were freed within the pass: no identical pod's node or failure holds."""
+        self._placed, self._failed = {}, {}
+
     def _ready(self, state: ClusterState) -> Allocator:
-        return self.source.ready(state, self._profile(state))
+        return self.source.ready(state, self.profile(state))
 
     @property
     def allocator(self) -> Allocator | None:
@@ -405,12 +306,5 @@ class V1Scheduling:
         counters."""
         return self.source.allocator
 
-
-class _PreBindFailed(Exception):
-    """The wait for binding conditions ended in failure (the message says why)."""
-
-
-_WAITING = "waiting for binding conditions"
-"""``_try``'s answer when the pod waits on the node (compared by identity)."""
 
 _DEFAULT_PROFILE = make_profile()

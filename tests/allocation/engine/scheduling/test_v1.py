@@ -52,19 +52,6 @@ def test_two_pods_fit_one_per_node_and_the_third_is_pending():
         "False", "Unschedulable", "0/2 nodes are available: 2 cannot allocate all claims.")
 
 
-def test_an_allocated_claim_has_the_allocation_finalizer_and_reservation():
-    output = simulate(load(_cluster())).output()
-    claims = {k: v for k, v in _items(output, "ResourceClaim").items()}
-    uid = _items(output, "Pod")["pod-b"]["metadata"]["uid"]
-    claim = claims["claim-b"]
-    assert claim["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
-    assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "pod-b",
-                                               "uid": uid}]
-    assert claim["status"]["allocation"]["devices"]["results"] == [
-        {"request": "r", "driver": "gpu.example.com", "pool": "node-2", "device": "gpu-0"}]
-    assert "status" not in claims["claim-c"] or "allocation" not in claims["claim-c"]["status"]
-
-
 def test_scheduled_events_are_recorded_for_the_bound_pods():
     output = simulate(load(_cluster())).output()
     events = [(e["reason"], e["involvedObject"]["name"], e["message"])
@@ -200,12 +187,6 @@ def test_a_missing_v1_claim_beside_a_present_one_is_named():
             pod("p", claims={"gpu": "c", "more": "absent"})]
     assert _condition(simulate(load(docs)).output(), "p") == (
         "Unschedulable", '0/2 nodes are available: could not find ResourceClaim "default/absent".')
-
-
-def test_the_pod_scheduled_condition_is_true_after_binding():
-    output = simulate(load(_cluster())).output()
-    condition = _items(output, "Pod")["pod-a"]["status"]["conditions"][0]
-    assert (condition["type"], condition["status"]) == ("PodScheduled", "True")
 
 
 # -- extended resources backed by DRA (scheduling/v1_extended.py) ------------------------

@@ -1,0 +1,135 @@
+"""One v1 pod tried on one node (docs/v1.md, "Simulating v1"): the node's own checks, the
+allocator's answer for the pod's unallocated claims, then allocation, reservation, the wait
+for binding conditions (``v1_prebind.py``) and the bind, as kube-scheduler's DRA plugin's
+Filter, Reserve, PreBind and Bind do (KEP-4381). ``V1Scheduling`` (``v1.py``) picks the
+nodes and remembers the answers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allocation.engine.constants import V1_CLAIM_FINALIZER
+from allocation.engine.scheduling import binding, fit, v1_extended, v1_prebind, v1_views
+from allocation.engine.scheduling.needs import PodNeeds
+from allocation.engine.scheduling.reasons import R_CLAIMS
+from allocation.engine.scheduling.v1_claims import reserve
+from allocation.engine.v1 import NOT_AVAILABLE, allocated_claim_fits
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import Node, Pod, ResourceClaimV1
+    from allocation.engine.scheduling.v1 import V1Scheduling
+    from allocation.engine.state import ClusterState
+    from allocation.engine.v1 import Allocator
+
+__all__ = ["WAITING", "PreBindFailed", "try_node"]
+
+_NO_NEEDS = PodNeeds()
+"""The needs ``fit.node_refusal`` is given for a v1 pod: none (it only reads them)."""
+
+
+class PreBindFailed(Exception):
+    """The wait for binding conditions ended in failure (the message says why)."""
+
+
+WAITING = "waiting for binding conditions"
+"""``try_node``'s answer when the pod waits on the node (compared by identity)."""
+
+
+def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator, pod: Pod,
+         node: Node, attempt: v1_views.PodAttempt) -> str | None:
+    """Place ``pod`` on ``node`` (allocate, reserve, wait for binding conditions, bind)
+    or say why not; :data:`WAITING` when it waits there.
+
+    Raises:
+        PreBindFailed: the wait ended with a failure condition or the timeout; the
+            claims waiting were deallocated.
+    """
+    refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
+    if refusal:
+        return refusal
+    if attempt.search is not None and not attempt.extended \
+            and len(attempt.docs) == len(attempt.claims):
+        # nothing allocated, no extended claim: the allocator's answer comes next, and
+        # for a node with nothing free it is known without a view or a search
+        refusal = attempt.search.known(node.name)
+        if refusal is not None:
+            return refusal
+    node_doc = v1_views.node_doc(node)
+    claims = attempt.claims
+    # upstream's Filter runs the allocator before it refuses a node that an allocated
+    # claim's node selector excludes: a fatal error or "cannot allocate" comes first
+    unavailable = len(attempt.docs) != len(claims) and not all(
+        allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
+        for c in claims if c.allocated)
+    docs, extended = attempt.docs, None
+    if attempt.extended:
+        requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
+                                                      scheduling.source.class_docs)
+        if refusal:
+            return refusal
+        if requests:
+            extended = v1_extended.claim_view(state, pod, requests)
+            docs = [*docs, extended]
+    pending = [c for c in claims if not c.allocated]
+    if docs:
+        if extended is None:
+            if attempt.search is None:
+                attempt.search = allocator.attempt(docs)
+            outcome = attempt.search.allocate(node_doc)
+        else:
+            outcome = allocator.allocate(node_doc, docs)
+        if outcome.allocations is None:
+            return outcome.reason or R_CLAIMS
+        if unavailable:
+            return NOT_AVAILABLE
+        allocations = list(outcome.allocations)
+        if extended is not None:
+            made = v1_extended.make_claim(state, extended)
+            pending.append(made)
+            claims = [*claims, made]
+            state.writable(pod).extended_resource_claim_status = (
+                v1_extended.claim_status(pod, made.name,
+                                         extended["spec"]["devices"]["requests"]))
+        for claim, allocation in zip(pending, allocations, strict=True):
+            _allocate(scheduling, state, claim, allocation)
+    elif unavailable:
+        return NOT_AVAILABLE
+    for claim in claims:
+        reserve(state, claim, pod)
+    return _prebind(scheduling, state, pod, node, claims)
+
+def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node,
+         claims: list[ResourceClaimV1]) -> str | None:
+    """Bind the pod, or wait for binding conditions (``v1_prebind.py``)."""
+    objects = state.objects  # by key: a claim's key is its ResourceClaim key
+    claims = [objects.get(c.key) or c for c in claims]
+    waiting = [c for c in claims if v1_prebind.waits(c)]
+    if waiting and scheduling.profile(state).binding_and_status:
+        verdict, why = v1_prebind.verdict(state, waiting)
+        if verdict == "failed":
+            scheduling.forget_placements()  # devices were freed
+            for claim in waiting:
+                v1_prebind.unreserve(state, claim, pod)
+                scheduling.source.release(claim.ref)
+            state.writable(pod).nominated_node_name = None
+            raise PreBindFailed(why)
+        if verdict == "waiting":
+            if pod.nominated_node_name != node.name:
+                state.writable(pod).nominated_node_name = node.name
+                return None  # progress: the pod now waits there
+            return WAITING
+    if pod.nominated_node_name:
+        state.writable(pod).nominated_node_name = None
+    binding.bind(state, pod, node)
+    return None
+
+def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClaimV1,
+          allocation: dict) -> None:
+    claim = state.writable(claim)
+    if scheduling.profile(state).binding_and_status:
+        v1_prebind.stamp(state, allocation)
+    claim.allocation = allocation
+    if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
+        claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
+    scheduling.source.commit(claim.ref, allocation)
