@@ -57,10 +57,14 @@ def extended_resource_names(pod: dict) -> list[str]:
     """The extended resources any container (init or not) of ``pod`` requests, sorted."""
     spec = pod.get("spec") or {}
     names = set()
-    for container in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
-        names.update(n for n in ((container.get("resources") or {}).get("requests") or {})
-                     if is_extended_resource(n))
-    return sorted(names)
+    # asked for every pod the v1 scheduler tries: "/" rules out cpu, memory and the like
+    # before the full test, and a pod without extended resources builds nothing
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or ():
+            for n in (container.get("resources") or {}).get("requests") or ():
+                if "/" in n and is_extended_resource(n):
+                    names.add(n)
+    return sorted(names) if names else []
 
 
 def extended_resource_requests(pod: dict, node: dict, classes: list[dict]) -> list[dict] | None:
