@@ -54,10 +54,19 @@ class Quiet:
     def fork_for(self, state: ClusterState) -> Quiet:
         """What this memo knows, for a fork of its state (``ClusterState.fork``): the fork
         shares every object, so what was quiet here is quiet there until the fork changes
-        what it depends on. Call after this memo's last :meth:`observe` of its own state.
+        what it depends on.
+
+        This memo first observes its own state (as :meth:`observe` would at its next round),
+        dropping what depends on keys that state touched since this memo's last look. Those
+        keys are not in the fork's ``touched`` (a fork starts with an empty list), so without
+        that the copy would keep answers the changes made before the fork invalidated. The
+        parent loses nothing it would have kept: its next :meth:`observe` would drop the same
+        answers. The copy reads the fork's ``touched`` from its start.
 
         Returns:
-            A new memo; this one is not changed.
+            A new memo for ``state``. This memo is brought up to date with its own state
+            (changed as by :meth:`observe`), so callers that fork from several threads hold
+            a lock (``Simulation.fork``).
         """
         twin = Quiet()
         if self._state is not None:

@@ -79,7 +79,9 @@ class Simulation:
         so settling the fork after a few changes visits what they touched, not everything.
 
         Returns:
-            The new simulation; this one and its state are not changed.
+            The new simulation. This one's objects are not changed; its controllers' memos
+            are brought up to date with its state (what they would do at their next look)
+            and its state gets a new copy-on-write token.
         """
         # a console forks one cached baseline from several threads: forking touches the
         # parent (its copy-on-write token, its controllers' memos catching up)

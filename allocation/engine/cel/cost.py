@@ -1,4 +1,4 @@
-"""The cost of a CEL expression, estimated before it runs, and the budgets it must fit.
+"""The cost of a CEL expression, estimated before it runs, and the limits an estimate must fit.
 
 The library (cel-expr-python) has no cost limit and no limit on the size of the values an
 evaluation builds, so a 1 KB expression can ask for gigabytes (``[s].map(a, a+a+a+a)``
@@ -8,15 +8,17 @@ of every input string, list and map is bounded by known maxima, a comprehension 
 estimated size of its range times the cost of one iteration, and concatenation adds sizes, so
 a chain of maps multiplies. ``docs/cel.md`` ("Cost and budgets") describes the model.
 
-An expression is checked twice: when it is compiled, with the declared input bounds
-(:data:`DECLARED_BOUNDS`), and before each evaluation whose input is larger than those bounds,
-with the sizes of that input (the runtime budget). Both use the same limits.
+This module is the estimate: the input bounds it assumes, the walk of cel-go's model over a
+parsed expression, and the limits (:data:`MAX_COST`, :data:`MAX_VALUE_SIZE`) its result is
+judged by. When an expression is checked (at compile time, and again before an evaluation over
+a larger input) is the budget's business (``cel/budget.py``), kept apart so the model can be
+read, and compared with cel-go's, on its own.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from allocation.engine.attributes import CEL_TYPE_MAPS
@@ -30,9 +32,9 @@ __all__ = [
     "DECLARED_BOUNDS",
     "DEVICE_BOUNDS",
     "Estimate",
-    "Budget",
     "estimate",
-    "measure",
+    "estimate_tree",
+    "parse_for_cost",
 ]
 
 #: Kubernetes' limit on the estimated cost of a CEL device selector
@@ -77,7 +79,6 @@ DECLARED_BOUNDS = InputBounds(string=256, list=128, map=128)
 #: The bounds resource.k8s.io/v1 declares for a device (``device`` variable, kind "device"):
 #: attribute values and names at most 64 characters, at most 32 attributes and capacities.
 DEVICE_BOUNDS = InputBounds(string=64, list=32, map=32)
-_UNBOUNDED = InputBounds(string=2**40, list=2**40, map=2**40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,18 +188,29 @@ def estimate(source: str, variables: Mapping[str, str] | None = None,
     Raises:
         CelCostError: the source cannot be analysed (it then cannot be used).
     """
-    return _estimate_tree(_tree(source), variables, bounds)
+    return estimate_tree(parse_for_cost(source), variables, bounds)
 
 
-def _tree(source: str) -> Node:
+def parse_for_cost(source: str) -> Node:
+    """The tree of ``source`` the estimate walks (:func:`estimate_tree`).
+
+    Raises:
+        CelCostError: the source cannot be analysed (it then cannot be used).
+    """
     try:
         return parse(source)
     except (ParseError, RecursionError) as error:
         raise CelCostError(f"CEL expression cannot be analysed for its cost: {error}") from None
 
 
-def _estimate_tree(tree: Node, variables: Mapping[str, str] | None,
-                   bounds: InputBounds) -> Estimate:
+def estimate_tree(tree: Node, variables: Mapping[str, str] | None,
+                  bounds: InputBounds) -> Estimate:
+    """:func:`estimate` of a tree :func:`parse_for_cost` gave (a budget parses once and
+    estimates again for each larger input).
+
+    Raises:
+        CelCostError: the tree is too deep to analyse.
+    """
     shapes = (_selector_shapes(bounds) if variables is None
               else _expression_shapes(variables, bounds))
     coster = _Coster(shapes)
@@ -207,83 +219,6 @@ def _estimate_tree(tree: Node, variables: Mapping[str, str] | None,
     except RecursionError:
         raise CelCostError("CEL expression cannot be analysed for its cost: too deep") from None
     return Estimate(cost, coster.largest)
-
-
-def measure(values: Iterable[object]) -> InputBounds:
-    """The bounds ``values`` (plain CEL input: str, bytes, lists, tuples, dicts) fit in."""
-    longest = items = entries = 0
-    pending = list(values)
-    while pending:
-        value = pending.pop()
-        kind = type(value)
-        if kind is str or kind is bytes:
-            longest = max(longest, len(value))
-        elif kind is dict or isinstance(value, Mapping):
-            entries = max(entries, len(value))
-            pending.extend(value.keys())
-            pending.extend(value.values())
-        elif kind is list or kind is tuple:
-            items = max(items, len(value))
-            pending.extend(value)
-        elif isinstance(value, (str, bytes)):
-            longest = max(longest, len(value))
-        elif isinstance(value, (list, tuple)):
-            items = max(items, len(value))
-            pending.extend(value)
-    return InputBounds(longest, items, entries)
-
-
-class Budget:
-    """The cost check of one expression: at construction with the declared bounds, then
-    :meth:`check` before each evaluation."""
-
-    __slots__ = ("_tree", "_variables", "_declared", "fixed", "estimated", "_seen")
-
-    def __init__(self, source: str, variables: Mapping[str, str] | None = None,
-                 declared: InputBounds = DECLARED_BOUNDS) -> None:
-        """Raises CelCostError when the expression is over the limits for inputs within
-        ``declared``."""
-        self._tree = _tree(source)
-        self._variables = None if variables is None else dict(variables)
-        self._declared = declared
-        estimated = _estimate_tree(self._tree, self._variables, declared)
-        #: The estimated cost for inputs within the declared bounds.
-        self.estimated = estimated.cost
-        problem = estimated.problem()
-        if problem is not None:
-            raise CelCostError(f"CEL expression too expensive: {problem}")
-        #: Within the limits whatever the input size: no evaluation needs a check.
-        self.fixed = _estimate_tree(self._tree, self._variables, _UNBOUNDED).problem() is None
-        self._seen: dict[InputBounds, str | None] = {}
-
-    def check(self, values: Iterable[object]) -> str | None:
-        """Why evaluating over these variable values would exceed the runtime budget, or None.
-
-        Only inputs larger than the declared bounds are estimated again, with their sizes
-        rounded up to four significant bits (one estimate serves many inputs).
-        """
-        if self.fixed:
-            return None
-        bounds = measure(values)
-        if bounds.within(self._declared):
-            return None
-        rounded = InputBounds(*map(_round_up, (bounds.string, bounds.list, bounds.map)))
-        if rounded in self._seen:
-            return self._seen[rounded]
-        problem = _estimate_tree(self._tree, self._variables, rounded).problem("budget")
-        message = None if problem is None else (
-            f"CEL evaluation over budget, not evaluated: for this input "
-            f"({rounded.beyond(self._declared)}) {problem}")
-        if len(self._seen) >= 64:
-            self._seen.clear()
-        self._seen[rounded] = message
-        return message
-
-
-def _round_up(number: int) -> int:
-    """``number`` rounded up to four significant bits (at most 12.5% more)."""
-    shift = max(number.bit_length() - 4, 0)
-    return -(-number >> shift) << shift
 
 
 class _Coster:

@@ -28,7 +28,8 @@ from allocation.engine.cel._library import (
     compile_device_program,
     opaque_value,
 )
-from allocation.engine.cel.cost import DEVICE_BOUNDS, Budget
+from allocation.engine.cel.budget import Budget
+from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source
 
 __all__ = ["DeviceSelector", "compile_device_selector"]

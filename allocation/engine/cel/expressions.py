@@ -10,7 +10,7 @@ from allocation.engine.attributes import QUANTITY_TAG, VERSION_TAG
 from allocation.engine.cel._errors import CelEvaluationError
 from allocation.engine.cel._library import Program, compile_program
 from allocation.engine.cel._semantics import untag
-from allocation.engine.cel.cost import Budget
+from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.selectors import check_source
 from allocation.engine.quantity import Quantity
 

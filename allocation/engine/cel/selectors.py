@@ -15,7 +15,7 @@ from allocation.engine.cel._cache import (
 )
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._library import Program, compile_program
-from allocation.engine.cel.cost import Budget
+from allocation.engine.cel.budget import Budget
 
 __all__ = [
     "MAX_EXPRESSION_LENGTH",

@@ -1,42 +1,27 @@
 """The explain annotation of pods with resource.k8s.io/v1 claims (``scheduling/v1_explain.py``):
-per node and request, the matching devices and the refused ones grouped by reason."""
+per node and request, the matching devices and the refused ones grouped by reason.
+
+Pods alike sharing one explanation (``RequestMemo``, the rendered text renamed) are tested in
+test_v1_explain_memo.py.
+"""
 
 from __future__ import annotations
 
 import json
 
-from allocation.engine.scheduling import v1_explain
 from allocation.engine.scheduling.reasons import FILTER_ERROR
 from allocation.engine.scheduling.v1_explain import (
     MAX_CANDIDATES,
     MAX_GROUPS,
     MAX_MATCHING,
-    RequestMemo,
     request_entry,
     verdict_text,
 )
 from allocation.engine.simulation import simulate
 from allocation.engine.v1.explain import REASONS, DeviceVerdict, RequestExplanation
-from tests.allocation.engine.manifests.v1_docs import (
-    claim_doc,
-    class_doc,
-    device,
-    load,
-    request,
-    slice_doc,
-)
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, request, slice_doc
+from tests.allocation.engine.scheduling.v1_explain_docs import CLASS_SEL, DRV, cel, gpu
 from tests.factories import node, pod
-
-DRV = "gpu.example.com"
-CLASS_SEL = f'device.driver == "{DRV}"'
-
-
-def _sel(expression: str) -> list[dict]:
-    return [{"cel": {"expression": expression}}]
-
-
-def _model(name: str, model: str, **fields) -> dict:
-    return device(name, attributes={"model": {"string": model}}, **fields)
 
 
 def _dev(name: str) -> str:
@@ -55,7 +40,7 @@ def _pending(docs: list[dict], name: str = "waiting") -> tuple[dict, dict]:
 
 def _waiting(claim: dict, *devices: dict, klass: dict | None = None, **slice_spec) -> list:
     """node-1 with ``devices`` in one slice and the pod ``waiting`` with ``claim``."""
-    docs = [node("node-1"), klass or class_doc(selectors=_sel(CLASS_SEL)),
+    docs = [node("node-1"), klass or class_doc(selectors=cel(CLASS_SEL)),
             slice_doc(list(devices), **slice_spec)]
     return [*docs, claim, pod("waiting", claims={"gpu": claim["metadata"]["name"]})]
 
@@ -69,9 +54,9 @@ def _only_request(annotation: dict) -> dict:
 def test_refused_devices_are_grouped_by_reason_with_the_claim_that_holds_one():
     taint = {"key": "maintenance", "value": "bios", "effect": "NoSchedule"}
     sel = f'device.attributes["{DRV}"].model == "a"'
-    docs = _waiting(claim_doc([request(selectors=_sel(sel))]),
-                    _model("gpu-0", "a"), _model("gpu-1", "b"),
-                    _model("gpu-2", "a", taints=[taint]))
+    docs = _waiting(claim_doc([request(selectors=cel(sel))]),
+                    gpu("gpu-0", "a"), gpu("gpu-1", "b"),
+                    gpu("gpu-2", "a", taints=[taint]))
     held = {"allocation": {"devices": {"results": [
         {"request": "r", "driver": DRV, "pool": "node-1", "device": "gpu-0"}]}}}
     docs.append(claim_doc(name="held", status=held))
@@ -98,8 +83,8 @@ def test_refused_devices_are_grouped_by_reason_with_the_claim_that_holds_one():
 
 
 def test_a_false_class_selector_is_named():
-    klass = class_doc(selectors=_sel(CLASS_SEL) + _sel(f'device.attributes["{DRV}"].model == "a"'))
-    docs = _waiting(claim_doc(), _model("gpu-0", "b"), klass=klass)
+    klass = class_doc(selectors=cel(CLASS_SEL) + cel(f'device.attributes["{DRV}"].model == "a"'))
+    docs = _waiting(claim_doc(), gpu("gpu-0", "b"), klass=klass)
 
     [group] = _only_request(_pending(docs)[1])["refused"]
 
@@ -110,8 +95,8 @@ def test_a_false_class_selector_is_named():
 
 def test_a_cel_runtime_error_is_a_scheduler_error_naming_claim_request_device_and_key():
     sel = f'device.attributes["{DRV}"].cores > 1'
-    docs = _waiting(claim_doc([request("big", selectors=_sel(sel))]),
-                    _model("gpu-0", "a"), _model("gpu-1", "a"))
+    docs = _waiting(claim_doc([request("big", selectors=cel(sel))]),
+                    gpu("gpu-0", "a"), gpu("gpu-1", "a"))
 
     condition, annotation = _pending(docs)
 
@@ -132,7 +117,7 @@ def test_a_cel_runtime_error_is_a_scheduler_error_naming_claim_request_device_an
 
 def test_a_cel_runtime_error_in_a_class_selector_names_the_class():
     sel = f'device.attributes["{DRV}"].cores > 1'
-    docs = _waiting(claim_doc(), _model("gpu-0", "a"), klass=class_doc(selectors=_sel(sel)))
+    docs = _waiting(claim_doc(), gpu("gpu-0", "a"), klass=class_doc(selectors=cel(sel)))
 
     condition, annotation = _pending(docs)
 
@@ -143,7 +128,7 @@ def test_a_cel_runtime_error_in_a_class_selector_names_the_class():
 
 
 def test_other_fatal_errors_are_scheduler_errors_with_the_allocator_text():
-    docs = _waiting(claim_doc([request(allocationMode="All")]), _model("gpu-0", "a"),
+    docs = _waiting(claim_doc([request(allocationMode="All")]), gpu("gpu-0", "a"),
                     pool={"name": "node-1", "resourceSliceCount": 2})
 
     condition, annotation = _pending(docs)
@@ -187,12 +172,12 @@ def test_a_capacity_request_outside_the_policy_names_the_policy():
 
 def test_a_constraint_names_the_device_it_was_checked_against():
     constraint = [{"matchAttribute": f"{DRV}/model"}]
-    claim = claim_doc([request("a", selectors=_sel(f'device.attributes["{DRV}"].model == "a"')),
-                       request("b", selectors=_sel(f'device.attributes["{DRV}"].model == "b"'))],
+    claim = claim_doc([request("a", selectors=cel(f'device.attributes["{DRV}"].model == "a"')),
+                       request("b", selectors=cel(f'device.attributes["{DRV}"].model == "b"'))],
                       constraints=constraint)
 
-    first, second = _only_request_pair(_pending(_waiting(claim, _model("gpu-0", "a"),
-                                                         _model("gpu-1", "b")))[1])
+    first, second = _only_request_pair(_pending(_waiting(claim, gpu("gpu-0", "a"),
+                                                         gpu("gpu-1", "b")))[1])
 
     assert first["request"] == "a" and first["matching"] == []
     assert {"reason": f"matchAttribute {DRV}/model: no device of the other requests has the "
@@ -209,7 +194,7 @@ def _only_request_pair(annotation: dict) -> list[dict]:
 def test_an_incomplete_pool_is_named_and_subrequests_are_explained_one_by_one():
     claim = claim_doc([{"name": "r", "firstAvailable": [
         {"name": "big", "deviceClassName": "gpu"}, {"name": "small", "deviceClassName": "gpu"}]}])
-    docs = _waiting(claim, _model("gpu-0", "a"), pool={"name": "node-1", "resourceSliceCount": 2})
+    docs = _waiting(claim, gpu("gpu-0", "a"), pool={"name": "node-1", "resourceSliceCount": 2})
 
     [entry] = _pending(docs)[1]["nodes"]
 
@@ -221,8 +206,8 @@ def test_an_incomplete_pool_is_named_and_subrequests_are_explained_one_by_one():
 
 def test_an_invalid_pool_is_the_node_reason_and_each_device_says_why():
     pool = {"name": "node-1", "resourceSliceCount": 2}
-    docs = _waiting(claim_doc(), _model("gpu-0", "a"), pool=pool)
-    docs.insert(2, slice_doc([_model("gpu-0", "b")], name="s2", pool=pool))
+    docs = _waiting(claim_doc(), gpu("gpu-0", "a"), pool=pool)
+    docs.insert(2, slice_doc([gpu("gpu-0", "b")], name="s2", pool=pool))
 
     [entry] = _pending(docs)[1]["nodes"]
 
@@ -233,7 +218,7 @@ def test_an_invalid_pool_is_the_node_reason_and_each_device_says_why():
 
 
 def test_a_node_the_pod_does_not_select_has_no_requests():
-    docs = _waiting(claim_doc(), _model("gpu-0", "a"))
+    docs = _waiting(claim_doc(), gpu("gpu-0", "a"))
     docs[-1] = pod("waiting", claims={"gpu": "c"}, node_selector={"zone": "b"})
 
     [entry] = _pending(docs)[1]["nodes"]
@@ -244,7 +229,7 @@ def test_a_node_the_pod_does_not_select_has_no_requests():
 
 
 def test_matching_devices_that_are_too_few_are_listed_up_to_the_bound():
-    devices = [_model(f"gpu-{i:02}", "a") for i in range(MAX_MATCHING + 3)]
+    devices = [gpu(f"gpu-{i:02}", "a") for i in range(MAX_MATCHING + 3)]
     claim = claim_doc([request(count=MAX_MATCHING + 4)])
 
     req = _only_request(_pending(_waiting(claim, *devices))[1])
@@ -295,7 +280,7 @@ def test_every_verdict_reason_has_its_own_words():
 
 def test_a_pod_bound_where_its_claim_cannot_be_allocated_gets_the_nodes_requests():
     sel = f'device.attributes["{DRV}"].model == "c"'
-    docs = _waiting(claim_doc([request(selectors=_sel(sel))]), _model("gpu-0", "a"))
+    docs = _waiting(claim_doc([request(selectors=cel(sel))]), gpu("gpu-0", "a"))
     docs[-1] = pod("waiting", claims={"gpu": "c"}, node_name="node-1")
 
     output = simulate(load(docs)).output()
@@ -311,7 +296,7 @@ def test_a_pod_bound_where_its_claim_cannot_be_allocated_gets_the_nodes_requests
 
 
 def test_a_missing_class_stays_unschedulable_on_every_node():
-    docs = _waiting(claim_doc([request(deviceClassName="nope")]), _model("gpu-0", "a"))
+    docs = _waiting(claim_doc([request(deviceClassName="nope")]), gpu("gpu-0", "a"))
 
     condition, annotation = _pending(docs)
 
@@ -326,102 +311,3 @@ def test_a_distinct_attribute_refusal_says_the_other_request_has_no_choice():
 
     assert verdict_text(verdict) == ("distinctAttribute d/model: another request can only use "
                                      "a device with the same value (d/p/y)")
-
-
-def _memo_case(sel: str) -> tuple:
-    """Two pending pods alike but for their claims' names (c1, c2) on node-1, and what
-    ``RequestMemo`` needs: the state, the allocator and the two claims."""
-    docs = [node("node-1"), class_doc(selectors=_sel(CLASS_SEL)),
-            slice_doc([_model("gpu-0", "a")])]
-    for name in ("c1", "c2"):
-        docs += [claim_doc([request(selectors=_sel(sel))], name=name),
-                 pod(f"p-{name}", claims={"gpu": name})]
-    sim = simulate(load(docs))
-    scheduler = next(c for c in sim.controllers if getattr(c, "name", "") == "scheduler")
-    claims = [sim.state.get("ResourceClaim", "default", n) for n in ("c1", "c2")]
-    return sim.state, scheduler.v1.allocator, claims
-
-
-def _counting(monkeypatch) -> list:
-    calls = []
-    real = v1_explain.explain_requests
-    monkeypatch.setattr(v1_explain, "explain_requests",
-                        lambda *args: calls.append(args) or real(*args))
-    return calls
-
-
-def test_the_memo_reuses_a_nodes_requests_for_claims_alike_with_their_own_names(monkeypatch):
-    sel = f'device.attributes["{DRV}"].model == "b"'
-    state, allocator, (c1, c2) = _memo_case(sel)
-    calls = _counting(monkeypatch)
-    version = [0]
-    memo = RequestMemo(lambda s, a, name: (name, version[0]), lambda b, n: b == n)
-
-    first, _ = memo.requests(state, allocator, [c1], "node-1")
-    second, omitted = memo.requests(state, allocator, [c2], "node-1")
-
-    assert len(calls) == 1 and omitted == 0
-    assert [r["claim"] for r in first] == ["default/c1"]
-    assert second == [{**first[0], "claim": "default/c2"}]
-    version[0] += 1  # the node's state changed: asked again
-    memo.requests(state, allocator, [c2], "node-1")
-    assert len(calls) == 2
-
-
-def test_the_memo_does_not_reuse_requests_that_quote_a_claims_name(monkeypatch):
-    sel = f'device.attributes["{DRV}"].model == "default/c1"'  # the refusal quotes it
-    state, allocator, (c1, c2) = _memo_case(sel)
-    calls = _counting(monkeypatch)
-    memo = RequestMemo(lambda s, a, name: (name,), lambda b, n: b == n)
-
-    memo.requests(state, allocator, [c1], "node-1")
-    second, _ = memo.requests(state, allocator, [c2], "node-1")
-
-    assert len(calls) == 2
-    assert second[0]["claim"] == "default/c2"
-    assert second[0]["refused"][0]["reason"] == f"request selector `{sel}` is false"
-
-
-def _bodies(sel: str) -> tuple[list, dict, dict]:
-    """The claims c1 and c2 of ``_memo_case`` and each one's annotation body on node-1."""
-    state, allocator, claims = _memo_case(sel)
-    bodies = [v1_explain.detail(state, allocator, [c], [{"node": "node-1",
-                                                         "reason": "cannot allocate all claims"}],
-                                1) for c in claims]
-    return claims, *bodies
-
-
-def test_an_identical_pods_annotation_is_the_rendered_text_with_its_claims_renamed():
-    (c1, c2), first, second = _bodies(f'device.attributes["{DRV}"].model == "b"')
-    rendered = v1_explain.render("0/1 nodes are available", first, [c1])
-
-    assert rendered.counts == {"default/c1": 1}
-    assert v1_explain.renamed(rendered, [c2]) == v1_explain.render(
-        "0/1 nodes are available", second, [c2]).text
-    assert v1_explain.renamed(rendered, [c1]) == rendered.text
-
-
-def test_an_annotation_quoting_a_claims_name_elsewhere_is_not_renamed():
-    sel = f'device.attributes["{DRV}"].model == "default/c1"'
-    (c1, c2), first, _ = _bodies(sel)
-    # a string equal to the name, outside the claim fields
-    first["nodes"][0]["requests"][0]["selectors"].append("default/c1")
-
-    assert v1_explain.renamed(v1_explain.render("m", first, [c1]), [c2]) is None
-
-
-def test_pending_pods_alike_each_name_their_own_claim_and_keep_what_they_quote():
-    sel = f'device.attributes["{DRV}"].model == "default/c1"'
-    docs = [node("node-1"), class_doc(selectors=_sel(CLASS_SEL)),
-            slice_doc([_model("gpu-0", "a")])]
-    for name in ("c1", "c2", "c3"):
-        docs += [claim_doc([request(selectors=_sel(sel))], name=name),
-                 pod(f"p-{name}", claims={"gpu": name})]
-    output = simulate(load(docs)).output()
-    explained = {i["metadata"]["name"]: json.loads(i["metadata"]["annotations"][
-        "draplanner.io/explain"]) for i in output["items"] if i["kind"] == "Pod"}
-
-    for name in ("c1", "c2", "c3"):
-        [req] = explained[f"p-{name}"]["nodes"][0]["requests"]
-        assert req["claim"] == f"default/{name}"
-        assert req["selectors"][-1] == f'device.attributes["{DRV}"].model == "default/c1"'

@@ -1,14 +1,19 @@
-"""The wait for binding conditions (``scheduling/v1_prebind.py``); simulations are in
-``test_v1.py``."""
+"""The wait for binding conditions (``scheduling/v1_prebind.py``): the verdict and deadline
+on a claim, then pods waiting in simulations (bound when the conditions are true, retried on
+a failure condition or the timeout)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from allocation.engine.events import VirtualClock, parse_time
-from allocation.engine.objects import ResourceClaimV1
+from allocation.engine.objects import ResourceClaimV1, stable_uid
 from allocation.engine.scheduling.v1_prebind import deadline, verdict
+from allocation.engine.simulation import simulate
 from allocation.engine.state import ClusterState
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.allocation.engine.scheduling.v1_outputs import items
+from tests.factories import node, pod
 
 RESULT = {"request": "r", "driver": "d", "pool": "p", "device": "g",
           "bindingConditions": ["Ready"], "bindingFailureConditions": ["Broken"]}
@@ -49,3 +54,70 @@ def test_the_timeout_is_600_seconds_after_the_allocation():
     assert verdict(_state(timedelta(seconds=600)), [claim]) == (
         "failed", "claim c binding timeout")
     assert verdict(_state(timedelta(hours=1)), [_claim([_true("Ready")])])[0] == "ready"
+
+
+# -- binding conditions (scheduling/v1_prebind.py) --------------------------------------
+def _binding_cluster() -> list[dict]:
+    gpu = device("gpu-0", bindsToNode=True, bindingConditions=["Attached"],
+                 bindingFailureConditions=["AttachFailed"])
+    return [node("node-1"), class_doc(), slice_doc([gpu]), claim_doc(name="c"),
+            pod("p", claims={"gpu": "c"})]
+
+
+def test_a_pod_waits_for_binding_conditions_then_times_out_and_retries():
+    simulation = simulate(load(_binding_cluster()))
+    claim = items(simulation.output(), "ResourceClaim")["c"]
+    waiting = items(simulation.output(), "Pod")["p"]
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
+    assert claim["status"]["allocation"]["devices"]["results"][0]["bindingConditions"] == [
+        "Attached"]
+    assert claim["status"]["reservedFor"][0]["name"] == "p"
+    assert "nodeName" not in waiting["spec"]
+    assert waiting["status"]["nominatedNodeName"] == "node-1"
+    assert simulation.next_wakeup() == parse_time("2025-01-01T00:10:00Z")
+    simulation.advance(timedelta(minutes=10))
+    output = simulation.output()
+    retried = items(output, "ResourceClaim")["c"]["status"]["allocation"]
+    assert retried["allocationTimestamp"] == "2025-01-01T00:10:00Z"
+    assert ("FailedScheduling", 'running PreBind plugin "DynamicResources": claim c binding '
+            "timeout") in [(e["reason"], e["message"]) for e in output["items"]
+                                        if e["kind"] == "Event"]
+
+
+def _allocated_with(conditions: list[dict]) -> dict:
+    result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1",
+              "device": "gpu-0", "bindingConditions": ["Attached"],
+              "bindingFailureConditions": ["AttachFailed"]}
+    return claim_doc(name="c", status={
+        "allocation": {"devices": {"results": [result]},
+                       "allocationTimestamp": "2025-01-01T00:00:00Z"},
+        "reservedFor": [{"resource": "pods", "name": "p",
+                         "uid": stable_uid("Pod", "default", "p")}],
+        "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                     "conditions": conditions}]})
+
+
+def _condition_doc(type_: str, reason: str = "Done") -> dict:
+    return {"type": type_, "status": "True", "reason": reason, "message": "m",
+            "lastTransitionTime": "2025-01-01T00:00:00Z"}
+
+
+def test_true_binding_conditions_bind_the_pod():
+    docs = [*_binding_cluster()[:3], _allocated_with([_condition_doc("Attached")]),
+            pod("p", claims={"gpu": "c"})]
+    assert items(simulate(load(docs)).output(), "Pod")["p"]["spec"]["nodeName"] == "node-1"
+
+
+def test_a_failure_condition_deallocates_and_the_pod_is_retried():
+    docs = [*_binding_cluster()[:3],
+            _allocated_with([_condition_doc("AttachFailed", reason="NoLink")]),
+            pod("p", claims={"gpu": "c"})]
+    output = simulate(load(docs)).output()
+    events = [e["message"] for e in output["items"]
+              if e["kind"] == "Event" and e["reason"] == "FailedScheduling"]
+    assert events == ['running PreBind plugin "DynamicResources": claim c binding failed: '
+                      'reason=NoLink, message="m"']
+    claim = items(output, "ResourceClaim")["c"]
+    assert "devices" not in claim["status"]  # the failed statuses went with the allocation
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
+    assert items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"

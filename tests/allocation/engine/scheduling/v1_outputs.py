@@ -1,0 +1,29 @@
+"""The v1 scheduler's tests' shared cluster and output readers (test_v1*.py, test_cache.py):
+two nodes with one GPU each and three pods with a claim each; a simulation's objects of one
+kind by name, and a pod's PodScheduled reason and message."""
+
+from __future__ import annotations
+
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, slice_doc
+from tests.factories import node, pod
+
+
+def two_gpu_nodes_three_pods() -> list[dict]:
+    """node-1 and node-2 with one GPU each; pods a, b and c each name their own claim."""
+    docs = [node("node-1"), node("node-2"), class_doc()]
+    for name in ("node-1", "node-2"):
+        docs.append(slice_doc([device("gpu-0")], name=f"{name}-gpus", nodeName=name,
+                              pool={"name": name, "resourceSliceCount": 1}))
+    for name in ("a", "b", "c"):
+        docs.append(claim_doc(name=f"claim-{name}"))
+        docs.append(pod(f"pod-{name}", claims={"gpu": f"claim-{name}"}))
+    return docs
+
+
+def items(output: dict, kind: str) -> dict[str, dict]:
+    return {i["metadata"]["name"]: i for i in output["items"] if i["kind"] == kind}
+
+
+def pod_condition(output: dict, name: str) -> tuple[str, str]:
+    condition = items(output, "Pod")[name]["status"]["conditions"][0]
+    return condition["reason"], condition["message"]
