@@ -191,7 +191,8 @@ def _verdict(search, ci, rd, pool, view, dev, class_sels, req_sels, class_name, 
     if dev.consumes:
         if not profile.partitionable_devices:
             return DeviceVerdict(ident, "counters-disabled")
-        skip = search.consumable and dev.multi_raw and dev.key in search.book.shared
+        skip = (search.consumable and dev.multi_raw and dev.key in search.book.shared
+                and profile.shared_skips_counter_check)
         short = None if skip else search.counters.short(pool, dev, consume=False)
         if short:
             set_name, counter, available, needed = short

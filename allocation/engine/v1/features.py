@@ -268,6 +268,13 @@ class Profile:
         return self._minor == 34
 
     @cached_property
+    def shared_skips_counter_check(self) -> bool:
+        """[1.35+] a multi-allocatable device with capacity already in use skips the counter
+        check (allocateDevice's skipCounterCheck); v0.34.9 checks, and consumes, the
+        counters of every pick."""
+        return self._minor >= 35
+
+    @cached_property
     def distinct_by_identity(self) -> bool:
         """[1.34] distinctAttribute compared the values' pointers, so only the same device
         picked again is a duplicate (structured/internal/experimental/constraint.go)."""

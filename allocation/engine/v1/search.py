@@ -251,7 +251,8 @@ class Search:
         if dev.consumes:
             if not p.partitionable_devices:
                 return None
-            skip = multi and (key in self.book.shared or key in self.allocating_capacity)
+            skip = multi and p.shared_skips_counter_check and (
+                key in self.book.shared or key in self.allocating_capacity)
             if not skip and self.counters.short(pool, dev, consume=True):
                 return None
         if p.device_taints and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks):

@@ -251,3 +251,25 @@ def test_134_capacity_check_of_a_pick_reads_the_device_at_the_slots_index():
     with pytest.raises(AllocationError, match=r"reads device #1 of slice b, which has 1 "
                                               r"\(upstream v0\.34\.9 panics"):
         a134.allocate(node(), [c])
+
+
+def test_134_a_shared_device_consumes_its_counters_on_every_pick():
+    # v0.34.9 experimental allocateDevice checks (and consumes) the counters of every pick,
+    # a multi-allocatable device's too; from 1.35 one with capacity already in use skips
+    # the check (skipCounterCheck). Here the third pick runs out of counters on 1.34
+    # before the capacity check could read slot 1 of a one-device slice (which would panic)
+    shared = {"name": "nic", "allowMultipleAllocations": True, "consumesCounters": [
+        {"counterSet": "set", "counters": {"mem": {"value": "4Gi"}}}]}
+    counters = [{"name": "set", "counters": {"mem": {"value": "8Gi"}}}]
+    claims = [claim("c0"), claim("c1", request(count=2))]
+    gates = "DRAConsumableCapacity=true,DRAPartitionableDevices=true"
+    # 1.34: a slice's counters are its own
+    a134 = allocator([slice_("s", [shared], nodeName="node-1", sharedCounters=counters)],
+                     release="1.34", gates=gates)
+    assert not a134.profile.shared_skips_counter_check
+    assert not a134.allocate(node(), claims).fits
+    # 1.35: counters are pool-wide, in a slice of their own
+    a135 = allocator([slice_("counters", [], count=2, pool="node-1", sharedCounters=counters),
+                      slice_("devices", [shared], count=2)], release="1.35", gates=gates)
+    assert picked(a135.allocate(node(), claims)) == [
+        [("req", "nic")], [("req", "nic"), ("req", "nic")]]
