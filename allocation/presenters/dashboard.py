@@ -14,7 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 from allocation import models as m
@@ -196,14 +197,18 @@ def _overview(group_by: str) -> tuple[list[OverviewGroup], bool]:
 def _pending() -> tuple[list[ReasonGroup], int, int]:
     pending = m.PodSummary.objects.exclude(reason="")
     counted = list(pending.values("reason").annotate(n=Count("id")).order_by("-n", "reason"))
-    groups = []
-    for row in counted[:REASON_GROUPS]:
-        pods = pending.filter(reason=row["reason"]).order_by("position").values_list(
-            "namespace", "name")[:PODS_PER_REASON]
-        groups.append(ReasonGroup(
-            row["reason"], row["n"],
-            [(f"{ns}/{name}", object_url("Pod", ns, name)) for ns, name in pods],
-            _list_url("pods", reason=row["reason"])))
+    shown = [row["reason"] for row in counted[:REASON_GROUPS]]
+    # The first pods of every reason shown, in one query (not one per reason).
+    first: dict[str, list[tuple[str, str | None]]] = {reason: [] for reason in shown}
+    rows = pending.filter(reason__in=shown).annotate(rank=Window(
+        RowNumber(), partition_by=[F("reason")], order_by=F("position").asc())).filter(
+        rank__lte=PODS_PER_REASON).order_by("position").values_list("reason", "namespace",
+                                                                    "name")
+    for reason, ns, name in rows if shown else ():
+        first[reason].append((f"{ns}/{name}", object_url("Pod", ns, name)))
+    groups = [ReasonGroup(row["reason"], row["n"], first[row["reason"]],
+                          _list_url("pods", reason=row["reason"]))
+              for row in counted[:REASON_GROUPS]]
     total = sum(r["n"] for r in counted)
     return groups, total, sum(r["n"] for r in counted[REASON_GROUPS:])
 

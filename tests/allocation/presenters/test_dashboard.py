@@ -133,3 +133,36 @@ def test_a_node_group_counts_the_nodes_carrying_its_label(db) -> None:
     # The same count as group_nodes and the nodes' group badges (by label).
     assert (row.name, row.nodes, row.min_size, row.max_size) == ("pool", 2, 0, 3)
     assert row.url == "/nodes/?node_group=pool"
+
+
+def _pending_rows(reasons: int, per_reason: int) -> None:
+    from allocation.models import PodSummary
+
+    PodSummary.objects.bulk_create([PodSummary(
+        position=i, namespace="default", name=f"p{i:05d}", status="Unschedulable",
+        reason=f"reason {i % reasons:02d}") for i in range(reasons * per_reason)])
+
+
+def test_the_pending_groups_cost_the_same_queries_however_many_reasons(
+        django_assert_max_num_queries) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from allocation.models import PodSummary
+    from allocation.presenters.dashboard import REASON_GROUPS
+
+    _pending_rows(1, 3)
+    with CaptureQueriesContext(connection) as one:
+        dashboard()
+    PodSummary.objects.all().delete()
+    _pending_rows(REASON_GROUPS + 5, PODS_PER_REASON + 2)
+
+    with django_assert_max_num_queries(len(one)):
+        view = dashboard()
+
+    assert len(view.pending) == REASON_GROUPS and view.pending_other == 5 * (PODS_PER_REASON + 2)
+    first = view.pending[0]  # every group holds 22 pods: by reason then
+    assert first.reason == "reason 00" and len(first.pods) == PODS_PER_REASON
+    step = REASON_GROUPS + 5
+    assert [name for name, _url in first.pods] == [
+        f"default/p{i * step:05d}" for i in range(PODS_PER_REASON)]
