@@ -221,11 +221,15 @@ def _usage() -> list[UsageRow]:
                      r["nodes"]) for r in rows]
 
 
-def _classes() -> list[ClassRow]:
+def _classes() -> tuple[list[ClassRow], int, int]:
+    """Claims per class, and every claim and the allocated ones counted from the same rows
+    (one pass over the claims, not two)."""
     per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    counted = m.ClaimSummary.objects.values("classes").annotate(
+    counted = list(m.ClaimSummary.objects.values("classes").annotate(
         allocated=Count("id", filter=~Q(state="Pending")),
-        pending=Count("id", filter=Q(state="Pending")), held_sum=Sum("held"))
+        pending=Count("id", filter=Q(state="Pending")), held_sum=Sum("held")))
+    allocated = sum(row["allocated"] for row in counted)
+    total = allocated + sum(row["pending"] for row in counted)
     for row in counted:
         for name in filter(None, row["classes"].split(",")):
             counts = per_class[name]
@@ -236,7 +240,7 @@ def _classes() -> list[ClassRow]:
             for c in m.ResourceClass.objects.order_by("name")]
     rows += [ClassRow(c.name, "", V1_MODEL, *per_class.get(c.name, (0, 0, 0)))
              for c in m.DeviceClass.objects.order_by("name")]
-    return rows
+    return rows, total, allocated
 
 
 def provisioning_rows(requests) -> list[ProvisioningRow]:
@@ -277,8 +281,7 @@ def dashboard(recent: int = RECENT_EVENTS, group_by: str = "") -> Dashboard:
     pods = m.PodSummary.objects.aggregate(
         bound=Count("id", filter=~Q(node="")),
         total=Count("id", filter=~Q(status__in=("Succeeded", "Failed"))))
-    claims = m.ClaimSummary.objects.aggregate(
-        total=Count("id"), allocated=Count("id", filter=~Q(state="Pending")))
+    classes, claims_total, claims_allocated = _classes()
     pending, pending_total, pending_other = _pending()
     overview, summarised = _overview(group_by)
     requests = [build_object(r.manifest) for r in m.ProvisioningRequest.objects.all()]
@@ -286,8 +289,8 @@ def dashboard(recent: int = RECENT_EVENTS, group_by: str = "") -> Dashboard:
         else []
     return Dashboard(
         overview=overview, overview_summarised=summarised, group_by=group_by,
-        nodes_total=sum(g.nodes for g in overview), usage=_usage(), classes=_classes(),
+        nodes_total=sum(g.nodes for g in overview), usage=_usage(), classes=classes,
         pending=pending, pending_total=pending_total, pending_other=pending_other,
         bound_pods=pods["bound"], provisioning=provisioning_rows(requests),
         node_groups=_node_groups(), events=event_rows(latest),
-        claims_total=claims["total"], claims_allocated=claims["allocated"])
+        claims_total=claims_total, claims_allocated=claims_allocated)
