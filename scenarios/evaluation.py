@@ -52,7 +52,7 @@ def baseline() -> Baseline:
             return _baseline
     # Events are history, not state: a scenario starts from the objects (this also keeps
     # thousands of old Events out of every evaluation).
-    documents = [d for d in export_documents() if d.get("kind") != "Event"]
+    documents = export_documents(events=False)
     now = timezone.now()
     simulation = simulate(load_documents(("baseline", d) for d in documents), now=now)
     built = Baseline(current, documents, simulation, summarize(simulation.state), now)

@@ -14,7 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 from allocation import models as m
@@ -31,7 +32,7 @@ from allocation.services.read_model import V1_MODEL
 
 __all__ = ["Dashboard", "UsageRow", "ClassRow", "ReasonGroup", "ProvisioningRow",
            "NodeGroupRow", "OverviewGroup", "OverviewCell", "dashboard", "provisioning_rows",
-           "RECENT_EVENTS", "PODS_PER_REASON", "REASON_GROUPS", "USE_STEPS"]
+           "RECENT_EVENTS", "PODS_PER_REASON", "REASON_GROUPS", "USE_STEPS", "OVERVIEW_CELLS"]
 
 RECENT_EVENTS = 15
 PODS_PER_REASON = 20
@@ -40,6 +41,9 @@ REASON_GROUPS = 20
 """Reasons shown; further ones are counted together with a link to the pod list."""
 USE_STEPS = 5
 """Colour steps of an overview cell: u0 (nothing in use) .. u5 (all in use)."""
+OVERVIEW_CELLS = 2000
+"""Nodes the overview draws one cell each; a larger cluster's groups are summarised (how
+many nodes at each step, and a link to the group's nodes, the most used first)."""
 
 
 @dataclass(slots=True)
@@ -112,11 +116,28 @@ class OverviewCell:
 class OverviewGroup:
     name: str
     cells: list[OverviewCell] = field(default_factory=list)
+    """One per node, unless the overview is summarised (then empty)."""
+    steps: list[int] = field(default_factory=lambda: [0] * (USE_STEPS + 1))
+    """How many of the group's nodes are at each colour step (u0 .. u5)."""
+    cordoned: int = 0
+    url: str = ""
+    """The node list of the group, the most used first."""
+
+    @property
+    def nodes(self) -> int:
+        return sum(self.steps)
+
+    @property
+    def bands(self) -> list[tuple[int, int, int]]:
+        """(step, nodes, percent of the group) of each step that has nodes."""
+        total = self.nodes or 1
+        return [(step, n, 100 * n // total) for step, n in enumerate(self.steps) if n]
 
 
 @dataclass(slots=True)
 class Dashboard:
     overview: list[OverviewGroup]
+    overview_summarised: bool
     group_by: str
     nodes_total: int
     usage: list[UsageRow]
@@ -142,34 +163,52 @@ def _label_value(labels: str, key: str) -> str:
                 "")
 
 
-def _overview(group_by: str) -> list[OverviewGroup]:
-    """One cell per node, coloured by the share of its devices in use, grouped by node group
-    (or by the value of label ``group_by``)."""
+def _group_url(group_by: str, key: str) -> str:
+    query = {"sort": "-in_use_percent"}
+    if key:
+        query.update({"label": f"{group_by}={key}"} if group_by else {"node_group": key})
+    return _list_url("nodes", **query)
+
+
+def _overview(group_by: str) -> tuple[list[OverviewGroup], bool]:
+    """The nodes grouped by node group (or by the value of label ``group_by``), coloured by
+    the share of their devices in use: one cell per node, or, above
+    :data:`OVERVIEW_CELLS` nodes, counts per step (and whether it is summarised)."""
+    summarised = m.NodeSummary.objects.count() > OVERVIEW_CELLS
     groups: dict[str, OverviewGroup] = {}
     base = reverse("allocation:node", args=["-"])[:-2]  # /nodes/ (one reverse, not 5,000)
     rows = m.NodeSummary.objects.order_by("position").values_list(
-        "name", "node_group", "labels", "in_use_percent", "unschedulable", "devices_total")
-    for name, node_group, labels, used, cordoned, total in rows:
+        "node_group", "labels" if group_by else "node_group", "in_use_percent",
+        "unschedulable", "devices_total", *(() if summarised else ("name",)))
+    for node_group, labels, used, cordoned, total, *name in rows:
         key = _label_value(labels, group_by) if group_by else node_group
         group = groups.get(key)
         if group is None:
-            group = groups[key] = OverviewGroup(key)
+            group = groups[key] = OverviewGroup(key, url=_group_url(group_by, key))
         step = 0 if not total or not used else max(1, -(-used * USE_STEPS // 100))
-        group.cells.append(OverviewCell(name, f"{base}{name}/", step, used, cordoned))
-    return [groups[k] for k in sorted(groups, key=lambda k: (k == "", k))]
+        group.steps[step] += 1
+        group.cordoned += bool(cordoned)
+        if not summarised:
+            group.cells.append(OverviewCell(name[0], f"{base}{name[0]}/", step, used,
+                                            cordoned))
+    return [groups[k] for k in sorted(groups, key=lambda k: (k == "", k))], summarised
 
 
 def _pending() -> tuple[list[ReasonGroup], int, int]:
     pending = m.PodSummary.objects.exclude(reason="")
     counted = list(pending.values("reason").annotate(n=Count("id")).order_by("-n", "reason"))
-    groups = []
-    for row in counted[:REASON_GROUPS]:
-        pods = pending.filter(reason=row["reason"]).order_by("position").values_list(
-            "namespace", "name")[:PODS_PER_REASON]
-        groups.append(ReasonGroup(
-            row["reason"], row["n"],
-            [(f"{ns}/{name}", object_url("Pod", ns, name)) for ns, name in pods],
-            _list_url("pods", reason=row["reason"])))
+    shown = [row["reason"] for row in counted[:REASON_GROUPS]]
+    # The first pods of every reason shown, in one query (not one per reason).
+    first: dict[str, list[tuple[str, str | None]]] = {reason: [] for reason in shown}
+    rows = pending.filter(reason__in=shown).annotate(rank=Window(
+        RowNumber(), partition_by=[F("reason")], order_by=F("position").asc())).filter(
+        rank__lte=PODS_PER_REASON).order_by("position").values_list("reason", "namespace",
+                                                                    "name")
+    for reason, ns, name in rows if shown else ():
+        first[reason].append((f"{ns}/{name}", object_url("Pod", ns, name)))
+    groups = [ReasonGroup(row["reason"], row["n"], first[row["reason"]],
+                          _list_url("pods", reason=row["reason"]))
+              for row in counted[:REASON_GROUPS]]
     total = sum(r["n"] for r in counted)
     return groups, total, sum(r["n"] for r in counted[REASON_GROUPS:])
 
@@ -182,11 +221,15 @@ def _usage() -> list[UsageRow]:
                      r["nodes"]) for r in rows]
 
 
-def _classes() -> list[ClassRow]:
+def _classes() -> tuple[list[ClassRow], int, int]:
+    """Claims per class, and every claim and the allocated ones counted from the same rows
+    (one pass over the claims, not two)."""
     per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    counted = m.ClaimSummary.objects.values("classes").annotate(
+    counted = list(m.ClaimSummary.objects.values("classes").annotate(
         allocated=Count("id", filter=~Q(state="Pending")),
-        pending=Count("id", filter=Q(state="Pending")), held_sum=Sum("held"))
+        pending=Count("id", filter=Q(state="Pending")), held_sum=Sum("held")))
+    allocated = sum(row["allocated"] for row in counted)
+    total = allocated + sum(row["pending"] for row in counted)
     for row in counted:
         for name in filter(None, row["classes"].split(",")):
             counts = per_class[name]
@@ -197,7 +240,7 @@ def _classes() -> list[ClassRow]:
             for c in m.ResourceClass.objects.order_by("name")]
     rows += [ClassRow(c.name, "", V1_MODEL, *per_class.get(c.name, (0, 0, 0)))
              for c in m.DeviceClass.objects.order_by("name")]
-    return rows
+    return rows, total, allocated
 
 
 def provisioning_rows(requests) -> list[ProvisioningRow]:
@@ -238,17 +281,16 @@ def dashboard(recent: int = RECENT_EVENTS, group_by: str = "") -> Dashboard:
     pods = m.PodSummary.objects.aggregate(
         bound=Count("id", filter=~Q(node="")),
         total=Count("id", filter=~Q(status__in=("Succeeded", "Failed"))))
-    claims = m.ClaimSummary.objects.aggregate(
-        total=Count("id"), allocated=Count("id", filter=~Q(state="Pending")))
+    classes, claims_total, claims_allocated = _classes()
     pending, pending_total, pending_other = _pending()
-    overview = _overview(group_by)
+    overview, summarised = _overview(group_by)
     requests = [build_object(r.manifest) for r in m.ProvisioningRequest.objects.all()]
     latest = [r.manifest for r in m.Event.objects.order_by("-position")[:recent]] if recent \
         else []
     return Dashboard(
-        overview=overview, group_by=group_by,
-        nodes_total=sum(len(g.cells) for g in overview), usage=_usage(), classes=_classes(),
+        overview=overview, overview_summarised=summarised, group_by=group_by,
+        nodes_total=sum(g.nodes for g in overview), usage=_usage(), classes=classes,
         pending=pending, pending_total=pending_total, pending_other=pending_other,
         bound_pods=pods["bound"], provisioning=provisioning_rows(requests),
         node_groups=_node_groups(), events=event_rows(latest),
-        claims_total=claims["total"], claims_allocated=claims["allocated"])
+        claims_total=claims_total, claims_allocated=claims_allocated)

@@ -31,9 +31,9 @@ from allocation.presenters.v1_devices import (
 )
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
-__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "page_source", "query_kwargs",
-           "current_revision",
-           "page_context", "render_fragments", "render_live"]
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "node_snapshot", "page_source",
+           "query_kwargs", "current_revision", "page_context", "render_fragments",
+           "render_live"]
 
 STATUS_FRAGMENT = "allocation/htmx/live_status.html"
 
@@ -56,6 +56,10 @@ class LivePage:
     state): no cluster state is built for it (docs/console-pages.md, "The read model")."""
     query: tuple[str, ...] = ()
     """Query parameters passed to ``build`` as keyword arguments (page and socket alike)."""
+    source: Callable[[dict[str, str]], tuple[ClusterState, int]] | None = None
+    """Where a page that reads a state gets it from, given the route's parameters: the
+    state of the rows it shows and their revision (the node page:
+    ``services/node_state.py``); None for the whole baseline (:func:`snapshot`)."""
 
 
 def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
@@ -94,7 +98,8 @@ PAGES: dict[str, LivePage] = {
                      _fragments("node_summary", "node_devices", "node_v1_devices",
                                 "manifest_yaml"),
                      _with_manifest("Node", _one("node", lambda state, name: node_view(
-                         state, name)))),
+                         state, name))),
+                     source=lambda kwargs: node_snapshot(kwargs["name"])),
     # One page for both versions of a claim (one identity: docs/v1.md, "The console").
     "claim": LivePage("claims/<str:namespace>/<str:name>/", "allocation/claim.html",
                       _fragments("claim_detail", "manifest_yaml"),
@@ -141,17 +146,28 @@ def snapshot() -> tuple[ClusterState, int]:
     return cluster.baseline_state(), revision
 
 
+def node_snapshot(name: str) -> tuple[ClusterState, int]:
+    """The state of node ``name``'s rows only and its revision: what the node page shows,
+    without building the whole cluster (read-only)."""
+    from allocation.services.node_state import node_state
+
+    return node_state(name)
+
+
 def query_kwargs(page: str, query: Mapping[str, str]) -> dict[str, str]:
     """The page's query parameters found in ``query`` (non-empty ones only)."""
     return {name: query[name] for name in PAGES[page].query if query.get(name)}
 
 
-def page_source(page: str) -> tuple[ClusterState | None, int]:
-    """What ``page`` is built from: the state and its revision, or (None, revision) for a
-    page that reads the read model only."""
-    if PAGES[page].reads_state:
-        return snapshot()
-    return None, current_revision()
+def page_source(page: str, kwargs: dict[str, str]) -> tuple[ClusterState | None, int]:
+    """What ``page`` (with route parameters ``kwargs``) is built from: the state and its
+    revision, or (None, revision) for a page that reads the read model only."""
+    entry = PAGES[page]
+    if not entry.reads_state:
+        return None, current_revision()
+    if entry.source is not None:
+        return entry.source(kwargs)
+    return snapshot()
 
 
 def current_revision() -> int:
@@ -179,5 +195,5 @@ def render_fragments(page: str, kwargs: dict[str, str], state: ClusterState,
 
 def render_live(page: str, kwargs: dict[str, str]) -> tuple[str, int]:
     """The fragments of ``page`` for the stored cluster now, and the revision they show."""
-    state, revision = page_source(page)
+    state, revision = page_source(page, kwargs)
     return render_fragments(page, kwargs, state, revision), revision

@@ -185,7 +185,11 @@ def _pool_counter_sets(pool: Pool, pieces: list[ResourceSlice]) -> dict[str, dic
 
 def node_pools(state: ClusterState, name: str) -> list[V1Pool]:
     """The v1 pools node ``name`` sees (its own slices and network-attached ones), in the
-    allocator's order, with every device on the node and the pool's shared counters."""
+    allocator's order, with every device on the node and the pool's shared counters.
+
+    The allocator also gathers every counter slice on every node (a pool's counters are
+    needed wherever its devices are); another node's pool that has no device here is not
+    one this node sees, and is left out."""
     return nodes_pools(state, [name])[name]
 
 
@@ -203,9 +207,10 @@ def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]
     for name in names:
         node = state.nodes.get(name)
         if node is not None:
-            found[name] = [_pool(pool, name, by_pool[pool.key], holders) for pool in
-                           index.pools_for({"metadata": {"name": name,
-                                                         "labels": dict(node.labels)}})]
+            pools = [_pool(pool, name, by_pool[pool.key], holders) for pool in
+                     index.pools_for({"metadata": {"name": name,
+                                                   "labels": dict(node.labels)}})]
+            found[name] = [p for p in pools if p.devices or p.node_local]
     return found
 
 

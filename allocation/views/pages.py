@@ -20,7 +20,7 @@ __all__ = ["live_page", "render_live_page"]
 
 def render_live_page(request: HtmxHttpRequest, page: str, **kwargs: str) -> HttpResponse:
     """Render live page ``page`` for the stored cluster; 404 if its object does not exist."""
-    state, revision = live.page_source(page)
+    state, revision = live.page_source(page, kwargs)
     query = live.query_kwargs(page, request.GET)
     context = live.page_context(page, state, {**kwargs, **query})
     if context is None:

@@ -26,6 +26,8 @@ def stored(monkeypatch):
     state = {"revision": 5, "state": cluster_state()}
     monkeypatch.setattr(live, "current_revision", lambda: state["revision"])
     monkeypatch.setattr(live, "snapshot", lambda: (state["state"], state["revision"]))
+    monkeypatch.setattr(live, "node_snapshot",
+                        lambda _name: (state["state"], state["revision"]))
     return state
 
 

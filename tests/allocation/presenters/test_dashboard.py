@@ -6,6 +6,7 @@ import pytest
 
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import Pod
+from allocation.presenters import dashboard as dashboard_module
 from allocation.presenters.dashboard import PODS_PER_REASON, dashboard
 from allocation.services import reconcile as passes
 from allocation.services.manifests import import_texts
@@ -74,6 +75,33 @@ def test_overview_groups_by_node_group_or_a_chosen_label(db) -> None:
     assert by_zone == {"z1": ["a1", "b2"], "z2": ["b1"]}
 
 
+def test_above_overview_cells_each_group_is_summarised_per_step(db, monkeypatch) -> None:
+    docs = [f.node("a1", labels={NODE_GROUP_LABEL: "ga", "zone": "z1"}),
+            f.node("a2", labels={NODE_GROUP_LABEL: "ga", "zone": "z2"}),
+            f.node("b1", labels={"zone": "z1"}, unschedulable=True), *cluster_docs()]
+    import_texts([("a.yaml", f.to_yaml(docs))])
+    passes.reconcile()
+    drawn = dashboard()
+    monkeypatch.setattr(dashboard_module, "OVERVIEW_CELLS", 4)  # five nodes: summarised
+
+    view = dashboard()
+
+    assert view.overview_summarised and not drawn.overview_summarised
+    assert all(not g.cells for g in view.overview)
+    assert view.nodes_total == drawn.nodes_total == 5
+    for summary, cells in zip(view.overview, drawn.overview, strict=True):
+        assert summary.name == cells.name
+        assert summary.steps == [sum(c.step == s for c in cells.cells) for s in range(6)]
+        assert summary.cordoned == sum(c.cordoned for c in cells.cells)
+    groups = {g.name: (g.steps, g.cordoned, g.url) for g in view.overview}
+    assert groups["ga"] == ([2, 0, 0, 0, 0, 0], 0,
+                            "/nodes/?sort=-in_use_percent&node_group=ga")
+    assert groups[""][:2] == ([1, 0, 0, 2, 0, 0], 1)  # b1; gpu-node 57%, card-node 50%
+    by_zone = {g.name: g.url for g in dashboard(group_by="zone").overview}
+    assert by_zone["z1"] == "/nodes/?sort=-in_use_percent&label=zone%3Dz1"
+    assert by_zone[""] == "/nodes/?sort=-in_use_percent"  # without zone: every node
+
+
 def test_a_reason_group_lists_a_few_pods_and_links_the_rest(db) -> None:
     pods = [f.pod(f"p{i:03d}", node_selector={"no": "where"}) for i in range(30)]
     import_texts([("a.yaml", f.to_yaml([f.node("n1"), *pods]))])
@@ -105,3 +133,36 @@ def test_a_node_group_counts_the_nodes_carrying_its_label(db) -> None:
     # The same count as group_nodes and the nodes' group badges (by label).
     assert (row.name, row.nodes, row.min_size, row.max_size) == ("pool", 2, 0, 3)
     assert row.url == "/nodes/?node_group=pool"
+
+
+def _pending_rows(reasons: int, per_reason: int) -> None:
+    from allocation.models import PodSummary
+
+    PodSummary.objects.bulk_create([PodSummary(
+        position=i, namespace="default", name=f"p{i:05d}", status="Unschedulable",
+        reason=f"reason {i % reasons:02d}") for i in range(reasons * per_reason)])
+
+
+def test_the_pending_groups_cost_the_same_queries_however_many_reasons(
+        django_assert_max_num_queries) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from allocation.models import PodSummary
+    from allocation.presenters.dashboard import REASON_GROUPS
+
+    _pending_rows(1, 3)
+    with CaptureQueriesContext(connection) as one:
+        dashboard()
+    PodSummary.objects.all().delete()
+    _pending_rows(REASON_GROUPS + 5, PODS_PER_REASON + 2)
+
+    with django_assert_max_num_queries(len(one)):
+        view = dashboard()
+
+    assert len(view.pending) == REASON_GROUPS and view.pending_other == 5 * (PODS_PER_REASON + 2)
+    first = view.pending[0]  # every group holds 22 pods: by reason then
+    assert first.reason == "reason 00" and len(first.pods) == PODS_PER_REASON
+    step = REASON_GROUPS + 5
+    assert [name for name, _url in first.pods] == [
+        f"default/p{i * step:05d}" for i in range(PODS_PER_REASON)]

@@ -107,3 +107,14 @@ def test_the_counters_of_a_pool_count_its_devices_on_other_nodes_too():
     [bar] = pool_view.counters
     assert (bar.used, bar.total, bar.holders) == ("1", "2", (("default/held",
                                                               "/claims/default/held/"),))
+
+
+def test_another_nodes_pool_is_not_listed_though_its_counter_slice_is_gathered():
+    # The allocator gathers every counter slice on every node; n2's pool has no device on
+    # n1, so n1's page does not list it (as "network-attached", with n2's counters).
+    docs = [f.node("n1"), f.node("n2"), v1.device_class(), *v1.resource_slices("n1"),
+            *v1.resource_slices("n2")]
+    state = _state(docs)
+    assert [(p.name, p.node_local) for p in v1_devices.node_pools(state, "n1")] == [
+        ("n1", True)]
+    assert [p.name for p in v1_devices.nodes_pools(state, ["n1", "n2"])["n2"]] == ["n2"]

@@ -182,3 +182,22 @@ def test_an_import_reports_selector_attributes_no_stored_device_has():
         "p.yaml:2 (ResourceClassParameters typo): filters[0].namedResourcesWithAttributes."
         "selector: no device in the cluster has an attribute 'prodName' "
         "(did you mean productName?)"]
+
+
+def test_export_without_events_reads_no_event_row(cluster_docs):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from allocation.services import reconcile
+    from allocation.services.manifests import export_documents
+
+    import_texts([("c.yaml", f.to_yaml(cluster_docs))])
+    reconcile.reconcile()  # the scheduler's Events
+    assert models.Event.objects.exists()
+
+    with CaptureQueriesContext(connection) as queries:
+        objects = export_documents(events=False)
+
+    assert objects == [d for d in export_documents() if d["kind"] != "Event"]
+    assert {d["kind"] for d in export_documents()} - {d["kind"] for d in objects} == {"Event"}
+    assert not any(models.Event._meta.db_table in q["sql"] for q in queries)

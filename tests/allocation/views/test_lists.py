@@ -139,3 +139,20 @@ def test_the_query_count_stays_flat_from_100_to_5000_nodes(admin_client,
         large = _queries(admin_client)
 
     assert large == small, (small, large)
+
+
+def test_the_dashboard_summarises_the_overview_of_5000_nodes(admin_client):
+    rows(100)
+    small = admin_client.get("/dashboard/").content.decode()
+    for model in models.READ_MODELS:
+        model.objects.all().delete()
+    rows(5000)
+
+    large = admin_client.get("/dashboard/").content.decode()
+
+    assert small.count('class="overview"') == 4 and "overview-bands" not in small  # a cell each
+    assert 'href="/nodes/node-00042/" class="u' in small
+    assert "/nodes/node-0" not in large and large.count('class="overview-bands"') == 4
+    assert 'href="/nodes/?sort=-in_use_percent&amp;node_group=group-2"' in large
+    assert '<span class="count">5000</span>' in large
+    assert len(large) < len(small) + 2000  # the page does not grow with the nodes

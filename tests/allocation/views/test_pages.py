@@ -19,6 +19,7 @@ from tests.allocation.presenters.docs import cluster_docs, cluster_state, v1_sta
 def stored(monkeypatch):
     state = cluster_state()
     monkeypatch.setattr(live, "snapshot", lambda: (state, 7))
+    monkeypatch.setattr(live, "node_snapshot", lambda _name: (state, 7))  # the node page's
     return state
 
 
