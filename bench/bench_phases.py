@@ -5,8 +5,11 @@ fresh interpreter the way ``draplanner simulate FILE -o json`` runs them (no Dja
 
 - start: from spawning the interpreter to the engine imported (wall; CPU of the process);
 - parse+validate: ``load_files``; build state: ``Simulation.from_loaded``;
-- settle: scheduling and allocation (``allocation only``); write: ``output()`` and ``dump``;
+- settle: scheduling and allocation (``allocation only``); write: ``output(shared=True)``
+  and ``dump`` to JSON, as ``simulate_files`` writes; YAML output is timed apart (``yaml``);
 - pods per CPU-second allocation only (settle) and end to end (every phase), peak RSS.
+
+The cyclic garbage collector is paused over the phases, as ``simulate_files`` pauses it.
 
 CPU seconds beside wall seconds (the machine is shared); figures are printed, never asserted.
 """
@@ -29,6 +32,7 @@ PHASES = ("start", "parse+validate", "build state", "settle", "write")
 def run(path: str, spawned: float) -> dict:
     """One simulation of ``path`` in this (fresh) process; ``spawned`` is when the parent
     started it (``time.time()``)."""
+    from allocation.engine.gcpause import paused_gc
     from allocation.engine.manifests import load_files
     from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
     from allocation.engine.writer import dump
@@ -41,19 +45,26 @@ def run(path: str, spawned: float) -> dict:
         times[name] = (wall - marks[0], cpu - marks[1])
         marks[:] = [wall, cpu]
 
-    loaded = load_files([path])
-    lap("parse+validate")
-    refuse_unsimulated_v1(loaded)
-    sim = Simulation.from_loaded(loaded)
-    del loaded
-    lap("build state")
-    sim.settle()
-    lap("settle")
-    text = dump(sim.output(), "json")
-    lap("write")
+    with paused_gc():  # as simulate_files
+        loaded = load_files([path])
+        lap("parse+validate")
+        refuse_unsimulated_v1(loaded)
+        sim = Simulation.from_loaded(loaded)
+        del loaded
+        lap("build state")
+        sim.settle()
+        lap("settle")
+        text = dump(sim.output(shared=True), "json")
+        lap("write")
+        peak = peak_rss()
+        output_mb = len(text) / 1e6
+        del text
+        wall, cpu = time.perf_counter(), time.process_time()
+        dump(sim.output(shared=True), "yaml")
+        yaml_times = (time.perf_counter() - wall, time.process_time() - cpu)
     pods = sum(1 for _ in sim.state.pods())
-    return {"times": times, "pods": pods, "peak_mb": peak_rss() / 1e6,
-            "output_mb": len(text) / 1e6}
+    return {"times": times, "pods": pods, "peak_mb": peak / 1e6, "output_mb": output_mb,
+            "yaml": yaml_times}
 
 
 def _measure(path: str) -> dict:
@@ -76,7 +87,8 @@ def report(label: str, r: dict) -> list[str]:
     return [f"  {label}", f"       {phases}",
             f"       end to end {wall:.2f} s ({cpu:.2f} CPU-s) | pods per CPU-s: allocation "
             f"only {r['pods'] / settle_cpu:,.0f}, end to end {r['pods'] / cpu:,.0f} | "
-            f"peak RSS {r['peak_mb']:.0f} MB | output {r['output_mb']:.1f} MB"]
+            f"peak RSS {r['peak_mb']:.0f} MB | output {r['output_mb']:.1f} MB",
+            f"       write as YAML instead: {r['yaml'][0]:.2f} s ({r['yaml'][1]:.2f} CPU-s)"]
 
 
 def main() -> None:

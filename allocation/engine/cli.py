@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from allocation.engine.allocator import STRATEGIES
-from allocation.engine.convert import COUNTER_MODES
+from allocation.engine.constants import COUNTER_MODES
 from allocation.engine.events import DEFAULT_START, format_time, parse_duration, parse_time
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.v1 import DEFAULT_RELEASE, RELEASES, FeatureGateError, Profile, make_profile

@@ -14,7 +14,7 @@ __all__ = [
     "AUTOSCALER_COMPONENT",
     "STRUCTURED_FINALIZER", "V1_CLAIM_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX",
     "COUNTER_GROUP",
-    "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL", "CANNOT_ALLOCATE",
+    "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL", "CANNOT_ALLOCATE", "COUNTER_MODES",
 ]
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -54,3 +54,6 @@ HANDLE_DATA_MAX = 16 * 1024
 """Bytes of ``resourceHandles[].data`` (the API's limit)."""
 NODE_LIST_MAX = 128
 """Entries of ``potentialNodes`` and ``unsuitableNodes`` (the API's limit)."""
+COUNTER_MODES = ("units", "consumable")
+"""How ``convert`` writes counter instances (``--counters``); here, so the command line
+offers them without importing the converter (``draplanner simulate`` never needs it)."""

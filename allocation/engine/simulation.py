@@ -153,8 +153,11 @@ class Simulation:
         self.state.clock.advance_to(end)
         self.settle()
 
-    def output(self) -> dict:
-        items = [obj.to_manifest() for obj in self.state.all_objects()]
+    def output(self, shared: bool = False) -> dict:
+        """Every object and then the Events, as a List document. ``shared``: parts of
+        the input documents the planner did not change are the state's own, not copies
+        (``KObject.to_manifest``), for a caller that only writes the result out."""
+        items = [obj.to_manifest(shared) for obj in self.state.all_objects()]
         return as_list(items + list(self.state.events.items))
 
 
@@ -242,4 +245,4 @@ def simulate_files(paths: Sequence[str], strategy: str = "first-fit",
         for warning in loaded.warnings:
             if warn is not None:
                 warn(warning)
-        return dump(simulate(loaded, strategy, now, advance).output(), output)
+        return dump(simulate(loaded, strategy, now, advance).output(shared=True), output)

@@ -68,32 +68,56 @@ def _scalar(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
 
 
-def _emit(value: Any, indent: str, out: list[str]) -> None:
-    """Append the block-style lines of a dict or list at ``indent``."""
+_KEYS: dict[str, str] = {}  # "key:" per string key; a cluster repeats a few hundred keys
+_KEYS_KEPT = 65536
+
+
+def _key(key: Any) -> str:
+    if type(key) is str:
+        text = _KEYS.get(key)
+        if text is None:
+            text = _scalar_str(key) + ":"
+            if len(_KEYS) < _KEYS_KEPT:
+                _KEYS[key] = text
+        return text
+    return _scalar_str(str(key)) + ":"
+
+
+def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> None:
+    """Append the block-style lines of a non-empty dict or list at ``indent``; the first
+    line starts with ``first`` instead of ``indent`` when given (``- `` of a list item, so
+    no line is written twice)."""
+    prefix = indent if first is None else first
+    add = out.append
+    keys = _KEYS  # only string keys are kept, so no other key finds one
     if isinstance(value, dict):
+        inner = indent + "  "
         for key in sorted(value, key=str):
             item = value[key]
-            head = f"{indent}{_scalar_str(str(key))}:"
-            if isinstance(item, dict) and item:
-                out.append(head)
-                _emit(item, indent + "  ", out)
-            elif isinstance(item, list) and item:
-                out.append(head)
+            kind = type(item)
+            head = prefix + (keys.get(key) or _key(key))
+            if kind is str:
+                add(f"{head} {_scalar_str(item)}")
+            elif item and (kind is dict or kind is not list and isinstance(item, dict)):
+                add(head)
+                _emit(item, inner, out)
+            elif item and (kind is list or isinstance(item, list)):
+                add(head)
                 _emit(item, indent, out)
             else:
-                out.append(f"{head} {_inline(item)}")
+                add(f"{head} {_inline(item)}")
+            prefix = indent
     else:
+        inner = indent + "  "
         for item in value:
-            if isinstance(item, dict | list) and item:
-                lines: list[str] = []
-                _emit(item, indent + "  ", lines)
-                first = lines[0][len(indent) + 2:]
-                if isinstance(item, list):
-                    first = lines[0][len(indent) + 2:]
-                out.append(f"{indent}- {first}")
-                out.extend(lines[1:])
+            kind = type(item)
+            if kind is str:
+                add(f"{prefix}- {_scalar_str(item)}")
+            elif item and (kind is dict or kind is list or isinstance(item, dict | list)):
+                _emit(item, inner, out, prefix + "- ")
             else:
-                out.append(f"{indent}- {_inline(item)}")
+                add(f"{prefix}- {_inline(item)}")
+            prefix = indent
 
 
 def _inline(value: Any) -> str:

@@ -9,6 +9,7 @@ in a slice of its own (1.35 allows devices or counters per slice, not both).
 
 from __future__ import annotations
 
+from allocation.engine.constants import COUNTER_MODES
 from allocation.engine.convert.devices import (
     Device,
     Warn,
@@ -22,7 +23,6 @@ __all__ = ["V1", "COUNTER_MODES", "resource_slice", "slice_specs", "capacity_spe
            "driver_simulation_specs", "node_selector", "MAX_DEVICES"]
 
 V1 = "resource.k8s.io/v1"
-COUNTER_MODES = ("units", "consumable")
 MAX_DEVICES = 128
 _MAX_COUNTER_DEVICES = 64
 

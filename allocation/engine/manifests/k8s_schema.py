@@ -102,6 +102,12 @@ class _IntOrString(Schema):
             return
         self._int.check(value, path, problems)
 
+    def valid(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return True
+        return not isinstance(value, bool) and isinstance(value, int | float) \
+            and self._int.valid(value)
+
 
 # Loose where Kubernetes accepts more than one JSON form: "object" is a RawExtension,
 # FieldsV1 or IntOrString; "float" and any type this table does not know accept anything.
@@ -253,12 +259,19 @@ class _CoreKind(Schema):
         self.model = model
         self.overlay = overlay
 
-    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+    def _build(self) -> Schema:
         with _lock:
             schema = _merge(model_schema(self.model), self.overlay)
         # Later documents go straight to the built schema: no cost per document.
         self.check = schema.check  # type: ignore[method-assign]
-        schema.check(value, path, problems)
+        self.valid = schema.valid  # type: ignore[method-assign]
+        return schema
+
+    def check(self, value: Any, path: str, problems: ProblemList) -> None:
+        self._build().check(value, path, problems)
+
+    def valid(self, value: Any) -> bool:
+        return self._build().valid(value)
 
 
 def core_kind_schema(kind: str, overlay: Schema) -> Schema:

@@ -98,7 +98,9 @@ def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
                      f"{' or '.join(supported)}")
         return
     before = len(problems)
-    schema_of(spec).check(data, "", problems)
+    schema = schema_of(spec)
+    if not schema.valid(data):  # the problems of an invalid document, in full (schema.py)
+        schema.check(data, "", problems)
     if spec in kinds.V1_KINDS:
         # v1 rules assume the schema's shapes (they compile CEL, parse quantities).
         if len(problems) == before:

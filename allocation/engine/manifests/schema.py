@@ -3,75 +3,38 @@
 Each schema node checks one value and reports every problem it finds into a
 :class:`~allocation.engine.manifests.problems.ProblemList`, with the field path and, for
 unknown fields, the closest valid name. Checking never raises and never stops early.
+
+``valid`` answers the same question without saying why: it builds no path, collects no
+problem and stops at the first one, so valid input (nearly all input) is checked at a
+fraction of the cost; the loader runs ``check`` only on a document found invalid, for its
+problems (docs/architecture.md, "Speed"). ``valid(v)`` is true exactly when ``check(v)``
+reports nothing; the base class derives it from ``check``, so a schema that does not
+override it is still right.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from allocation.engine.manifests.limits import INT64_MAX, INT64_MIN
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.schema_base import (
+    DNS_LABEL,
+    DNS_SUBDOMAIN,
+    IDENTIFIER,
+    Schema,
+    join,
+    suggest,
+    type_name,
+)
 from allocation.engine.quantity import Quantity
 
 __all__ = [
     "Schema", "Str", "Int", "Bool", "QuantityStr", "AnyValue", "ListOf", "MapOf", "Obj",
     "Check", "join", "type_name", "DNS_SUBDOMAIN", "DNS_LABEL", "IDENTIFIER", "suggest",
 ]
-
-DNS_SUBDOMAIN = (
-    re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"),
-    253,
-    "must be a DNS subdomain: lower case letters, digits, '-' and '.', starting and ending "
-    "with a letter or digit, at most 253 characters",
-)
-DNS_LABEL = (
-    re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
-    63,
-    "must be a DNS label: lower case letters, digits and '-', starting and ending with a "
-    "letter or digit, at most 63 characters",
-)
-IDENTIFIER = (
-    re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$"),
-    63,
-    "must be an identifier ([A-Za-z_][A-Za-z0-9_]*) of at most 63 characters",
-)
-
-
-def join(path: str, key: str | int) -> str:
-    """The field path of ``key`` below ``path`` (``spec.items[2].name``)."""
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def suggest(name: str, valid: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for the closest valid name, or an empty string."""
-    choices = list(valid)
-    lowered = {c.lower(): c for c in choices}
-    if name.lower() in lowered:
-        return f" (did you mean {lowered[name.lower()]}?)"
-    match = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
-    return f" (did you mean {match[0]}?)" if match else ""
-
-
-def type_name(value: Any) -> str:
-    """How a problem names the JSON type of ``value`` (``string``, ``object``, ``null``)."""
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
-            dict: "object"}.get(type(value), type(value).__name__)
-
-
-class Schema:
-    """Base class: ``check`` reports problems for ``value`` found at ``path``."""
-
-    def check(self, value: Any, path: str, problems: ProblemList) -> None:  # pragma: no cover
-        raise NotImplementedError
-
 
 class AnyValue(Schema):
     """Anything at all (opaque vendor data)."""
@@ -82,6 +45,9 @@ class AnyValue(Schema):
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if self.kind is dict and not isinstance(value, dict):
             problems.add(path, f"must be an object, not {type_name(value)}")
+
+    def valid(self, value: Any) -> bool:
+        return self.kind is not dict or isinstance(value, dict)
 
 
 class Str(Schema):
@@ -111,6 +77,19 @@ class Str(Schema):
         if not self.allow_empty and value == "":
             problems.add(path, "must not be empty")
 
+    def valid(self, value: Any) -> bool:
+        if not isinstance(value, str):
+            return False
+        if self.enum is not None and value not in self.enum:
+            return False
+        if self.name is not None:
+            pattern, limit, _ = self.name
+            if len(value) > limit or not pattern.match(value):
+                return False
+        if self.max_len is not None and len(value.encode()) > self.max_len:
+            return False
+        return self.allow_empty or value != ""
+
 
 class Int(Schema):
     """An integer (booleans are not integers) within optional bounds, always an int64."""
@@ -136,6 +115,15 @@ class Int(Schema):
         if self.maximum is not None and value > self.maximum:
             problems.add(path, f"must be at most {self.maximum}, not {value}")
 
+    def valid(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if not (isinstance(value, float) and value.is_integer()):
+                return False
+            value = int(value)
+        return (INT64_MIN <= value <= INT64_MAX
+                and (self.minimum is None or value >= self.minimum)
+                and (self.maximum is None or value <= self.maximum))
+
 
 def _short(value: int) -> str:
     """An integer as shown in a message: a 1,000-digit one is not printed whole."""
@@ -150,6 +138,12 @@ class Bool(Schema):
         if not isinstance(value, bool):
             problems.add(path, f"must be a boolean, not {type_name(value)}")
 
+    def valid(self, value: Any) -> bool:
+        return isinstance(value, bool)
+
+
+_VERDICTS_KEPT = 4096
+
 
 class QuantityStr(Schema):
     """A Kubernetes quantity: a string such as ``16Gi`` or ``500m``, or a plain number.
@@ -161,6 +155,17 @@ class QuantityStr(Schema):
 
     def __init__(self, non_negative: bool = False) -> None:
         self.non_negative = non_negative
+        self._verdicts: dict[str, bool] = {}  # a cluster repeats a few texts ("1", "40Gi")
+
+    def valid(self, value: Any) -> bool:
+        if type(value) is not str:
+            return super().valid(value)
+        verdict = self._verdicts.get(value)
+        if verdict is None:
+            verdict = super().valid(value)
+            if len(self._verdicts) < _VERDICTS_KEPT:
+                self._verdicts[value] = verdict
+        return verdict
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
 
@@ -201,6 +206,13 @@ class Check(Schema):
         if len(problems) == before:
             self.fn(value, path, problems)
 
+    def valid(self, value: Any) -> bool:
+        if not self.inner.valid(value):
+            return False
+        scratch = ProblemList()
+        self.fn(value, "", scratch)
+        return not scratch
+
 
 class ListOf(Schema):
     """A list whose items all follow ``item``, with optional size bounds."""
@@ -233,6 +245,24 @@ class ListOf(Schema):
                     else:
                         seen[key] = index
 
+    def valid(self, value: Any) -> bool:
+        if not isinstance(value, list) or len(value) < self.min_items or (
+                self.max_items is not None and len(value) > self.max_items):
+            return False
+        item_valid = self.item.valid
+        unique_key = self.unique_key
+        seen: set[str] = set()
+        for item in value:
+            if not item_valid(item):
+                return False
+            if unique_key and isinstance(item, dict):
+                key = item.get(unique_key)
+                if isinstance(key, str):
+                    if key in seen:
+                        return False
+                    seen.add(key)
+        return True
+
 
 class MapOf(Schema):
     """An object used as a map from string keys to values following ``value``."""
@@ -254,6 +284,21 @@ class MapOf(Schema):
                 if len(key) > limit or not pattern.match(key):
                     problems.add(join(path, key), f"invalid key {key!r}: {message}")
             self.value.check(item, join(path, key), problems)
+
+    def valid(self, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        item_valid = self.value.valid
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return False
+            if self.key is not None:
+                pattern, limit, _ = self.key
+                if len(key) > limit or not pattern.match(key):
+                    return False
+            if not item_valid(item):
+                return False
+        return True
 
 
 class Obj(Schema):
@@ -306,3 +351,27 @@ class Obj(Schema):
             if len(present) > 1:
                 problems.add(path or "<document>", f"at most one of {', '.join(group)} may "
                              f"be set, found {', '.join(present)}")
+
+    def valid(self, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        for name in self.required:
+            if value.get(name) is None:
+                return False
+        fields = self.fields
+        for key, item in value.items():
+            schema = fields.get(key)
+            if schema is None:
+                if self.open:
+                    continue
+                return False
+            # a None here is not a required field's: those returned above
+            if item is not None and not schema.valid(item):
+                return False
+        for group in self.one_of:
+            if sum(value.get(name) is not None for name in group) != 1:
+                return False
+        for group in self.at_most_one:
+            if sum(value.get(name) is not None for name in group) > 1:
+                return False
+        return True

@@ -33,10 +33,14 @@ from allocation.engine.manifests.limits import (
     MAX_EXPANDED_NODES,
     MAX_NESTING_DEPTH,
 )
+from allocation.engine.manifests.yaml_fast import fast_documents
 
 __all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents", "yaml_error_message"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALAR, _MAPPING_START, _MAPPING_END, _SEQUENCE_START, _SEQUENCE_END = (
+    yaml.ScalarEvent, yaml.MappingStartEvent, yaml.MappingEndEvent, yaml.SequenceStartEvent,
+    yaml.SequenceEndEvent)
 # Deeper than the builder's bound, so the builder still names the path and line; shallow
 # enough that libyaml's cost per token stays small (flow_depth.py).
 _FLOW_DEPTH_CUT = 4 * MAX_NESTING_DEPTH
@@ -284,9 +288,19 @@ class _Builder:
         if not frame.is_map:
             frame.value.append(value)
         elif not frame.has_key:
-            self._key(frame, value, line)
+            if type(value) is str:  # the common case of _key, inline: one call less per key
+                frame.key = value
+                frame.key_line = line
+                frame.has_key = True
+            else:
+                self._key(frame, value, line)
         else:
-            self._value(frame, value, line)
+            key = frame.key
+            if key is not _MERGE_KEY and key not in frame.value:  # _value's common case
+                frame.has_key = False
+                frame.value[key] = value
+            else:
+                self._value(frame, value, line)
 
     def _key(self, frame: _Frame, key: Any, line: int) -> None:
         if key is not _MERGE_KEY and not isinstance(key, str):
@@ -325,34 +339,53 @@ class _Builder:
         self.problems = []
 
 
-def iter_yaml_documents(text: str) -> Iterator[YamlDocument]:
+def _read_one(text: str) -> tuple[bool, Any]:
+    """``(True, data)`` when ``text`` is one document read without a problem."""
+    try:
+        found = list(iter_yaml_documents(text, fast=False))
+    except yaml.YAMLError:
+        return False, None
+    if len(found) != 1 or found[0].fatal is not None or found[0].problems:
+        return False, None
+    return True, found[0].data
+
+
+def iter_yaml_documents(text: str, fast: bool = True) -> Iterator[YamlDocument]:
     """The documents of a YAML text, in order, each built within the bounds.
 
     Documents are numbered from 1, empty ones included (their data is None). A document
     that breaks a bound is yielded with ``fatal`` set and reading goes on with the next.
+    Plain block-style text is read by ``yaml_fast`` (the same documents, read faster)
+    unless ``fast`` is false; any other text, and any text with a problem, by libyaml.
 
     Raises:
         yaml.YAMLError: on a syntax error, after the documents before it were yielded; the
             caller reports it with :func:`yaml_error_message` against the next number.
     """
+    found = fast_documents(text, _read_one) if fast else None
+    if found is not None:
+        for number, data in enumerate(found, 1):
+            yield YamlDocument(number, data)
+        return
     # libyaml is quadratic in flow depth: refuse absurd depths before it reads them
     loader = _Loader(cap_flow_depth(text, _FLOW_DEPTH_CUT))
     builder = _Builder(loader)
-    get_event = loader.get_event
+    get_event, scalar, start_node, end_node = (loader.get_event, builder.scalar,
+                                               builder.start, builder.end)
     doc = start = 0
     try:
         while True:
             event = get_event()
             kind = type(event)
             try:
-                if kind is yaml.ScalarEvent:
-                    builder.scalar(event)
-                elif kind is yaml.MappingStartEvent:
-                    builder.start(event, True)
-                elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                    builder.end()
-                elif kind is yaml.SequenceStartEvent:
-                    builder.start(event, False)
+                if kind is _SCALAR:
+                    scalar(event)
+                elif kind is _MAPPING_START:
+                    start_node(event, True)
+                elif kind is _MAPPING_END or kind is _SEQUENCE_END:
+                    end_node()
+                elif kind is _SEQUENCE_START:
+                    start_node(event, False)
                 elif kind is yaml.AliasEvent:
                     builder.alias(event)
                 elif kind is yaml.DocumentStartEvent:

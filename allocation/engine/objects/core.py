@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from allocation.engine import kinds
-from allocation.engine.objects.meta import KObject, json_copy
+from allocation.engine.objects.meta import KObject, json_copy, top_level_copy
 from allocation.engine.quantity import Quantity
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
@@ -209,5 +209,5 @@ class OpaqueObject(KObject):
     def api_group(self) -> str:
         return self.api_version.split("/", 1)[0] if "/" in self.api_version else ""
 
-    def to_manifest(self) -> dict:
-        return json_copy(self.raw)
+    def to_manifest(self, shared: bool = False) -> dict:
+        return top_level_copy(self.raw) if shared else json_copy(self.raw)

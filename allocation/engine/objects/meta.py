@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 if TYPE_CHECKING:
     from allocation.engine.kinds import KindSpec
 
-__all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "stable_uid"]
+__all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "top_level_copy",
+           "stable_uid"]
 
 _UID_NAMESPACE = uuid.UUID("6f1c3f7e-4a8e-4d59-9a57-0d1ad3a0c0de")
 _UID_PREFIX = _UID_NAMESPACE.bytes
@@ -24,6 +25,12 @@ def json_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [json_copy(v) for v in value]
     return value
+
+
+def top_level_copy(document: dict) -> dict:
+    """A copy of ``document`` and of its top-level objects, sharing the rest."""
+    return {key: dict(value) if type(value) is dict else value
+            for key, value in document.items()}
 
 
 def stable_uid(kind: str, namespace: str | None, name: str) -> str:
@@ -170,8 +177,13 @@ class KObject:
     def spec_changes(self, out: dict) -> None:
         """Apply the planner's changes outside metadata and status to ``out``."""
 
-    def to_manifest(self) -> dict:
-        out = json_copy(self.raw)
+    def to_manifest(self, shared: bool = False) -> dict:
+        """The object as a document: its input with the planner's changes.
+
+        A copy of everything, unless ``shared``: then only the document and its top-level
+        objects (metadata, spec, ...) are new, and what lies deeper is the input's own, for
+        a caller that only reads it (the writer: ``Simulation.output``)."""
+        out = top_level_copy(self.raw) if shared else json_copy(self.raw)
         out["apiVersion"] = self.api_version
         out["kind"] = self.kind_name
         meta = out.setdefault("metadata", {})

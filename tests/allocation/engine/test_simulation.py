@@ -64,3 +64,24 @@ def test_the_checkpoint_runs_before_every_controller_and_can_stop_the_simulation
     seen.clear()
     rounds = calm.settle()
     assert len(seen) == rounds * count
+
+
+@pytest.mark.parametrize("example", ["demo.yaml", "quickstart.yaml", "v1-gpus.yaml"])
+def test_a_shared_output_writes_the_same_and_leaves_the_state_alone(example):
+    from pathlib import Path
+
+    from allocation.engine.manifests import load_files
+    from allocation.engine.simulation import simulate
+    from allocation.engine.writer import dump
+
+    path = Path(__file__).resolve().parents[3] / "examples" / example
+    simulation = simulate(load_files([path]))
+    copied = simulation.output()
+    shared = simulation.output(shared=True)
+    for output in ("yaml", "json"):
+        assert dump(shared, output) == dump(copied, output)
+    for item in shared["items"]:  # the top-level objects are the output's own
+        for value in item.values():
+            if isinstance(value, dict):
+                value["changed"] = True
+    assert dump(simulation.output(), "json") == dump(copied, "json")

@@ -140,3 +140,46 @@ def test_json_of_plain_output_does_not_fall_back(monkeypatch):
 
     monkeypatch.setattr(writer, "json", _NoStdlib)
     assert to_json(document) == expected
+
+
+def _reference_emit(value, indent, out):
+    """The emitter before it wrote each line once (a list item's first line was written
+    at the item's indent, then cut); kept to hold the two byte for byte equal."""
+    from allocation.engine.writer import _inline, _scalar_str
+
+    if isinstance(value, dict):
+        for key in sorted(value, key=str):
+            item = value[key]
+            head = f"{indent}{_scalar_str(str(key))}:"
+            if isinstance(item, dict) and item:
+                out.append(head)
+                _reference_emit(item, indent + "  ", out)
+            elif isinstance(item, list) and item:
+                out.append(head)
+                _reference_emit(item, indent, out)
+            else:
+                out.append(f"{head} {_inline(item)}")
+    else:
+        for item in value:
+            if isinstance(item, dict | list) and item:
+                lines: list[str] = []
+                _reference_emit(item, indent + "  ", lines)
+                out.append(f"{indent}- {lines[0][len(indent) + 2:]}")
+                out.extend(lines[1:])
+            else:
+                out.append(f"{indent}- {_inline(item)}")
+
+
+nested = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.text(max_size=8),
+                                                           st.integers(0, 3)), inner,
+                                                 max_size=4)), max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.dictionaries(st.text(max_size=8), nested, min_size=1, max_size=5),
+                 st.lists(nested, min_size=1, max_size=5)))
+def test_yaml_is_written_as_before(document):
+    out: list[str] = []
+    _reference_emit(document, "", out)
+    assert to_yaml(document) == "\n".join(out) + "\n"

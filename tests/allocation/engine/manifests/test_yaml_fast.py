@@ -1,0 +1,121 @@
+"""The line reader of plain block YAML (``manifests/yaml_fast.py``) gives what libyaml gives.
+
+``iter_yaml_documents(text)`` must yield the same documents, problems and errors whether the
+fast reader takes the text (or some of its documents) or not: on every file of the examples
+and test data, on texts written to probe the edges of the subset it reads, and on a few
+hundred random line-level changes of those files.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from allocation.engine.manifests.yaml_documents import iter_yaml_documents
+from allocation.engine.manifests.yaml_fast import fast_documents
+from allocation.engine.writer import to_yaml
+
+ROOT = Path(__file__).resolve().parents[4]
+FILES = [*sorted((ROOT / "examples").glob("*.yaml")),
+         *sorted((ROOT / "tests/allocation/engine/manifests/data").glob("*.yaml")),
+         *sorted((ROOT / "tests/allocation/engine/models/data").glob("*.yaml"))]
+
+EDGES = [
+    "", "\n", "---\n", "---\n---\n", "a: 1\n---\n", "a: 1\n---", "# c\n---\na: 1\n",
+    "# only a comment\n", "a: 1\n---\n# c\n", "\n\na: 1\n\n", "a:\n", "a:\nb: 2\n",
+    "a:\n- 1\n- 2\nb: x\n", "- a: 1\n  b:\n  - x\n  c: 2\n- y\n", "- - a\n", "-\n  a: 1\n",
+    "a: 'x: y'\nb: \"q # r\"\n", "'5': a\n\"k\": v\n", "5: a\n", "true: a\n", "~: a\n",
+    "a: yes\nb: on\nc: ~\nd: null\ne: 0o7\nf: 0x1F\ng: 1_000\nh: 1e3\ni: .5\nj: -1\n",
+    "a: .inf\n", "a: .nan\n", "a: 2024-01-01\n", "a: 2024-01-01T00:00:00Z\n", "a: 1:30\n",
+    "a: 1\na: 2\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "<<: {a: 1}\n", "a: {}\nb: []\n",
+    "a: {x: 1}\n", "a: [1, 2]\n", "a: b\n  c\n", "a: b # c\n", "a: |\n  x\n", "a: |+\n  x\n\n",
+    "a: |\n  x\n---\nb: 1\n", "a: >-\n  x\n  y\n---\nb: 1\n", "a: x\n...\n", "%YAML 1.1\n---\na: 1\n",
+    "--- a\n", "--- # c\na: 1\n", "a:\tb\n", "a: 1\r\nb: 2\r\n", "\ufeffa: 1\n", "a: é\n",
+    "a:\n    b: 1\n  c: 2\n", "a:\n  b: 1\n    c: 2\n", "a: 1\n- b\n", "  a: 1\n", "a: 1\n b: 2\n",
+    "a: ''\nb: \"\"\n", "a: 'it''s'\n", "a: \"x\\ty\"\n", "a b: c  d\n", "a: (x)\n", "a: x=y\n",
+    "- 1\n- true\n- null\n- x\n", "a:\n  - b:\n    - c\n", "a: b:\n", "a:b\n", "a: [\n", "a: 'x\n",
+    "key: " + "x" * 70 + "\nother: " + "x" * 70 + "\n",
+    "".join(f"{'  ' * i}k{i}:\n" for i in range(50)) + "  " * 50 + "v: 1\n",
+    "a: 1\n---\nb: [\n---\nc: 3\n", "a: 1\n---\nb: |\n  x\n---\nc: d: e\n",
+]
+
+
+def _read(text: str, fast: bool) -> list:
+    found: list = []
+    try:
+        for doc in iter_yaml_documents(text, fast=fast):
+            found.append((doc.doc, doc.data, doc.fatal, doc.path, doc.problems))
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        found.append((type(exc).__name__, str(exc)))
+    return found
+
+
+def _typed(value):
+    """``value`` with each scalar's type beside it (``1 == True`` must not pass)."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+def _assert_same(text: str) -> None:
+    assert _typed(_read(text, True)) == _typed(_read(text, False)), text
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_files_read_the_same(path):
+    _assert_same(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edges_read_the_same(text):
+    _assert_same(text)
+
+
+def test_the_planner_s_own_output_is_read_fast():
+    import yaml
+
+    docs = [d for path in FILES for d in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+            if isinstance(d, dict)]
+    text = "---\n".join(to_yaml(d) for d in docs)
+    handed: list[str] = []
+
+    def read_one(piece: str):
+        handed.append(piece)
+        found = list(iter_yaml_documents(piece, fast=False))
+        return True, found[0].data
+
+    assert fast_documents(text, read_one) is not None
+    assert len(handed) < len(docs) / 4  # quoted CEL and escapes: libyaml's
+    _assert_same(text)
+
+
+def _mutated(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    index = rng.randrange(len(lines))
+    change = rng.randrange(6)
+    if change == 0:
+        del lines[index]
+    elif change == 1:
+        lines.insert(index, lines[index])
+    elif change == 2:
+        lines[index] = " " * rng.choice((1, 2, 4)) + lines[index]
+    elif change == 3:
+        lines[index] = lines[index][rng.choice((1, 2)):]
+    elif change == 4:
+        lines.insert(index, "---")
+    else:
+        other = rng.randrange(len(lines))
+        lines[index], lines[other] = lines[other], lines[index]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_line_changes_read_the_same(seed):
+    rng = random.Random(seed)
+    texts = [path.read_text(encoding="utf-8") for path in FILES]
+    for _ in range(80):
+        _assert_same(_mutated(rng.choice(texts), rng))
