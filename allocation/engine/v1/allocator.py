@@ -138,7 +138,7 @@ class Allocator:
         if outcome.allocations is not None:
             return nodes[0], outcome
         plan = search.plan if search.plan.reusable else None  # prepared once for all nodes
-        if not search.plan.exact_only:
+        if not search.plan.full_node_refuses:
             candidates = range(1, len(nodes))
         else:
             indexes = self._node_indexes(nodes)
@@ -257,6 +257,6 @@ class Attempt:
             plan = search.plan
             if plan.reusable:
                 self._plan = plan
-            if self._skip is None and self._claims and plan.exact_only:
+            if self._skip is None and plan.full_node_refuses:
                 self._skip = alloc._full
         return outcome

@@ -52,6 +52,13 @@ class Plan:
         # kept before any add(): fresh() copies their settings, not their state
         self._constraints = [[con.fresh() for con in c.constraints] for c in claims]
 
+    @property
+    def full_node_refuses(self) -> bool:
+        """Whether a node with no free device cannot fit these claims (the one rule behind
+        ``Search``'s nothing-free answer and the full nodes the Allocator and ``Attempt``
+        skip): only normal ExactCount requests, and at least one device asked for."""
+        return self.exact_only and self.needs_devices
+
     def fresh(self) -> list[ClaimState]:
         """The claims, prepared, with empty constraints and no picks (another call)."""
         out = []
@@ -79,9 +86,7 @@ def prepare(search: Search) -> Plan:
 def _check_classes(search: Search, claim: ClaimState) -> None:
     # kube-scheduler's PreFilter checks every class of every claim before the allocator
     # runs, so a missing class wins over any preflight error of an earlier claim
-    spec = claim.raw["spec"]
-    known = search.alloc.prepared.get(id(spec))
-    if known is not None and known[0] is spec:
+    if _known(search, claim.raw["spec"]) is not None:
         return  # prepared (_prepare): its classes existed, and set_classes drops that
     for req in claim.requests:
         subs = req.get("firstAvailable") or ()
@@ -93,11 +98,17 @@ def _check_classes(search: Search, claim: ClaimState) -> None:
                                          "does not exist")
 
 
+def _known(search: Search, spec: dict) -> tuple | None:
+    # the allocator's entry for this very spec object (an id may be reused once the spec
+    # is gone, hence the identity check)
+    known = search.alloc.prepared.get(id(spec))
+    return known if known is not None and known[0] is spec else None
+
+
 def _prepare(search: Search, ci: int, claim: ClaimState) -> None:
     spec = claim.raw["spec"]
-    cache = search.alloc.prepared
-    known = cache.get(id(spec))
-    if known is not None and known[0] is spec:
+    known = _known(search, spec)
+    if known is not None:
         # the same (immutable) spec passed this preflight: its requests, shared
         _spec, claim.data, claim.subs, constraints, claim.kinds = known
         claim.constraints = [con.fresh() for con in constraints]
@@ -108,8 +119,9 @@ def _prepare(search: Search, ci: int, claim: ClaimState) -> None:
     claim.kinds = (not any(rd.all_mode or rd.admin for rd in datas), bool(datas), all_mode)
     if not all_mode:  # All: per node
         # kept before any add(): fresh() copies their settings, not their state
-        cache[id(spec)] = (spec, claim.data, claim.subs,
-                           [c.fresh() for c in claim.constraints], claim.kinds)
+        search.alloc.prepared[id(spec)] = (spec, claim.data, claim.subs,
+                                           [c.fresh() for c in claim.constraints],
+                                           claim.kinds)
 
 
 def _preflight(search: Search, ci: int, claim: ClaimState) -> None:

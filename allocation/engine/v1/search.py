@@ -108,7 +108,7 @@ class Search:
         # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
         # pool has a free device, the search would evaluate nothing and fail. Claims without
         # requests need no device: they fit on any node, pools or not.
-        if not (self.plan.needs_devices and self.plan.exact_only):
+        if not self.plan.full_node_refuses:
             return False
         dedicated = self.book.pool_dedicated
         for pool in self.pools:

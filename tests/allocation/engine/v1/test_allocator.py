@@ -93,6 +93,21 @@ def test_attempt_raises_preflight_errors_and_fits_no_claims_everywhere():
     assert all(empty.allocate(n).fits for n in NODES)
 
 
+def test_a_claim_without_requests_fits_on_nodes_known_to_be_full():
+    # upstream allocates such a claim (no results) on any node: a full node is no reason
+    a = _cluster()
+    for i in range(4):
+        found = a.first_fit(NODES, [claim(f"x{i}", request(count=2))])
+        a.commit(claim(f"x{i}"), found[1].allocations[0])
+    assert not a.first_fit(NODES, [claim("probe")])  # every node is now known to be full
+    nothing = claim("nothing")
+    nothing["spec"]["devices"]["requests"] = []
+    attempt = a.attempt([nothing])
+    assert [attempt.known(n["metadata"]["name"]) for n in NODES] == [None] * 4
+    assert all(attempt.allocate(n).fits for n in NODES)
+    assert a.first_fit(NODES, [nothing])[0] is NODES[0]
+
+
 def test_a_node_whose_labels_change_sees_the_pools_of_its_new_labels():
     selector = {"nodeSelectorTerms": [{"matchExpressions": [
         {"key": "gpu", "operator": "In", "values": ["yes"]}]}]}
