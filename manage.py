@@ -4,8 +4,19 @@
 import os
 import sys
 
+# The engine's own commands (allocation.engine.cli.COMMANDS), which start without Django
+# when their line needs nothing of it (docs/architecture.md "Speed").
+ENGINE_COMMANDS = ("simulate", "convert")
+
 
 def main() -> None:
+    if sys.argv[1:2] and sys.argv[1] in ENGINE_COMMANDS:
+        from allocation.engine.cli import without_django
+
+        run = without_django(sys.argv[1:])
+        if run is not None:
+            run()
+            return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
     try:
         from django.core.management import execute_from_command_line

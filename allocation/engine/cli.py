@@ -2,13 +2,17 @@
 run function each, for both ``manage.py`` and the ``draplanner`` console script.
 
 ``draplanner simulate ...`` (``python -m allocation.engine.cli simulate ...``) never sets up
-Django: it imports the engine and nothing else, so it starts in a fraction of
-``manage.py``'s time. ``allocation/management/commands/{simulate,convert}.py`` are thin
+Django: it imports the engine and nothing else, so it starts in a fraction of Django's
+time. ``allocation/management/commands/{simulate,convert}.py`` are thin
 wrappers over the same functions, so both entry points print the same bytes and end with the
 same exit codes: 0 done, 2 invalid input (one line per problem), 3 ``convert`` could not
 convert an object, 1 an internal error with its traceback (docs/manifests.md). Only the
 usage line of an option error differs: it names the program, and ``manage.py`` lists
 Django's own options (``--settings``, ``--verbosity``, ...).
+
+``manage.py`` itself asks :func:`without_django` first, so ``manage.py simulate`` starts as
+fast as ``draplanner simulate`` whenever its line needs nothing of Django; help, a bad
+option and Django's own options still go to Django's parser, which answers them as before.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,8 +31,9 @@ from allocation.engine.events import DEFAULT_START, format_time, parse_duration,
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.v1 import DEFAULT_RELEASE, RELEASES, FeatureGateError, Profile, make_profile
 
-__all__ = ["SIMULATE_HELP", "CONVERT_HELP", "add_simulate_arguments", "add_convert_arguments",
-           "run_simulate", "run_convert", "reported_failures", "main"]
+__all__ = ["SIMULATE_HELP", "CONVERT_HELP", "COMMANDS", "add_simulate_arguments",
+           "add_convert_arguments", "run_simulate", "run_convert", "reported_failures",
+           "without_django", "main"]
 
 SIMULATE_HELP = ("Simulate DRA manifests to a fixed point and print every object with its "
                  "status, then the Events. Exit 0 simulated, 2 invalid input, 1 internal error.")
@@ -164,6 +169,58 @@ def run_convert(options: Mapping[str, Any], stdout: TextIO, stderr: TextIO) -> N
 
 _COMMANDS = {"simulate": (SIMULATE_HELP, add_simulate_arguments, run_simulate),
              "convert": (CONVERT_HELP, add_convert_arguments, run_convert)}
+COMMANDS = tuple(_COMMANDS)
+"""The engine's commands, by name (``manage.py`` keeps a copy, which a test holds equal)."""
+
+
+class _Declined(Exception):
+    """The line is not one the engine's parser takes as it is."""
+
+
+class _StrictParser(argparse.ArgumentParser):
+    """A parser that never prints: help, a usage error or an exit declines the line instead.
+
+    Abbreviated options are not taken either, since Django's parser, which has options of its
+    own, may read the same prefix differently (``--n`` is ``--now`` here, ambiguous there).
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog=prog, allow_abbrev=False)
+
+    def error(self, message: str):  # Django's parser words it, with its usage line
+        raise _Declined
+
+    def exit(self, status: int = 0, message: str | None = None):
+        raise _Declined
+
+    def print_help(self, file=None) -> None:  # Django's help lists its own options too
+        raise _Declined
+
+
+def without_django(argv: Sequence[str]) -> Callable[[], None] | None:
+    """``manage.py COMMAND ARGS...`` run by the engine alone, or None to leave it to Django.
+
+    ``manage.py`` asks this before setting up Django, so ``manage.py simulate`` imports no
+    admin, REST framework or Channels (docs/architecture.md "Speed"). Whatever this parser
+    does not take exactly as it is (help, an unknown or abbreviated option, Django's
+    ``--settings`` or ``--verbosity``, a bad choice) returns None, and Django's parser answers
+    it with its own usage line as before. The options and the run are Django's command's
+    own, so the output and exit codes are the same.
+
+    Returns:
+        A function that runs the command (it may raise ``SystemExit`` as the command ends),
+        or None.
+    """
+    if not argv or argv[0] not in _COMMANDS:
+        return None
+    _, add, run = _COMMANDS[argv[0]]
+    parser = _StrictParser(f"manage.py {argv[0]}")
+    add(parser)
+    try:
+        options = vars(parser.parse_args(list(argv[1:])))
+    except _Declined:
+        return None
+    return lambda: run(options, sys.stdout, sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

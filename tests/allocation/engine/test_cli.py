@@ -1,5 +1,6 @@
-"""``draplanner`` (``python -m allocation.engine.cli``) and ``manage.py`` print the same
-bytes and end with the same exit codes for ``simulate`` and ``convert``."""
+"""``draplanner`` (``python -m allocation.engine.cli``), ``manage.py`` and Django's own
+command print the same bytes and end with the same exit codes for ``simulate`` and
+``convert``; ``manage.py`` runs them without Django when the line needs nothing of it."""
 
 from __future__ import annotations
 
@@ -18,15 +19,24 @@ def _run(entry: list[str], *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-def both(command: str, *args: str) -> tuple[subprocess.CompletedProcess, ...]:
-    """The same command through ``manage.py`` and through the console script's module."""
-    return (_run(["manage.py", command], *args),
-            _run(["-m", "allocation.engine.cli", command], *args))
+# Django's management command itself, as manage.py ran it before it learnt to run the
+# engine's commands alone.
+DJANGO = ("import os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'console.settings');"
+          " from django.core.management import execute_from_command_line;"
+          " execute_from_command_line(['manage.py', *sys.argv[1:]])")
 
 
 def _same(django, engine) -> None:
     assert (engine.returncode, engine.stdout, engine.stderr) == (
         django.returncode, django.stdout, django.stderr)
+
+
+def both(command: str, *args: str) -> tuple[subprocess.CompletedProcess, ...]:
+    """The same command through Django's command and through the console script's module,
+    having checked that ``manage.py`` (which may skip Django) answers exactly as Django."""
+    django = _run(["-c", DJANGO, command], *args)
+    _same(django, _run(["manage.py", command], *args))
+    return django, _run(["-m", "allocation.engine.cli", command], *args)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -106,3 +116,44 @@ def test_the_console_script_is_declared():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"]["draplanner"] == "allocation.engine.cli:main"
+
+
+def _modules_after_manage_py(*args: str) -> subprocess.CompletedProcess:
+    code = ("import runpy, sys; sys.argv = ['manage.py', *sys.argv[1:]];"
+            " runpy.run_path('manage.py', run_name='__main__');"
+            " print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework',"
+            " 'channels', 'console'}), file=sys.stderr)")
+    return _run(["-c", code], *args)
+
+
+def test_manage_py_runs_the_engine_commands_without_django():
+    result = _modules_after_manage_py("simulate", str(EXAMPLES[0]), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("{") and result.stderr == "[]\n"
+    converted = _modules_after_manage_py("convert", "--to", "v1", "--lossy",
+                                         str(ROOT / "examples" / "demo.yaml"))
+    assert converted.returncode == 0 and converted.stderr.endswith("[]\n")
+
+
+@pytest.mark.parametrize("args", [("-v", "2"), ("--settings", "console.settings"),
+                                  ("--no-color",)])
+def test_django_options_still_reach_django(args):
+    plain = _run(["manage.py", "simulate"], str(EXAMPLES[0]))
+    result = _modules_after_manage_py("simulate", str(EXAMPLES[0]), *args)
+    assert result.returncode == 0 and result.stdout == plain.stdout
+    assert "django" in result.stderr  # Django parsed the line
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--n", "now"), ("--strategy", "nope")])
+def test_help_and_option_errors_are_djangos(args):
+    django = _run(["-c", DJANGO, "simulate"], *args, str(EXAMPLES[0]))
+    _same(django, _run(["manage.py", "simulate"], *args, str(EXAMPLES[0])))
+    assert "--settings" in django.stdout + django.stderr  # Django's usage, with its options
+
+
+def test_manage_py_knows_the_engine_commands():
+    import runpy
+
+    from allocation.engine.cli import COMMANDS
+
+    assert runpy.run_path(str(ROOT / "manage.py"))["ENGINE_COMMANDS"] == COMMANDS
