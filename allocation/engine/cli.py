@@ -94,6 +94,8 @@ def reported_failures(stderr: TextIO, verb: str) -> Iterator[None]:
             _line(stderr, str(problem))
         _line(stderr, f"{len(exc.problems)} problem(s); nothing was {verb}.")
         sys.exit(2)
+    except BrokenPipeError:  # the reader went away (``| head``): not an engine bug
+        raise
     except Exception:  # an engine bug: say so plainly, with the traceback
         _line(stderr, "internal error: the planner failed; please report this:")
         _line(stderr, traceback.format_exc())
@@ -122,7 +124,7 @@ def run_simulate(options: Mapping[str, Any], stdout: TextIO, stderr: TextIO) -> 
     Raises:
         SystemExit: 2 for a bad flag value or invalid input, 1 for an internal error.
     """
-    from allocation.engine.simulation import simulate_files
+    from allocation.engine.simulation import simulate_to
 
     try:
         now = parse_time(options["now"])
@@ -131,11 +133,10 @@ def run_simulate(options: Mapping[str, Any], stdout: TextIO, stderr: TextIO) -> 
     except ValueError as exc:
         _line(stderr, f"error: {exc}")
         sys.exit(2)
-    with reported_failures(stderr, "simulated"):
-        text = simulate_files(options["files"], options["strategy"], now, advance,
-                              options["output"], profile,
-                              lambda problem: _line(stderr, f"warning: {problem}"))
-    stdout.write(text)
+    with reported_failures(stderr, "simulated"):  # the text goes out as it is written
+        simulate_to(stdout.write, options["files"], options["strategy"], now, advance,
+                    options["output"], profile,
+                    lambda problem: _line(stderr, f"warning: {problem}"))
 
 
 def run_convert(options: Mapping[str, Any], stdout: TextIO, stderr: TextIO) -> None:

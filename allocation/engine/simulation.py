@@ -31,10 +31,10 @@ from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, l
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
 from allocation.engine.v1 import Profile
-from allocation.engine.writer import as_list, dump
+from allocation.engine.writer import as_list, dump_to
 
-__all__ = ["Simulation", "simulate", "simulate_files", "CONTROLLER_FACTORIES", "MAX_ROUNDS",
-           "refuse_unsimulated_v1"]
+__all__ = ["Simulation", "simulate", "simulate_files", "simulate_to", "CONTROLLER_FACTORIES",
+           "MAX_ROUNDS", "refuse_unsimulated_v1"]
 
 MAX_ROUNDS = 10_000
 
@@ -233,9 +233,26 @@ def simulate_files(paths: Sequence[str], strategy: str = "first-fit",
                    now: datetime = DEFAULT_START, advance: timedelta | None = None,
                    output: str = "yaml", profile: Profile | None = None,
                    warn: Callable[[Problem], None] | None = None) -> str:
-    """The ``simulate`` command's output text for ``paths``, loaded and simulated under
-    ``profile`` (default: the newest release); ``warn`` gets each loading warning (a field
-    dropped because its feature gate is off).
+    """The ``simulate`` command's output text for ``paths``: :func:`simulate_to`'s pieces,
+    joined.
+
+    Raises:
+        InvalidManifests: as :func:`simulate`, or for invalid input.
+    """
+    pieces: list[str] = []
+    simulate_to(pieces.append, paths, strategy, now, advance, output, profile, warn)
+    return "".join(pieces)
+
+
+def simulate_to(write: Callable[[str], object], paths: Sequence[str],
+                strategy: str = "first-fit", now: datetime = DEFAULT_START,
+                advance: timedelta | None = None, output: str = "yaml",
+                profile: Profile | None = None,
+                warn: Callable[[Problem], None] | None = None) -> None:
+    """Write the ``simulate`` command's output for ``paths`` through ``write``, in pieces
+    (:func:`~allocation.engine.writer.dump_to`), loaded and simulated under ``profile``
+    (default: the newest release); ``warn`` gets each loading warning (a field dropped
+    because its feature gate is off). Nothing is written unless the input is valid.
 
     Raises:
         InvalidManifests: as :func:`simulate`, or for invalid input.
@@ -245,4 +262,4 @@ def simulate_files(paths: Sequence[str], strategy: str = "first-fit",
         for warning in loaded.warnings:
             if warn is not None:
                 warn(warning)
-        return dump(simulate(loaded, strategy, now, advance).output(shared=True), output)
+        dump_to(write, simulate(loaded, strategy, now, advance).output(shared=True), output)

@@ -20,13 +20,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
 import orjson
 import yaml
 
-__all__ = ["dump", "as_list", "to_json", "to_yaml"]
+__all__ = ["dump", "dump_to", "as_list", "to_json", "to_yaml"]
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_./(][A-Za-z0-9_./=+() -]*(?<! )$")
 _RESOLVER = yaml.resolver.Resolver()
@@ -152,6 +153,19 @@ def _refuse(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+def _orjson(document: Any) -> bytes | None:
+    """orjson's bytes for ``document``, or None where the standard library must write it."""
+    try:
+        data = orjson.dumps(document, default=_refuse, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError too: the standard library says why, or can
+        return None
+    return None if any(pattern.search(data) for pattern in _MAY_DIFFER) else data
+
+
+def _stdlib_json(document: Any) -> str:
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def to_json(document: Any) -> str:
     """``document`` as ``json.dumps(document, indent=2, sort_keys=True,
     ensure_ascii=False)`` writes it, plus a newline.
@@ -161,13 +175,45 @@ def to_json(document: Any) -> str:
             be sorted (as the standard library raises).
         ValueError: a circular reference.
     """
-    try:
-        data = orjson.dumps(document, default=_refuse, option=_ORJSON_OPTIONS)
-    except TypeError:  # orjson.JSONEncodeError too: the standard library says why, or can
-        data = None
-    if data is None or any(pattern.search(data) for pattern in _MAY_DIFFER):
-        return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    return data.decode()
+    data = _orjson(document)
+    return _stdlib_json(document) if data is None else data.decode()
+
+
+# The size of a piece of JSON text that :func:`dump_to` decodes and writes at a time.
+_JSON_PIECE = 1 << 20
+
+
+def _json_pieces(document: Any) -> Iterator[str]:
+    data = _orjson(document)
+    if data is None:
+        yield _stdlib_json(document)
+        return
+    start, size = 0, len(data)
+    while start < size:  # cut after a newline: never inside a UTF-8 sequence
+        end = data.find(b"\n", start + _JSON_PIECE)
+        end = size if end < 0 else end + 1
+        yield data[start:end].decode()
+        start = end
+
+
+def _yaml_pieces(document: Any) -> Iterator[str]:
+    """:func:`to_yaml`'s lines, one piece per item of a top-level list (a List's items)."""
+    if type(document) is not dict or not document:
+        yield to_yaml(document)
+        return
+    lines: list[str] = []
+    for key in sorted(document, key=str):
+        item = document[key]
+        if type(item) is list and item:  # as _emit writes it: the key, then each item
+            lines.append(_KEYS.get(key) or _key(key))
+            for element in item:
+                _emit([element], "", lines)
+                yield "\n".join(lines) + "\n"
+                lines = []
+        else:
+            _emit({key: item}, "", lines)
+    if lines:
+        yield "\n".join(lines) + "\n"
 
 
 def dump(document: Any, output: str = "yaml") -> str:
@@ -183,3 +229,25 @@ def dump(document: Any, output: str = "yaml") -> str:
     if output != "yaml":
         raise ValueError(f"unknown output format {output!r}: use yaml or json")
     return to_yaml(document)
+
+
+def dump_to(write: Callable[[str], object], document: Any, output: str = "yaml") -> None:
+    """Write :func:`dump`'s text through ``write``, in pieces that each end with a newline
+    (so Django's ``OutputWrapper`` adds nothing): a List's items one by one in YAML, about a
+    megabyte at a time in JSON. The whole text is never held at once, so writing a large
+    cluster needs memory for the largest object, not for the output (docs/architecture.md
+    "Speed").
+
+    Raises:
+        ValueError: an unknown ``output``.
+        TypeError: a value neither format can represent (in JSON before anything is
+            written, in YAML after the items before it).
+    """
+    if output == "json":
+        pieces = _json_pieces(document)
+    elif output == "yaml":
+        pieces = _yaml_pieces(document)
+    else:
+        raise ValueError(f"unknown output format {output!r}: use yaml or json")
+    for piece in pieces:
+        write(piece)

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.writer import as_list, dump, to_json, to_yaml
+from allocation.engine.writer import as_list, dump, dump_to, to_json, to_yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -183,3 +183,39 @@ def test_yaml_is_written_as_before(document):
     out: list[str] = []
     _reference_emit(document, "", out)
     assert to_yaml(document) == "\n".join(out) + "\n"
+
+
+def _pieces(document, output: str) -> list[str]:
+    pieces: list[str] = []
+    dump_to(pieces.append, document, output)
+    return pieces
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(nested, st.dictionaries(st.text(max_size=8), st.lists(nested, max_size=4),
+                                         max_size=4)))
+def test_pieces_make_the_whole_text_and_each_ends_a_line(document):
+    for output in ("yaml", "json"):
+        try:
+            whole = dump(document, output)
+        except TypeError:  # JSON cannot sort mixed keys: neither can the pieces
+            with pytest.raises(TypeError):
+                _pieces(document, output)
+            continue
+        pieces = _pieces(document, output)
+        assert "".join(pieces) == whole
+        assert all(piece.endswith("\n") for piece in pieces)
+
+
+def test_a_lists_items_are_written_one_by_one(monkeypatch):
+    from allocation.engine import writer
+
+    document = as_list([{"kind": "Pod", "metadata": {"name": f"p{i}", "note": "é" * i}}
+                        for i in range(5)])
+    yaml_pieces = _pieces(document, "yaml")
+    assert len(yaml_pieces) == 1 + 5 and yaml_pieces[1].startswith("- kind: Pod\n")
+    monkeypatch.setattr(writer, "_JSON_PIECE", 16)  # cut often, beside multi-byte text
+    json_pieces = _pieces(document, "json")
+    assert len(json_pieces) > 5 and "".join(json_pieces) == to_json(document)
+    with pytest.raises(ValueError):
+        dump_to(print, document, "xml")

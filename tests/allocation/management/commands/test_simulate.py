@@ -102,7 +102,7 @@ def test_internal_errors_exit_1(monkeypatch, capsys):
     def boom(*args, **kwargs):
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(simulation, "simulate_files", boom)
+    monkeypatch.setattr(simulation, "simulate_to", boom)
     with pytest.raises(SystemExit) as info:
         call_command("simulate", str(EXAMPLE))
     assert info.value.code == 1
