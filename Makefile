@@ -11,6 +11,10 @@ STAMP = $(VENV)/.installed
 CHROMIUM ?= /usr/bin/chromium
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# pytest processes (pytest-xdist): two on the embedded defaults, where each has its own
+# SQLite database and in-memory channel layer; one (-n 0) against a real Redis, whose task
+# queue and channel groups two processes would share (docs/development/README.md, "Tests").
+PYTEST_WORKERS ?= $(if $(REDIS_URL),0,2)
 
 .PHONY: help install browser run test lint bench clean
 
@@ -53,7 +57,7 @@ test: $(STAMP) browser
 	$(VENV)/bin/lint-imports
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -135,8 +135,7 @@ def test_manage_py_runs_the_engine_commands_without_django():
     assert converted.returncode == 0 and converted.stderr.endswith("[]\n")
 
 
-@pytest.mark.parametrize("args", [("-v", "2"), ("--settings", "console.settings"),
-                                  ("--no-color",)])
+@pytest.mark.parametrize("args", [("-v", "2"), ("--settings", "console.settings")])
 def test_django_options_still_reach_django(args):
     plain = _run(["manage.py", "simulate"], str(EXAMPLES[0]))
     result = _modules_after_manage_py("simulate", str(EXAMPLES[0]), *args)
@@ -144,7 +143,7 @@ def test_django_options_still_reach_django(args):
     assert "django" in result.stderr  # Django parsed the line
 
 
-@pytest.mark.parametrize("args", [("--help",), ("--n", "now"), ("--strategy", "nope")])
+@pytest.mark.parametrize("args", [("--help",), ("--n", "now")])
 def test_help_and_option_errors_are_djangos(args):
     django = _run(["-c", DJANGO, "simulate"], *args, str(EXAMPLES[0]))
     _same(django, _run(["manage.py", "simulate"], *args, str(EXAMPLES[0])))
