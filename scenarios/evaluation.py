@@ -28,6 +28,7 @@ from django.utils import timezone
 from allocation.engine.events import VirtualClock
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.scenarios import Evaluation, Outcome, evaluate, summarize
+from allocation.engine.scenarios.documents import DocumentIndex
 from allocation.engine.simulation import Simulation
 from allocation.services import cluster
 from allocation.services.store import STORED_FILE, build_state, stored_rows
@@ -50,6 +51,8 @@ class Baseline:
     be loaded is left out, as the worker leaves it out)."""
     positions: list[int]
     """Each document's stored position (its objects' ``source.doc``)."""
+    index: DocumentIndex
+    """The documents by key, which every evaluation starts from."""
     simulation: Simulation
     outcome: Outcome
     now: datetime
@@ -85,7 +88,8 @@ def build_baseline() -> Baseline:
         simulation = Simulation.on(state)
         simulation.settle()
         outcome = summarize(simulation.state)
-    return Baseline(current, documents, positions, simulation, outcome, now)
+    return Baseline(current, documents, positions, DocumentIndex(documents), simulation,
+                    outcome, now)
 
 
 def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
@@ -102,7 +106,8 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
             return cached, base
     result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now,
                       settled=base.simulation, base_source=STORED_FILE,
-                      positions=base.positions, profile=base.simulation.state.profile)
+                      positions=base.positions, profile=base.simulation.state.profile,
+                      index=base.index)
     with _lock:
         _evaluations[key] = result
         while len(_evaluations) > _CACHE_SIZE:

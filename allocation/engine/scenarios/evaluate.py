@@ -20,6 +20,7 @@ from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import load_documents
 from allocation.engine.models.base import HELD
 from allocation.engine.scenarios.changes import Applied, apply_changes
+from allocation.engine.scenarios.documents import DocumentIndex
 from allocation.engine.scenarios.fork import fork_state
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
 from allocation.engine.scheduling.diagnosis_text import diff_sentence
@@ -53,7 +54,8 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
              now: datetime = DEFAULT_START, source: str = "scenario",
              settled: Simulation | None = None, base_source: str = "baseline",
              positions: Sequence[int] | None = None,
-             profile: Profile | None = None) -> Evaluation:
+             profile: Profile | None = None,
+             index: DocumentIndex | None = None) -> Evaluation:
     """Simulate ``documents`` with ``changes`` applied.
 
     ``baseline`` is the baseline's outcome (computed from ``documents`` when not given).
@@ -62,7 +64,8 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
     numbered ``positions``, as :func:`~allocation.engine.scenarios.fork.fork_state` takes):
     the changes are then applied to a fork of it (``scenarios/fork.py``) unless only a
     simulation of the documents can report them. ``profile`` is the Kubernetes profile the
-    documents are simulated under (``settled``'s, when given).
+    documents are simulated under (``settled``'s, when given); ``index`` their
+    ``DocumentIndex``, when the caller keeps one.
 
     Raises:
         ChangeError: a change cannot apply (its index and field named).
@@ -71,7 +74,7 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
     if baseline is None:
         baseline = summarize(simulate(load_documents(((source, d) for d in documents),
                                                      profile=profile), strategy, now).state)
-    applied = apply_changes(documents, changes, strategy)
+    applied = apply_changes(documents, changes, strategy, index)
     if settled is not None:
         with paused_gc():  # allocation-heavy batch (gcpause.py)
             simulation = fork_state(settled, documents, applied, now, source, base_source,
