@@ -99,3 +99,22 @@ def test_stored_positions_with_gaps_are_followed():
     base, documents, _expected = _same_baseline()
     assert base.positions != list(range(1, len(base.positions) + 1))
     _same_evaluations(base, documents, random.Random(5), rounds=8)
+
+
+def test_a_large_baseline_is_spared_from_collections_and_freed_when_replaced(monkeypatch):
+    import gc
+    import weakref
+
+    monkeypatch.setattr(evaluation, "_FREEZE_FROM", 0)  # as if large
+    docs = _example("demo.yaml")
+    _store(docs)
+    try:
+        old = weakref.ref(evaluation.baseline().simulation)
+        evaluation.evaluate_changes([{"op": "remove-node", "node": "t4-2"}])
+        assert gc.get_freeze_count() > 0
+        import_texts([("cluster.yaml", to_yaml(docs[:-1]))], replace=True)
+        reconcile()
+        assert evaluation.baseline().revision > 0
+        assert old() is None  # the replaced baseline and its evaluations are gone
+    finally:
+        gc.unfreeze()
