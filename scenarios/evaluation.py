@@ -94,23 +94,25 @@ def _spare_from_collections() -> None:
 
 def build_baseline() -> Baseline:
     """The baseline of the stored cluster now (not cached)."""
-    with transaction.atomic():  # the revision and the rows belong together
-        current = cluster.revision()
-        rows = stored_rows()
-    now = timezone.now()
-    with paused_gc():  # allocation-heavy batch (gcpause.py)
+    # an allocation-heavy batch (gcpause.py): 90,000 rows at the large size, then their state
+    with paused_gc():
+        with transaction.atomic():  # the revision and the rows belong together
+            current = cluster.revision()
+            rows = stored_rows()
+        now = timezone.now()
         # Events are history, not state: a scenario starts from the objects (this also
         # keeps thousands of old Events out of every evaluation).
         state, _left_out = build_state(rows, [], VirtualClock(now))
+        del rows
         stored = [obj for obj in state.objects.values()
                   if obj.source is not None and obj.source.file == STORED_FILE]
         documents = [obj.raw for obj in stored]  # before the settle replaces any object
         positions = [obj.source.doc for obj in stored]
+        index = DocumentIndex(documents)
         simulation = Simulation.on(state)
         simulation.settle()
         outcome = summarize(simulation.state)
-    return Baseline(current, documents, positions, DocumentIndex(documents), simulation,
-                    outcome, now)
+    return Baseline(current, documents, positions, index, simulation, outcome, now)
 
 
 def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
