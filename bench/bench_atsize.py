@@ -13,11 +13,12 @@ port: the channel layer that carries announcements between processes):
   a second client hears the ``cluster.changed`` message (a channel subscribed to the group
   every live page's socket listens to), and until the worker has placed it (its read-model
   row has a node), three times;
-* **pages** through the running server as a signed-in user: dashboard, a node page, the pod
-  list's page 1, a filtered search; wall time and bytes;
+* **pages** through the running server as a signed-in user: dashboard, a node page, a pod
+  page, a claim page, the pod list's page 1, a filtered search; wall time, the web
+  process's CPU time and bytes;
 * **fork** (``POST /scenarios/new/``) and **a drop** (``POST`` of a pin-pod change until the
   re-rendered planner body is back: the first evaluation reads the baseline, the next ones
-  fork it);
+  fork it), wall and the web process's CPU time;
 * **peak RSS** of the web and the worker process (``VmHWM``).
 
 The workload is the generator's named-GPU cluster with 10 devices per node instead of 8, so
@@ -202,8 +203,9 @@ def measure(size: str, dialect: str) -> dict:
         http = _signed_in(f"http://127.0.0.1:{web_port}")
         _wait(lambda: _up(http), timeout=120, step=0.2)
         result["writes"] = asyncio.run(_writes(http, dialect))
-        result["pages"] = _pages(http)
-        result["scenario"] = _scenario(http)
+        web_cpu = lambda: _proc(web.pid)["cpu_s"]  # noqa: E731
+        result["pages"] = _pages(http, web_cpu)
+        result["scenario"] = _scenario(http, web_cpu)
         result["rss_mb"] = {"web": _proc(web.pid)["rss_mb"], "worker": _proc(worker.pid)["rss_mb"]}
         return result
     finally:
@@ -273,32 +275,46 @@ async def _writes(http: _Http, dialect: str) -> list[dict]:
     return found
 
 
-def _pages(http: _Http) -> dict:
+def _pages(http: _Http, web_cpu) -> dict:
+    """Each page three times: wall seconds and the web process's CPU seconds per request."""
+    from allocation.models import ClaimSummary
+
+    claim = ClaimSummary.objects.order_by("namespace", "name").first()
     pages = {"dashboard": "/dashboard/", "node page": "/nodes/node-0000/",
+             "pod page": "/pods/default/pod-00001/",
+             "claim page": f"/claims/{claim.namespace}/{claim.name}/",
              "pod list page 1": "/pods/",
              "filtered search": "/pods/?q=pod-001&status=Scheduled&sort=-name"}
     found = {}
     for label, url in pages.items():
-        runs = [http.get(url) for _ in range(3)]
-        found[label] = {"s": [r[0] for r in runs], "kb": len(runs[-1][1]) / 1024,
+        runs, cpu = [], []
+        for _ in range(3):
+            before = web_cpu()
+            runs.append(http.get(url))
+            cpu.append(web_cpu() - before)
+        found[label] = {"s": [r[0] for r in runs], "cpu_s": cpu, "kb": len(runs[-1][1]) / 1024,
                         "status": runs[-1][2]}
     return found
 
 
-def _scenario(http: _Http) -> dict:
+def _scenario(http: _Http, web_cpu) -> dict:
     from scenarios.models import Scenario
 
     start = time.perf_counter()
     http.form("/scenarios/new/", {"name": "bench"})  # answered by a redirect to its page
     fork = time.perf_counter() - start
     scenario = Scenario.objects.get(name="bench")
+    before = web_cpu()
     first_view = http.get(f"/scenarios/{scenario.pk}/")[0]  # reads and settles the baseline
+    first_cpu = web_cpu() - before
     drops = []
     for target in ("node-0999", "node-0998", "node-0997"):  # both sizes have them
+        before = web_cpu()
         seconds, _body, status = http.form(f"/scenarios/{scenario.pk}/changes/", {
             "op": "pin-pod", "pod": "default/pod-00000", "node": target})
-        drops.append({"s": seconds, "status": status})
-    return {"fork_s": fork, "first_view_s": first_view, "drops": drops}
+        drops.append({"s": seconds, "cpu_s": web_cpu() - before, "status": status})
+    return {"fork_s": fork, "first_view_s": first_view, "first_view_cpu_s": first_cpu,
+            "drops": drops}
 
 
 def main() -> None:
@@ -326,11 +342,16 @@ def _print(r: dict) -> None:
               f"{w['heard_s'] * 1000:.0f} ms, placed {w['placed_s'] * 1000:.0f} ms "
               f"(HTTP {w['status']})")
     for label, page in r["pages"].items():
-        times = ", ".join(f"{s * 1000:.0f}" for s in page["s"])
-        print(f"  {label}: {times} ms, {page['kb']:.0f} KB (HTTP {page['status']})")
-    drops = ", ".join(f"{d['s'] * 1000:.0f}" for d in r["scenario"]["drops"])
-    print(f"  fork {r['scenario']['fork_s'] * 1000:.0f} ms | its page, first "
-          f"{r['scenario']['first_view_s']:.1f} s | drop to updated view: {drops} ms")
+        times = ", ".join(f"{s * 1000:.0f} ({c * 1000:.0f})"
+                          for s, c in zip(page["s"], page["cpu_s"], strict=True))
+        print(f"  {label}: {times} ms (web CPU ms), {page['kb']:.0f} KB "
+              f"(HTTP {page['status']})")
+    scenario = r["scenario"]
+    drops = ", ".join(f"{d['s'] * 1000:.0f} ({d['cpu_s'] * 1000:.0f})"
+                      for d in scenario["drops"])
+    print(f"  fork {scenario['fork_s'] * 1000:.0f} ms | its page, first "
+          f"{scenario['first_view_s']:.1f} s ({scenario['first_view_cpu_s']:.1f} CPU-s) | "
+          f"drop to updated view: {drops} ms (web CPU ms)")
     print(f"  peak RSS: web {r['rss_mb']['web']:.0f} MB, worker {r['rss_mb']['worker']:.0f} MB")
 
 

@@ -1,6 +1,12 @@
 """Evaluating scenarios against the stored baseline, with small in-process caches.
 
-The baseline's documents and outcome are read once per baseline revision; a scenario's
+The baseline is the stored cluster as the worker holds it: its rows are built into a state
+the way the worker's full pass builds them (``allocation.services.store.build_state``:
+stored documents were validated when written, and are not loaded again), then settled,
+which on a cluster the worker has settled is one quiet round that leaves the controllers
+remembering what needs nothing, so a scenario's fork settles only what its changes touch
+(docs/scenarios.md, "Evaluation, diff and undo"). It is built once per baseline revision
+and process; a scenario's
 evaluation is cached by (revision, changes), so rendering a page right after a change
 costs nothing more. The engine does the work (``allocation.engine.scenarios``): changes
 are applied copy-on-write to the baseline's documents, and what they changed is put into a
@@ -9,6 +15,7 @@ fork of the baseline's settled state (``scenarios/fork.py``), never into the sto
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections import OrderedDict
@@ -16,17 +23,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import transaction
 from django.utils import timezone
 
-from allocation.engine.manifests import load_documents
+from allocation.engine.events import VirtualClock
+from allocation.engine.gcpause import paused_gc
 from allocation.engine.scenarios import Evaluation, Outcome, evaluate, summarize
-from allocation.engine.simulation import Simulation, simulate
+from allocation.engine.scenarios.documents import DocumentIndex
+from allocation.engine.simulation import Simulation
 from allocation.services import cluster
-from allocation.services.manifests import export_documents
+from allocation.services.store import STORED_FILE, build_state, stored_rows
 
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
 
 _CACHE_SIZE = 4  # evaluations of large clusters weigh tens of MB each
+_FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
 _lock = threading.Lock()
 _baseline: Baseline | None = None
 _evaluations: OrderedDict[tuple, Evaluation] = OrderedDict()
@@ -38,6 +49,12 @@ class Baseline:
 
     revision: int
     documents: list[dict]
+    """The stored documents of the state's objects, in document order (a row that cannot
+    be loaded is left out, as the worker leaves it out)."""
+    positions: list[int]
+    """Each document's stored position (its objects' ``source.doc``)."""
+    index: DocumentIndex
+    """The documents by key, which every evaluation starts from."""
     simulation: Simulation
     outcome: Outcome
     now: datetime
@@ -50,15 +67,52 @@ def baseline() -> Baseline:
     with _lock:
         if _baseline is not None and _baseline.revision == current:
             return _baseline
-    # Events are history, not state: a scenario starts from the objects (this also keeps
-    # thousands of old Events out of every evaluation).
-    documents = export_documents(events=False)
-    now = timezone.now()
-    simulation = simulate(load_documents(("baseline", d) for d in documents), now=now)
-    built = Baseline(current, documents, simulation, summarize(simulation.state), now)
+    built = build_baseline()
     with _lock:
         _baseline = built
+        for key in [k for k in _evaluations if k[0] != built.revision]:
+            del _evaluations[key]  # forks of an older baseline: never asked for again
+    if len(built.documents) >= _FREEZE_FROM:
+        _spare_from_collections()
     return built
+
+
+def _spare_from_collections() -> None:
+    """Keep the cyclic garbage collector from walking the baseline again and again.
+
+    A baseline is millions of long-lived objects; every full collection walked all of them
+    (about a second at 1,000 nodes) at whatever moment it fell due, often in the middle of
+    a drop. ``gc.freeze`` moves every object now tracked out of the collector's sight;
+    reference counting still frees them. Before that, the objects frozen last time are
+    handed back and collected once, so the cycles of the baseline just replaced (and
+    whatever else was frozen with it) are freed, not kept for ever.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+def build_baseline() -> Baseline:
+    """The baseline of the stored cluster now (not cached)."""
+    # an allocation-heavy batch (gcpause.py): 90,000 rows at the large size, then their state
+    with paused_gc():
+        with transaction.atomic():  # the revision and the rows belong together
+            current = cluster.revision()
+            rows = stored_rows()
+        now = timezone.now()
+        # Events are history, not state: a scenario starts from the objects (this also
+        # keeps thousands of old Events out of every evaluation).
+        state, _left_out = build_state(rows, [], VirtualClock(now))
+        del rows
+        stored = [obj for obj in state.objects.values()
+                  if obj.source is not None and obj.source.file == STORED_FILE]
+        documents = [obj.raw for obj in stored]  # before the settle replaces any object
+        positions = [obj.source.doc for obj in stored]
+        index = DocumentIndex(documents)
+        simulation = Simulation.on(state)
+        simulation.settle()
+        outcome = summarize(simulation.state)
+    return Baseline(current, documents, positions, index, simulation, outcome, now)
 
 
 def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
@@ -74,7 +128,9 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
             _evaluations.move_to_end(key)
             return cached, base
     result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now,
-                      settled=base.simulation)
+                      settled=base.simulation, base_source=STORED_FILE,
+                      positions=base.positions, profile=base.simulation.state.profile,
+                      index=base.index)
     with _lock:
         _evaluations[key] = result
         while len(_evaluations) > _CACHE_SIZE:

@@ -31,7 +31,8 @@ from allocation.presenters.v1_devices import (
 )
 from allocation.presenters.workloads import claim_view, pod_view, provisioning_view
 
-__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "node_snapshot", "page_source",
+__all__ = ["LivePage", "PAGES", "STATUS_FRAGMENT", "snapshot", "node_snapshot", "pod_snapshot",
+           "claim_snapshot", "page_source",
            "query_kwargs", "current_revision", "page_context", "render_fragments",
            "render_live"]
 
@@ -59,7 +60,8 @@ class LivePage:
     source: Callable[[dict[str, str]], tuple[ClusterState, int]] | None = None
     """Where a page that reads a state gets it from, given the route's parameters: the
     state of the rows it shows and their revision (the node page:
-    ``services/node_state.py``); None for the whole baseline (:func:`snapshot`)."""
+    ``services/node_state.py``; the pod and claim pages: ``services/workload_state.py``);
+    None for the whole baseline (:func:`snapshot`)."""
 
 
 def _one(key: str, make: Callable) -> Callable[[ClusterState, dict[str, str]], dict | None]:
@@ -106,10 +108,13 @@ PAGES: dict[str, LivePage] = {
                       _with_manifest("ResourceClaim", _one(
                           "claim", lambda state, namespace, name: claim_view(
                               state, namespace, name) or v1_claim_view(state, namespace,
-                                                                       name)))),
+                                                                       name))),
+                      source=lambda kwargs: claim_snapshot(kwargs["namespace"],
+                                                           kwargs["name"])),
     "pod": LivePage("pods/<str:namespace>/<str:name>/", "allocation/pod.html",
                     _fragments("pod_detail", "negotiation_timeline", "manifest_yaml"),
-                    _with_manifest("Pod", _one("pod", pod_view))),
+                    _with_manifest("Pod", _one("pod", pod_view)),
+                    source=lambda kwargs: pod_snapshot(kwargs["namespace"], kwargs["name"])),
     "provisioning_request": LivePage("provisioningrequests/<str:namespace>/<str:name>/",
                                      "allocation/provisioning_request.html",
                                      _fragments("provisioning_detail", "manifest_yaml"),
@@ -152,6 +157,21 @@ def node_snapshot(name: str) -> tuple[ClusterState, int]:
     from allocation.services.node_state import node_state
 
     return node_state(name)
+
+
+def pod_snapshot(namespace: str, name: str) -> tuple[ClusterState, int]:
+    """The state of the rows pod ``namespace/name``'s page shows and its revision (the
+    whole baseline when only it will do; read-only)."""
+    from allocation.services.workload_state import pod_state
+
+    return pod_state(namespace, name) or snapshot()
+
+
+def claim_snapshot(namespace: str, name: str) -> tuple[ClusterState, int]:
+    """As :func:`pod_snapshot`, for claim ``namespace/name``'s page."""
+    from allocation.services.workload_state import claim_state
+
+    return claim_state(namespace, name) or snapshot()
 
 
 def query_kwargs(page: str, query: Mapping[str, str]) -> dict[str, str]:

@@ -30,7 +30,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from allocation.engine.scenarios.documents import Applied, ChangeError, Documents
+from allocation.engine.scenarios.documents import (
+    Applied,
+    ChangeError,
+    DocumentIndex,
+    Documents,
+)
 from allocation.engine.scenarios.operations import OPS, read
 
 __all__ = ["OPS", "ChangeError", "Applied", "apply_changes", "check_change", "pinned_node"]
@@ -54,14 +59,16 @@ def pinned_node(pod: dict) -> str | None:
 
 
 def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
-                  strategy: str = "first-fit") -> Applied:
+                  strategy: str = "first-fit", index: DocumentIndex | None = None) -> Applied:
     """The documents with ``changes`` applied in order; the input is never modified.
+    ``index``: ``DocumentIndex(documents)``, kept by a caller that applies changes to the
+    same documents again and again (a console's baseline).
 
     Raises:
         ChangeError: a change is malformed or does not apply (an object it names is
             missing), with its index and field.
     """
-    docs = Documents(documents)
+    docs = Documents(documents, index)
     applied = Applied([], strategy)
     for index, change in enumerate(changes):
         read(change, index).apply(docs, applied)

@@ -16,7 +16,7 @@ from allocation.engine import kinds
 from allocation.engine.constants import EXPLAIN_ANNOTATION, V1_CLAIM_FINALIZER
 from allocation.engine.objects import ObjectKey
 
-__all__ = ["ChangeError", "Applied", "Documents", "scope", "key_of", "unbind",
+__all__ = ["ChangeError", "Applied", "Documents", "DocumentIndex", "scope", "key_of", "unbind",
            "is_v1_claim", "deallocate_v1"]
 
 
@@ -55,19 +55,32 @@ def key_of(doc: dict) -> ObjectKey:
     return ObjectKey(kind, scope(kind, meta.get("namespace")), meta.get("name"))
 
 
-class Documents:
-    """Documents by object key, in document order, with copy-on-write edits."""
+class DocumentIndex:
+    """A baseline's documents by object key, in document order: made once per baseline, so
+    each evaluation copies two containers instead of keying every document again."""
 
     def __init__(self, documents: Sequence[dict]) -> None:
+        self.documents = documents
         self.order: list[ObjectKey] = []
         self.by_key: dict[ObjectKey, dict] = {}
-        self.owned: set[ObjectKey] = set()
-        self.moved: set[ObjectKey] = set()
         for doc in documents:
             key = key_of(doc)
             if key not in self.by_key:
                 self.order.append(key)
             self.by_key[key] = doc
+
+
+class Documents:
+    """Documents by object key, in document order, with copy-on-write edits."""
+
+    def __init__(self, documents: Sequence[dict], index: DocumentIndex | None = None) -> None:
+        """``index``, when given, must be the index of ``documents`` (the same list)."""
+        if index is None or index.documents is not documents:
+            index = DocumentIndex(documents)
+        self.order: list[ObjectKey] = list(index.order)
+        self.by_key: dict[ObjectKey, dict] = dict(index.by_key)
+        self.owned: set[ObjectKey] = set()
+        self.moved: set[ObjectKey] = set()
 
     def writable(self, key: ObjectKey) -> dict:
         """The document at ``key``, copied first if it is still the baseline's."""

@@ -20,10 +20,12 @@ from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import load_documents
 from allocation.engine.models.base import HELD
 from allocation.engine.scenarios.changes import Applied, apply_changes
+from allocation.engine.scenarios.documents import DocumentIndex
 from allocation.engine.scenarios.fork import fork_state
 from allocation.engine.scenarios.outcome import Diff, Outcome, diff, summarize
 from allocation.engine.scheduling.diagnosis_text import diff_sentence
 from allocation.engine.simulation import Simulation, simulate
+from allocation.engine.v1 import Profile
 
 __all__ = ["Evaluation", "evaluate", "refusal"]
 
@@ -50,25 +52,33 @@ class Evaluation:
 def evaluate(documents: Sequence[dict], changes: Sequence[dict],
              baseline: Outcome | None = None, strategy: str = "first-fit",
              now: datetime = DEFAULT_START, source: str = "scenario",
-             settled: Simulation | None = None) -> Evaluation:
+             settled: Simulation | None = None, base_source: str = "baseline",
+             positions: Sequence[int] | None = None,
+             profile: Profile | None = None,
+             index: DocumentIndex | None = None) -> Evaluation:
     """Simulate ``documents`` with ``changes`` applied.
 
     ``baseline`` is the baseline's outcome (computed from ``documents`` when not given).
     ``settled``, when given, is the settled simulation of ``documents`` loaded as
-    ``("baseline", document)`` pairs at ``now``: the changes are then applied to a fork of
-    it (``scenarios/fork.py``) unless only a simulation of the documents can report them.
+    ``("baseline", document)`` pairs at ``now`` (or ``(base_source, document)`` pairs
+    numbered ``positions``, as :func:`~allocation.engine.scenarios.fork.fork_state` takes):
+    the changes are then applied to a fork of it (``scenarios/fork.py``) unless only a
+    simulation of the documents can report them. ``profile`` is the Kubernetes profile the
+    documents are simulated under (``settled``'s, when given); ``index`` their
+    ``DocumentIndex``, when the caller keeps one.
 
     Raises:
         ChangeError: a change cannot apply (its index and field named).
         InvalidManifests: the changed documents are invalid.
     """
     if baseline is None:
-        baseline = summarize(simulate(load_documents((source, d) for d in documents),
-                                      strategy, now).state)
-    applied = apply_changes(documents, changes, strategy)
+        baseline = summarize(simulate(load_documents(((source, d) for d in documents),
+                                                     profile=profile), strategy, now).state)
+    applied = apply_changes(documents, changes, strategy, index)
     if settled is not None:
         with paused_gc():  # allocation-heavy batch (gcpause.py)
-            simulation = fork_state(settled, documents, applied, now, source)
+            simulation = fork_state(settled, documents, applied, now, source, base_source,
+                                    positions)
             if simulation is not None:
                 simulation.settle()
                 outcome = summarize(simulation.state)
@@ -76,7 +86,7 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
     # The baseline's documents were validated when stored; only what changed is checked.
     unchanged = {id(d) for d in documents}
     loaded = load_documents(((source, d) for d in applied.documents),
-                            trusted=lambda d: id(d) in unchanged)
+                            trusted=lambda d: id(d) in unchanged, profile=profile)
     simulation = simulate(loaded, applied.strategy, now)
     outcome = summarize(simulation.state)
     return Evaluation(applied, simulation, outcome, diff(baseline, outcome))

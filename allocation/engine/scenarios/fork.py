@@ -40,16 +40,19 @@ __all__ = ["fork_state"]
 
 def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
                now: datetime, source: str = "scenario",
-               base_source: str = "baseline") -> Simulation | None:
+               base_source: str = "baseline",
+               positions: Sequence[int] | None = None) -> Simulation | None:
     """A simulation of a fork of ``settled``'s state with ``applied``'s changes, in
     ``applied``'s strategy, not yet settled (``Simulation.fork``: its controllers remember
     what ``settled``'s found quiet).
 
     ``settled`` must be the settled simulation of ``documents`` loaded as
-    ``(base_source, document)`` pairs (objects know their document by position), at ``now``;
-    ``applied`` the result of applying the scenario's changes to ``documents``. The fork's
-    objects are in the order a load of ``applied.documents`` would give them: a replaced
-    object keeps its place, a new one goes last.
+    ``(base_source, document)`` pairs (objects know their document by position), at ``now``:
+    positions 1, 2, ... or, given, ``positions`` (one per document, in order; a stored
+    cluster's row positions have gaps); ``applied`` the result of applying the scenario's
+    changes to ``documents``. The fork's objects are in the order a load of
+    ``applied.documents`` would give them: a replaced object keeps its place, a new one
+    goes last.
 
     Returns:
         The simulation, or None when a load or build of ``applied.documents`` would report
@@ -64,13 +67,14 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     at = {obj.source.doc: key for key, obj in base_state.objects.items()
           if obj.source is not None and obj.source.file == base_source}
     removed: list[ObjectKey] = []
-    for position, document in enumerate(documents, 1):
+    numbers = range(1, len(documents) + 1) if positions is None else positions
+    for position, document in zip(numbers, documents, strict=True):
         if id(document) not in kept:
             if position not in at:
                 return None
             removed.append(at[position])
     try:
-        loaded = load_documents((source, d) for d in fresh)
+        loaded = load_documents(((source, d) for d in fresh), profile=base_state.profile)
     except InvalidManifests:
         return None
     if loaded.events or len(kept) != len(applied.documents):

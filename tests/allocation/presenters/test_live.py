@@ -74,6 +74,7 @@ def test_a_page_whose_object_is_gone_says_so() -> None:
     assert "no longer exists" in html
 
 
+@pytest.mark.django_db  # the pod page looks for the pod's rows first (none: the baseline)
 def test_render_live_reads_the_stored_cluster(monkeypatch) -> None:
     monkeypatch.setattr(live, "snapshot", lambda: (cluster_state(), 5))
 

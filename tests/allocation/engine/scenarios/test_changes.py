@@ -94,3 +94,21 @@ def test_add_object_replaces_an_object_of_the_same_identity():
     nodes = [d for d in applied.documents if d["kind"] == "Node"]
     assert [n["metadata"]["name"] for n in nodes] == ["worker-1", "worker-2"]
     assert nodes[0]["status"]["allocatable"]["cpu"] == "2"
+
+
+def test_a_kept_index_gives_what_keying_the_documents_again_gives():
+    from allocation.engine.scenarios.documents import DocumentIndex
+
+    docs = baseline_documents()
+    index = DocumentIndex(docs)
+    changes = [{"op": "pin-pod", "pod": "default/p0", "node": "worker-2"},
+               {"op": "remove-object", "kind": "Pod", "name": "p1"},
+               {"op": "add-object", "manifest": node("worker-9")}]
+    fresh = apply_changes(docs, changes)
+    for _ in range(2):  # the index is not changed by a use
+        kept = apply_changes(docs, changes, index=index)
+        assert kept.documents == fresh.documents
+        assert all(a is b for a, b in zip(kept.documents, fresh.documents, strict=True)
+                   if any(a is d for d in docs))
+    other = copy.deepcopy(docs)[:-1]  # an index of other documents is not used
+    assert apply_changes(other, [], index=index).documents == other

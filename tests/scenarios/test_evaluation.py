@@ -1,0 +1,120 @@
+"""The scenario baseline built from the stored rows (scenarios/evaluation.py) equals a
+simulation of the stored documents, and so do scenarios evaluated on it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from allocation.engine.manifests import InvalidManifests, load_documents
+from allocation.engine.scenarios import ChangeError, evaluate
+from allocation.engine.simulation import simulate
+from allocation.services.manifests import export_documents, import_texts
+from allocation.services.reconcile import reconcile
+from scenarios import evaluation
+from tests.allocation.engine.scenarios.test_fork import _random_changes
+from tests.factories import to_yaml
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ("demo.yaml", "quickstart.yaml", "v1-gpus.yaml")
+
+
+def _example(name: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all((ROOT / "examples" / name).read_text()) if d]
+
+
+def _store(documents: list[dict], settle: bool = True) -> None:
+    evaluation.clear_caches()
+    import_texts([("cluster.yaml", to_yaml(documents))], replace=True)
+    if settle:
+        reconcile()  # as the worker would
+
+
+def _simulated(now):
+    """The baseline the slow way: the stored documents loaded and simulated again."""
+    documents = export_documents(events=False)
+    return documents, simulate(load_documents(("baseline", d) for d in documents), now=now)
+
+
+def _same_baseline():
+    base = evaluation.baseline()
+    documents, expected = _simulated(base.now)
+    assert base.documents == documents
+    assert evaluation.summarize(base.simulation.state) == base.outcome
+    assert base.outcome == evaluation.summarize(expected.state)
+    assert ([o.to_manifest() for o in base.simulation.state.all_objects()]
+            == [o.to_manifest() for o in expected.state.all_objects()])
+    return base, documents, expected
+
+
+def _same_evaluations(base, documents, rng: random.Random, rounds: int = 12,
+                      settled=None) -> None:
+    """Evaluations on ``base`` equal those of the documents simulated again (or, given
+    ``settled``, those on a fork of that simulation of the stored documents)."""
+    for _ in range(rounds):
+        changes = _random_changes(rng, documents)
+        try:
+            expected = evaluate(documents, changes, baseline=base.outcome, now=base.now,
+                                settled=settled)
+        except (ChangeError, InvalidManifests) as exc:
+            with pytest.raises(type(exc)) as raised:
+                evaluation.evaluate_changes(changes)
+            assert str(raised.value) == str(exc)
+            continue
+        actual, _base = evaluation.evaluate_changes(changes)
+        assert actual.outcome == expected.outcome, changes
+        assert actual.diff.to_dict() == expected.diff.to_dict(), changes
+        assert actual.documents() == expected.documents(), changes
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_baseline_and_its_evaluations_equal_a_simulation_of_the_documents(example):
+    _store(_example(example))
+    base, documents, _expected = _same_baseline()
+    _same_evaluations(base, documents, random.Random(example))
+
+
+def test_a_baseline_the_worker_has_not_settled_yet_is_settled_the_same():
+    _store(_example("demo.yaml"), settle=False)
+    base, documents, expected = _same_baseline()
+    # changes apply to the documents as stored, so only a fork of the same settled
+    # simulation of them can be compared (a simulation of the changed documents would
+    # settle the rest again, in another order)
+    _same_evaluations(base, documents, random.Random(3), rounds=6, settled=expected)
+
+
+def test_stored_positions_with_gaps_are_followed():
+    docs = _example("demo.yaml")
+    _store(docs)
+    # deleting objects leaves gaps in the stored positions
+    kept = [d for i, d in enumerate(docs) if d.get("kind") != "Pod" or i % 3]
+    import_texts([("cluster.yaml", to_yaml(kept))], replace=True)
+    reconcile()
+    evaluation.clear_caches()
+    base, documents, _expected = _same_baseline()
+    assert base.positions != list(range(1, len(base.positions) + 1))
+    _same_evaluations(base, documents, random.Random(5), rounds=8)
+
+
+def test_a_large_baseline_is_spared_from_collections_and_freed_when_replaced(monkeypatch):
+    import gc
+    import weakref
+
+    monkeypatch.setattr(evaluation, "_FREEZE_FROM", 0)  # as if large
+    docs = _example("demo.yaml")
+    _store(docs)
+    try:
+        old = weakref.ref(evaluation.baseline().simulation)
+        evaluation.evaluate_changes([{"op": "remove-node", "node": "t4-2"}])
+        assert gc.get_freeze_count() > 0
+        import_texts([("cluster.yaml", to_yaml(docs[:-1]))], replace=True)
+        reconcile()
+        assert evaluation.baseline().revision > 0
+        assert old() is None  # the replaced baseline and its evaluations are gone
+    finally:
+        gc.unfreeze()
