@@ -27,6 +27,7 @@ from allocation.engine.events import parse_time
 from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 from allocation.engine.objects import provisioning as limits
+from allocation.engine.quiet import Quiet
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -83,6 +84,9 @@ class ProvisioningController:
         self.strategy = strategy
         self.retry_at: dict[ObjectKey, _Retry] = {}
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
+        # pods whose annotations were checked: checking an unchanged pod again tells
+        # nothing new (``told``), so it waits until the pod changes (engine/quiet.py)
+        self.checked = Quiet()
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
@@ -122,8 +126,10 @@ class ProvisioningController:
                 self._tell(state, pod, "annotations", "Warning", "IncompleteConsumeAnnotations",
                            f"pod has {present[0]} but not {missing}: both are needed to consume "
                            "a ProvisioningRequest, so the pod is treated as an ordinary pod")
+            self.checked.remember(pod, ())
 
-        each(state, self.name, list(state.pods()), check)
+        self.checked.observe(state)
+        each(state, self.name, self.checked.unknown(state.pods()), check)
 
     # -- one request --------------------------------------------------------------------
     def _deadline(self, req: ProvisioningRequest) -> datetime | None:
