@@ -74,7 +74,7 @@ class ClaimController:
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
-        return each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
+        return each(state, self.name, self.quiet.unknown(state.pods()),
                     lambda pod: self._create_for(state, pod))
 
     def _create_for(self, state: ClusterState, pod: Pod) -> bool:
@@ -105,7 +105,7 @@ class ClaimController:
         # reservedFor names pods of the claim's own namespace. A pod that failed in this
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         # (A reservation's uid must be a live pod's: any live pod's, as upstream's check.)
-        claims = [c for c in state.claims() if not self.quiet.known(c)]
+        claims = self.quiet.unknown(state.claims())
         live = _Live(state) if claims else None
         return each(state, self.name, claims,
                     lambda claim: self._release_claim(state, claim, live))

@@ -13,6 +13,10 @@ Changes are seen through ``ClusterState.touched`` (every change goes through ``w
 round the keys touched since the last look drop what depends on them. A key is a
 dependency whether its object exists or not (one created later counts as a change). A state
 whose ``touched`` is a new list (the worker's catch-up) is read from its start.
+
+An answer is looked up by the object's identity (``id``), not its key: the memo holds every
+object it knows, so no other live object can have that identity, and a pass of a settled
+cluster asks once per object per controller (:meth:`Quiet.unknown` for a whole kind).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ class Quiet:
         self._touched: list | None = None
         self._read = 0  # how much of ``_touched`` was looked at
         self._known: dict[ObjectKey, KObject] = {}
+        self._ids: dict[int, KObject] = {}  # id(obj) -> obj, for every obj in ``_known``
         self._deps: dict[ObjectKey, set[ObjectKey]] = {}
 
     def observe(self, state: ClusterState) -> None:
@@ -42,14 +47,20 @@ class Quiet:
         every round, before :meth:`known`)."""
         if state is not self._state:
             self._known.clear()
+            self._ids.clear()
             self._deps.clear()
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
         touched = state.touched
         for key in touched[self._read:]:
             for known in self._deps.pop(key, ()):
-                self._known.pop(known, None)
+                self._forget(known)
         self._read = len(touched)
+
+    def _forget(self, key: ObjectKey) -> None:
+        obj = self._known.pop(key, None)
+        if obj is not None:
+            del self._ids[id(obj)]
 
     def fork_for(self, state: ClusterState) -> Quiet:
         """What this memo knows, for a fork of its state (``ClusterState.fork``): the fork
@@ -72,16 +83,26 @@ class Quiet:
         if self._state is not None:
             self.observe(self._state)  # what this state touched since this memo's last look
             twin._known = dict(self._known)
+            twin._ids = dict(self._ids)
             twin._deps = {key: set(known) for key, known in self._deps.items()}
         twin._state, twin._touched = state, state.touched
         return twin
 
     def known(self, obj: KObject) -> bool:
         """Whether ``obj`` is known to need nothing."""
-        return self._known.get(obj.key) is obj
+        return id(obj) in self._ids
+
+    def unknown(self, objects: Iterable[KObject]) -> list[KObject]:
+        """The ``objects`` not known to need nothing, in their order."""
+        ids = self._ids
+        return [obj for obj in objects if id(obj) not in ids]
 
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
         """``obj`` needs nothing while it and ``deps`` do not change."""
-        self._known[obj.key] = obj
-        for key in (obj.key, *deps):
-            self._deps.setdefault(key, set()).add(obj.key)
+        key = obj.key
+        if self._known.get(key) is not obj:
+            self._forget(key)
+            self._known[key] = obj
+            self._ids[id(obj)] = obj
+        for dep in (key, *deps):
+            self._deps.setdefault(dep, set()).add(key)

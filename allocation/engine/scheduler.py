@@ -88,12 +88,16 @@ class Scheduler:
         self.v1.begin()
         if self.negotiation:
             self.negotiation.begin(state)
-        return each(state, self.name, list(state.pods()), lambda pod: self._pod(state, pod))
+        # the pods to visit, each judged as its turn comes (an earlier pod's turn may change
+        # it): a finished pod, or one bound with nothing to do (engine/quiet.py), is passed
+        # over before ``each``, as most of a settled cluster is
+        known, nodes = self.quiet.known, state.nodes
+        todo = (pod for pod in list(state.pods())
+                if not (known(pod) and pod.node_name and pod.node_name in nodes)
+                and not pod.terminated)
+        return each(state, self.name, todo, lambda pod: self._pod(state, pod))
 
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
-        if pod.terminated or (pod.node_name and self.quiet.known(pod)
-                              and pod.node_name in state.nodes):
-            return False  # bound with nothing to do (engine/quiet.py)
         claims = self.v1.claims(state, pod)
         if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
             return self.v1.pod(state, pod, claims)

@@ -101,6 +101,10 @@ class KeptState:
         state.events.items = []
         state.failures.clear()
         self.simulation.failures.clear()
+        for controller in self.simulation.controllers:  # what each tells once per pass
+            begin = getattr(controller, "begin_pass", None)
+            if begin is not None:
+                begin()
         self.revision = cluster.revision
 
 

@@ -7,8 +7,10 @@ reports that an engine timer fell due (``Cluster.timers_due_at``: after each pas
 worker queues ``allocation.tasks.timers_due`` deferred to the controllers' next timer, so
 the re-check of a ProvisioningRequest runs whichever process holds the lease then;
 docs/console.md, "Tasks"); when a stored Event expires it deletes the expired ones without a
-pass (``services.events.prune``). Changes arriving within ``debounce`` of each other are handled by
-one pass. Only the holder of the lease reconciles; the others keep polling.
+pass (``services.events.prune``). A change that wakes an idle worker (no pass ended within
+``debounce``) is handled at once; changes arriving during a pass or within ``debounce`` of
+each other after it are handled by one pass. Only the holder of the lease reconciles; the
+others keep polling.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -65,6 +68,7 @@ class Worker:
         self.timers_seen = None  # Cluster.timers_due_at as the last pass began
         self._timers = None  # ... as the last ``due`` read it
         self.next_prune = None
+        self.last_pass_end: float | None = None  # time.monotonic() when the last pass ended
         # the state the last pass settled, caught up by the next one (services/incremental)
         self.kept: passes.KeptState | None = None
 
@@ -98,6 +102,12 @@ class Worker:
         if self.last_revision is None or row.revision != self.last_revision:
             return True
         return row.timers_due_at is not None and row.timers_due_at != self.timers_seen
+
+    def debounces(self, now: float) -> bool:
+        """Whether a wake at ``now`` (``time.monotonic()``) waits for a burst of writes to
+        finish: only when a pass ended within ``debounce`` (the writes that came during a
+        pass, a burst); a write to an idle worker is handled at once."""
+        return self.last_pass_end is not None and now - self.last_pass_end < self.config.debounce
 
     def prune_due(self) -> bool:
         """Whether a stored Event has expired (docs/console.md, "Events")."""
@@ -148,12 +158,15 @@ class Worker:
             self._wake.wait(self.config.poll)
             if self._stop.is_set():
                 break
-            if self._wake.is_set():  # debounce: let a burst of writes finish first
+            if self._wake.is_set():
                 self._wake.clear()
-                while self._wake.wait(self.config.debounce) and not self._stop.is_set():
-                    self._wake.clear()
+                if self.debounces(time.monotonic()):  # let a burst of writes finish first
+                    while self._wake.wait(self.config.debounce) and not self._stop.is_set():
+                        self._wake.clear()
             try:
                 result = self.run_once()
+                if result is not None:
+                    self.last_pass_end = time.monotonic()
                 if result is not None and result.again:
                     self._wake.set()
             except Exception:  # keep the worker alive; the next pass retries

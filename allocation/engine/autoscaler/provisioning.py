@@ -27,6 +27,7 @@ from allocation.engine.events import parse_time
 from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 from allocation.engine.objects import provisioning as limits
+from allocation.engine.quiet import Quiet
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -83,8 +84,15 @@ class ProvisioningController:
         self.strategy = strategy
         self.retry_at: dict[ObjectKey, _Retry] = {}
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
+        # pods whose annotations need no warning, until the pod changes (engine/quiet.py)
+        self.checked = Quiet()
 
     # -- the pass -----------------------------------------------------------------------
+    def begin_pass(self) -> None:
+        """A new worker pass on the kept state (``services/incremental.py``): what was told
+        is told again, as a pass that builds the whole cluster tells it."""
+        self.told.clear()
+
     def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
         changed = each(state, self.name, list(state.of_kind(ProvisioningRequest)),
@@ -122,8 +130,11 @@ class ProvisioningController:
                 self._tell(state, pod, "annotations", "Warning", "IncompleteConsumeAnnotations",
                            f"pod has {present[0]} but not {missing}: both are needed to consume "
                            "a ProvisioningRequest, so the pod is treated as an ordinary pod")
+            else:
+                self.checked.remember(pod, ())
 
-        each(state, self.name, list(state.pods()), check)
+        self.checked.observe(state)
+        each(state, self.name, self.checked.unknown(state.pods()), check)
 
     # -- one request --------------------------------------------------------------------
     def _deadline(self, req: ProvisioningRequest) -> datetime | None:

@@ -117,8 +117,11 @@ class DriverController:
             sims.setdefault(sim.controller_name, sim)
         changed = self._collect_orphans(state)
         claims: dict[str, list[tuple[ResourceClaim, ResourceClass]]] = {}
+        classes: dict = {}  # class name -> its ResourceClass (or None): most claims share one
         for claim in state.claims():
-            rc = state.get("ResourceClass", None, claim.class_name)
+            name = claim.class_name
+            rc = classes[name] if name in classes else classes.setdefault(
+                name, state.get("ResourceClass", None, name))
             if isinstance(rc, ResourceClass) and rc.controller_name:
                 claims.setdefault(rc.controller_name, []).append((claim, rc))
         changed |= self._no_longer_used(state, claims)

@@ -53,3 +53,20 @@ def test_a_fork_sees_what_its_parent_touched_before_the_fork():
     twin = quiet.fork_for(fork)
     twin.observe(fork)
     assert not twin.known(fork.get("Pod", "default", "a"))
+
+
+def test_unknown_keeps_order_and_a_new_object_at_a_known_key_is_unknown():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    quiet.remember(b, [])
+    assert quiet.unknown([a, b]) == [a]
+    copy = load_texts([("c.yaml", to_yaml([pod("b", node_name="n0")]))]).objects[0]
+    assert copy.key == b.key and not quiet.known(copy)  # same key, another object
+    quiet.remember(copy, [])
+    assert quiet.known(copy) and not quiet.known(b)  # the newer answer replaces the older
+    quiet.remember(copy, [a.key])
+    state.writable(a)
+    quiet.observe(state)
+    assert quiet.unknown([a, b, copy]) == [a, b, copy]

@@ -187,3 +187,11 @@ def test_a_timer_a_task_reports_due_makes_the_lease_holder_pass_once():
     assert other.run_once() is None  # w1 holds the lease
     assert worker.run_once().outcome == passes.UNCHANGED
     assert worker.run_once() is None  # once per report
+
+
+def test_a_wake_debounces_only_after_a_recent_pass():
+    worker = Worker(WorkerSettings(poll=1.0, debounce=0.2, lease_ttl=30))
+    assert not worker.debounces(100.0)  # no pass yet: at once
+    worker.last_pass_end = 100.0
+    assert worker.debounces(100.1)  # writes during or just after a pass: a burst
+    assert not worker.debounces(100.2)  # an idle worker: at once

@@ -167,6 +167,20 @@ def test_consumers_never_scale_up_others_get_best_effort_and_half_annotations_wa
         "pod didn't trigger scale-up: node group gpu-pool is at maxSize 1"] * 2
 
 
+def test_a_pod_whose_annotations_change_after_a_settle_is_checked_again():
+    seed_consume = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+    simulation = run(_base(devices=0, extra=[_consumer("later", {})]))
+    state = simulation.state
+    assert _events(state, "IncompleteConsumeAnnotations") == []
+    state.events.items = []
+    simulation.settle()  # nothing changed: no pod is checked again, nothing is told
+    assert state.events.items == []
+    pod_obj = state.writable(state.get("Pod", "default", "later"))
+    pod_obj.meta.annotations[seed_consume] = "x"
+    simulation.settle()
+    assert len(_events(state, "IncompleteConsumeAnnotations")) == 1
+
+
 def test_scale_from_zero_with_partitionable_and_counter_claims():
     seed = [d for d in yaml.safe_load_all((DATA / "seed-two-cards.yaml").read_text())
             if d["kind"] not in ("Pod", "Node", "NodeResourceSlice")]
