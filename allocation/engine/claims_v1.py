@@ -80,8 +80,14 @@ class V1ClaimController:
         made = _Made(state)
         changed = each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
                        lambda pod: self._create_for(state, pod, made))
+        # A claim made just now is not synced in this round: it has no reservations and
+        # its owner is a pod this round found not done and then wrote (its status), so
+        # _sync_claim would change nothing and its answer would be dropped at the next
+        # round's observe, which then syncs the claim (a made claim means a next round).
+        fresh = made.created
         changed |= each(state, self.name, [c for c in state.of_kind(ResourceClaimV1)
-                                           if not self.quiet.known(c)],
+                                           if not self.quiet.known(c)
+                                           and id(c) not in fresh],
                         lambda claim: self._sync_claim(state, claim))
         return changed
 
@@ -100,8 +106,7 @@ class V1ClaimController:
             template = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
-            recorded = next((s for s in pod.resource_claim_statuses
-                             if s.get("name") == entry.name), None)
+            recorded = _recorded(pod, entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
                 claim = state.get("ResourceClaim", pod.namespace, current) if current else None
@@ -117,6 +122,7 @@ class V1ClaimController:
                     lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
                 claim.share_spec_key(template)
                 state.add(claim)
+                made.created.add(id(claim))
             _record(state, pod, entry.name, claim.name)
             changed = True
         if not changed:
@@ -177,6 +183,8 @@ class _Made:
     def __init__(self, state: ClusterState) -> None:
         self._state = state
         self._made: dict[tuple, ResourceClaimV1] | None = None
+        # ids of the claims made this round (kept in the state, so the ids stay theirs)
+        self.created: set[int] = set()
 
     def get(self, namespace: str | None, uid: str | None, name: str) -> ResourceClaimV1 | None:
         if self._made is None:
@@ -187,6 +195,14 @@ class _Made:
                 if owner is not None and entry is not None:
                     self._made[(claim.namespace, owner[1], entry)] = claim
         return self._made.get((namespace, uid, name))
+
+
+def _recorded(pod: Pod, pod_claim_name: str) -> dict | None:
+    """The pod's ``status.resourceClaimStatuses`` entry for ``pod_claim_name``, if any."""
+    for status in pod.resource_claim_statuses:
+        if status.get("name") == pod_claim_name:
+            return status
+    return None
 
 
 def _pod_doc(pod: Pod) -> dict:

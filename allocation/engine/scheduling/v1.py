@@ -151,14 +151,20 @@ class V1Scheduling:
         answers: dict | None = {} if key is not None else None
         counts: Counter[str] = Counter()
         details = []
-        # a slice, not islice: islice steps over the skipped names one by one, and the
-        # skip grows with the nodes filled (half the node list on average)
-        order = state.node_order[start:] if start else state.node_order
+        # by index from ``start``: neither islice (it steps over the skipped names one by
+        # one, and the skip grows with the nodes filled) nor a slice (a copy of the rest
+        # of the node list per pod, though the first node tried usually takes it)
+        order = state.node_order
         if pod.nominated_node_name in state.nodes:  # waiting there for binding conditions
-            order = [pod.nominated_node_name, *(n for n in order
+            order = [pod.nominated_node_name, *(n for n in order[start:]
                                                  if n != pod.nominated_node_name)]
+            first = 0
+        else:
+            first = start
         try:
-            for index, name in enumerate(order, start):
+            for index in range(first, len(order)):
+                name = order[index]
+                index += start - first
                 # a refused node's state is taken once the scan fails (a refusal changes
                 # nothing, so it is the same then), unless a prior answer needs it now
                 before = prior.get(name)

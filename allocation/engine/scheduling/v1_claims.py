@@ -80,8 +80,7 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         if claim.meta.deletion_timestamp is not None:
             out.error = f'resourceclaim "{claim.name}" is being deleted'
             return out
-        if check_owner and not any(ref.get("controller") and ref.get("uid") == uid
-                                   for ref in claim.meta.owner_references):
+        if check_owner and not _controlled_by(claim, uid):
             out.error = not_for_pod(pod_doc or _pod_doc(pod), {"metadata": {
                 "name": claim.name, "namespace": claim.namespace,
                 "ownerReferences": claim.meta.owner_references}})
@@ -89,6 +88,15 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
                 return out
         out.claims.append(claim)
     return out
+
+
+def _controlled_by(claim: ResourceClaimV1, uid: str | None) -> bool:
+    """Whether an owner reference of ``claim`` with ``controller`` set has ``uid`` (a plain
+    loop: asked for every template claim of every pod the v1 scheduler sees)."""
+    for ref in claim.meta.owner_references:
+        if ref.get("controller") and ref.get("uid") == uid:
+            return True
+    return False
 
 
 _UNRESOLVED = object()

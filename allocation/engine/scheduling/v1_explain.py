@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
            "MAX_REQUESTS", "RequestMemo", "Rendered", "detail", "mark_failed", "render",
-           "renamed", "request_entry", "verdict_text"]
+           "renamed", "request_entry", "substitute", "verdict_text"]
 
 EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS)
 """Node reasons whose requests the annotation details (the claims, not the node, said no)."""
@@ -153,8 +153,18 @@ def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
     quoted = {json.dumps(old): json.dumps(new) for old, new in pairs}
     if all(old == new for old, new in quoted.items()):
         return rendered.text
+    return substitute(rendered.text, quoted)
+
+
+def substitute(text: str, quoted: dict[str, str]) -> str:
+    """``text`` with every occurrence of a key of ``quoted`` replaced by its value, all at
+    once, left to right (no replacement is searched again). One key (a pod with one claim,
+    the usual case): ``str.replace``, which does exactly that for one literal."""
+    if len(quoted) == 1:
+        [(old, new)] = quoted.items()
+        return text.replace(old, new)
     pattern = re.compile("|".join(re.escape(old) for old in quoted))
-    return pattern.sub(lambda match: quoted[match.group(0)], rendered.text)
+    return pattern.sub(lambda match: quoted[match.group(0)], text)
 
 
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],

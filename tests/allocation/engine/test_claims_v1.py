@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
-from allocation.engine.claims_v1 import owning_pod, pod_done
+from allocation.engine.claims_v1 import V1ClaimController, owning_pod, pod_done
+from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.objects import Pod, ResourceClaimV1
+from allocation.engine.state import ClusterState
+from tests.allocation.engine.manifests.v1_docs import class_doc, device, load, request, slice_doc
+from tests.factories import node, pod
 
 
 def _pod(**status) -> Pod:
@@ -34,3 +38,32 @@ def test_owning_pod_is_the_controller_pod_reference():
     assert owning_pod(claim([pod_ref])) == ("p", "u")
     assert owning_pod(claim([{**pod_ref, "controller": False}])) is None
     assert owning_pod(claim([{**pod_ref, "kind": "Job", "apiVersion": "batch/v1"}])) is None
+
+
+def test_a_claim_made_this_round_needs_no_sync_until_the_next():
+    """``reconcile`` does not sync the claims it made in the same round; the next round
+    does. That holds only if syncing a just-made claim changes nothing: checked here by
+    syncing them anyway (the slow path) and by the next round syncing each one."""
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "t", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [request()]}}}}
+    pods = []
+    for name in ("a", "b"):
+        doc = pod(name)
+        doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+        pods.append(doc)
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), template, *pods]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    synced: list[str] = []
+    sync = controller._sync_claim
+    controller._sync_claim = lambda s, claim: synced.append(claim.name) or sync(s, claim)
+    assert controller.reconcile(state)  # made the claims: a next round follows
+    made = list(state.of_kind(ResourceClaimV1))
+    assert len(made) == 2 and synced == []
+    touched = len(state.touched)
+    assert not any(sync(state, claim) for claim in made)  # the slow path: nothing to do
+    assert len(state.touched) == touched
+    # what the slow path remembered depends on the pods, which this round wrote
+    assert not controller.reconcile(state)
+    assert sorted(synced) == sorted(c.name for c in made)

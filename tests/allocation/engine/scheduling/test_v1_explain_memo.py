@@ -5,6 +5,8 @@ is the rendered text with its own claims' names, unless the text quotes a claim'
 from __future__ import annotations
 
 import json
+import random
+import re
 
 from allocation.engine.scheduling import v1_explain
 from allocation.engine.scheduling.v1_explain import RequestMemo
@@ -111,3 +113,20 @@ def test_pending_pods_alike_each_name_their_own_claim_and_keep_what_they_quote()
         [req] = explained[f"p-{name}"]["nodes"][0]["requests"]
         assert req["claim"] == f"default/{name}"
         assert req["selectors"][-1] == f'device.attributes["{DRV}"].model == "default/c1"'
+
+
+def test_substitute_with_one_name_is_the_general_substitution():
+    """``substitute``'s one-name path (``str.replace``) against its general path (one
+    regular expression) on texts where names repeat, overlap and abut."""
+    def general(text: str, quoted: dict[str, str]) -> str:
+        pattern = re.compile("|".join(re.escape(old) for old in quoted))
+        return pattern.sub(lambda match: quoted[match.group(0)], text)
+
+    rng = random.Random(7)
+    for _ in range(500):
+        old = "".join(rng.choice('ab"/') for _ in range(rng.randint(1, 4)))
+        new = "".join(rng.choice('ab"/x') for _ in range(rng.randint(0, 5)))
+        text = "".join(rng.choice('ab"/ ') for _ in range(rng.randint(0, 30)))
+        assert v1_explain.substitute(text, {old: new}) == general(text, {old: new})
+    two = {'"a"': '"b"', '"b"': '"a"'}  # swapped at once, not one after the other
+    assert v1_explain.substitute('["a", "b"]', two) == '["b", "a"]'
