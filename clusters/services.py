@@ -21,7 +21,7 @@ from django.utils import timezone
 from allocation.engine.manifests import InvalidManifests, Problem, load_documents
 from allocation.services.profile import console_profile
 from allocation.services.store import Identity, identity_of
-from allocation.services.writes import WriteResult, write
+from allocation.services.writes import WriteResult, insert_rows, write
 from clusters.kube.listing import Snapshot
 from clusters.kube.watching import Change
 from clusters.models import ClusterSource, MirroredObject
@@ -140,9 +140,8 @@ def store_snapshots(context: str, snapshots: Sequence[Snapshot], replace: bool =
         MirroredObject.objects.filter(kind__in=kinds).delete()
         if replace:
             MirroredObject.objects.all().delete()
-        MirroredObject.objects.bulk_create(
-            [MirroredObject(group=g, kind=k, namespace=n, name=m)
-             for g, k, n, m in (identity_of(o) for o in objects)], batch_size=1000)
+        insert_rows(MirroredObject, [{"group": g, "kind": k, "namespace": n, "name": m}
+                                     for g, k, n, m in (identity_of(o) for o in objects)])
         for obj in objects:
             report.counts[obj.kind_name] = report.counts.get(obj.kind_name, 0) + 1
         now = timezone.now()

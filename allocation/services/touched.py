@@ -65,6 +65,8 @@ def rows_of(identities: Iterable[Identity]) -> list[StoredObject]:
                 by_model[model].add(name)
     found = []
     for model, names in by_model.items():
+        if len(names) > _CHUNK and not model.objects.exists():
+            continue  # an empty table (a first import): one query, not one per chunk
         for chunk in _chunks(names):
             found.extend(r for r in model.objects.filter(name__in=chunk)
                          if row_identity(r) in wanted)

@@ -124,6 +124,19 @@ def test_rows_of_finds_every_version_of_a_kind(settled):
                                         models.ResourceClaimV1}
 
 
+def test_rows_of_many_names_reads_a_stored_table_and_skips_an_empty_one(settled):
+    many = [("", "Node", "", f"absent-{i}") for i in range(600)]
+    many += [("", "ResourceClaim", "default", f"absent-{i}") for i in range(600)]
+    models.ResourceClaimV1.objects.all().delete()
+    with CaptureQueriesContext(connection) as queries:
+        found = rows_of([*many, ("", "Node", "", "n3"), ("", "ResourceClaim", "default",
+                                                         "held")])
+    assert sorted(row_identity(r) for r in found) == [
+        ("", "Node", "", "n3"), ("", "ResourceClaim", "default", "held")]
+    claims_v1 = models.ResourceClaimV1._meta.db_table
+    assert sum(claims_v1 in q["sql"] for q in queries.captured_queries) == 1
+
+
 def test_the_neighbourhood_is_the_nodes_a_write_names(settled):
     [pod] = _loaded([f.pod("p9", node_name="n1")])
     rows, _loaded_rows = neighbourhood([pod], [], writes.load_row)
