@@ -14,25 +14,16 @@ from allocation.engine.writer import dump
 from allocation.presenters.manifest import manifest_view
 from allocation.presenters.nodes import node_view
 from allocation.services import cluster
-from allocation.services import reconcile as passes
-from allocation.services.manifests import import_texts
 from allocation.services.node_state import node_rows, node_state
 from bench.generate import named_gpu_cluster, named_gpu_cluster_v1
 from tests import factories as f
 from tests import v1_cluster as v1
 from tests.allocation.presenters.docs import cluster_docs
+from tests.settled import store_settled
 
 pytestmark = pytest.mark.django_db
 
 DEMO = Path(settings.BASE_DIR) / "examples" / "demo.yaml"
-
-
-def _store(text: str) -> None:
-    import_texts([("cluster.yaml", text)])
-    for _ in range(5):
-        if not passes.reconcile().again:
-            break
-    cluster.clear_cache()
 
 
 def _same_as_the_baseline() -> None:
@@ -54,7 +45,7 @@ def _same_as_the_baseline() -> None:
                  id="v1-generated"),
 ])
 def test_every_node_is_drawn_as_the_whole_baseline_draws_it(text):
-    _store(text())
+    store_settled(text())
 
     _same_as_the_baseline()
 
@@ -78,7 +69,7 @@ def _fabric() -> list[dict]:
 
 
 def test_a_network_device_held_for_another_node_shows_its_holder():
-    _store(f.to_yaml(_fabric()))
+    store_settled(f.to_yaml(_fabric()))
     whole = cluster.baseline_state()
     held = {r.get("device") for c in whole.of_kind(type(whole.get("ResourceClaim", "default",
                                                                     "both")))
@@ -89,7 +80,7 @@ def test_a_network_device_held_for_another_node_shows_its_holder():
 
 
 def test_an_unknown_node_has_no_rows():
-    _store(f.to_yaml(cluster_docs()))
+    store_settled(f.to_yaml(cluster_docs()))
 
     assert node_rows("nope") == []
     state, _revision = node_state("nope")
@@ -97,7 +88,7 @@ def test_an_unknown_node_has_no_rows():
 
 
 def test_only_the_nodes_own_pods_and_claims_are_read():
-    _store("---\n".join(dump(d) for d in named_gpu_cluster(8, 40)))
+    store_settled("---\n".join(dump(d) for d in named_gpu_cluster(8, 40)))
 
     rows = node_rows("node-3")
     pods = [r for r in rows if r.KIND == "Pod"]
@@ -119,9 +110,9 @@ def test_the_node_page_reads_a_fixed_number_of_queries_whatever_the_size(
         raise AssertionError("the node page must not build the whole cluster")
 
     monkeypatch.setattr(cluster, "baseline_state", refuse)
-    _store("---\n".join(dump(d) for d in named_gpu_cluster(4, 16)))
+    store_settled("---\n".join(dump(d) for d in named_gpu_cluster(4, 16)))
     small = _node_page_queries(admin_client, "node-1")
-    _store("---\n".join(dump(d) for d in named_gpu_cluster(40, 160)))  # ten times as many
+    store_settled("---\n".join(dump(d) for d in named_gpu_cluster(40, 160)))  # ten times as many
 
     with django_assert_max_num_queries(small):
         _node_page_queries(admin_client, "node-01")

@@ -15,18 +15,12 @@ from allocation.services import reconcile as passes
 from allocation.services.cluster import baseline_state, clear_cache, revision
 from allocation.services.manifests import import_texts
 from tests import factories as f
+from tests.settled import settle
 
 pytestmark = pytest.mark.django_db
 
 DEMO = Path(settings.BASE_DIR) / "examples" / "demo.yaml"
 _TABLES = [m._meta.db_table for m in models.READ_MODELS]
-
-
-def _settle() -> None:
-    for _ in range(5):
-        if not passes.reconcile().again:
-            return
-    raise AssertionError("the demo did not settle in five passes")
 
 
 def _stored(model) -> dict[tuple, dict]:
@@ -47,7 +41,7 @@ def _writes(queries) -> list[str]:
 @pytest.fixture
 def demo():
     import_texts([("demo.yaml", DEMO.read_text())])
-    _settle()
+    settle()
     clear_cache()
 
 
@@ -115,7 +109,7 @@ def test_a_deleted_object_loses_its_row(demo):
 
     pod = models.Pod.objects.filter(node_name="").first()  # a pending pod
     delete_object(pod, _staff())
-    _settle()
+    settle()
 
     assert not models.PodSummary.objects.filter(name=pod.name).exists()
 

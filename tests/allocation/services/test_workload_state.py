@@ -13,25 +13,16 @@ from allocation.presenters.manifest import manifest_view
 from allocation.presenters.v1_claims import v1_claim_view
 from allocation.presenters.workloads import claim_view, pod_view
 from allocation.services import cluster
-from allocation.services import reconcile as passes
-from allocation.services.manifests import import_texts
 from allocation.services.workload_state import claim_rows, claim_state, pod_rows, pod_state
 from bench.generate import named_gpu_cluster, named_gpu_cluster_v1
 from tests import factories as f
 from tests import v1_cluster as v1
 from tests.allocation.presenters.docs import cluster_docs
+from tests.settled import store_settled
 
 pytestmark = pytest.mark.django_db
 
 EXAMPLES = Path(settings.BASE_DIR) / "examples"
-
-
-def _store(text: str) -> None:
-    import_texts([("cluster.yaml", text)])
-    for _ in range(5):
-        if not passes.reconcile().again:
-            break
-    cluster.clear_cache()
 
 
 def _same_as_the_baseline() -> tuple[int, int]:
@@ -71,14 +62,14 @@ def _same_as_the_baseline() -> tuple[int, int]:
                  id="v1-generated"),
 ])
 def test_every_pod_and_claim_page_is_the_whole_baselines(text):
-    _store(text())
+    store_settled(text())
 
     pods, claims = _same_as_the_baseline()
     assert pods and claims  # the own-rows path is really taken
 
 
 def test_a_bound_pod_reads_its_node_not_the_cluster():
-    _store("---\n".join(dump(d) for d in named_gpu_cluster(8, 40)))
+    store_settled("---\n".join(dump(d) for d in named_gpu_cluster(8, 40)))
     whole = cluster.baseline_state()
     pod = next(p for p in whole.pods() if p.node_name)
     rows, _events = pod_rows(pod.namespace, pod.name)
@@ -87,7 +78,7 @@ def test_a_bound_pod_reads_its_node_not_the_cluster():
 
 
 def test_a_pending_pod_and_an_unknown_object_need_the_whole_baseline():
-    _store(f.to_yaml([f.node("n1"), f.pod("p1", node_selector={"zone": "nowhere"})]))
+    store_settled(f.to_yaml([f.node("n1"), f.pod("p1", node_selector={"zone": "nowhere"})]))
     assert pod_rows("default", "p1") is None  # its page diagnoses every node
     assert pod_rows("default", "nope") is None
     assert claim_rows("default", "nope") is None
@@ -102,7 +93,7 @@ def test_a_claim_page_lists_the_pods_waiting_for_it():
             f.pod("p1", claims={"gpu": "shared"}),
             f.pod("p2", claims={"gpu": "shared"}, node_selector={"zone": "nowhere"}),
             f.pod("w", templates={"x": "own"}, node_selector={"zone": "nowhere"})]
-    _store(f.to_yaml(docs))
+    store_settled(f.to_yaml(docs))
     whole = cluster.baseline_state()
     assert claim_view(whole, "default", "shared").waiting_pods == [("p2", "/pods/default/p2/")]
     assert claim_view(whole, "default", "w-x").waiting_pods == [("w", "/pods/default/w/")]
