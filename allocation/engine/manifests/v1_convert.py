@@ -65,13 +65,25 @@ def prepare(data: dict, profile: Profile) -> Prepared:
     """The v1 form of a v1-kind document (see the module docstring); ``data`` is not
     changed."""
     version = data["apiVersion"]
-    doc = json_copy(data)
+    doc = _copy(data)
     if version == _V1BETA1:
         _from_v1beta1(doc)
     doc["apiVersion"] = V1_API_VERSION
     doc, dropped = drop_disabled_fields(doc, profile, in_place=True)  # doc is our copy
     _defaults(doc)
     return Prepared(doc, dropped, version)
+
+
+def _copy(data: dict) -> dict:
+    """A deep copy of ``data`` that shares ``metadata.managedFields``: the API server's
+    bookkeeping of who set which field, often the largest part of a document read from a
+    cluster, which no step of the conversion reads or changes (docs/live-cluster.md,
+    "Speed of an import")."""
+    meta = data.get("metadata")
+    if type(meta) is not dict or "managedFields" not in meta:
+        return json_copy(data)
+    return {key: {k: v if k == "managedFields" else json_copy(v) for k, v in meta.items()}
+            if key == "metadata" else json_copy(value) for key, value in data.items()}
 
 
 _DEVICE_PATH = re.compile(r"^(spec\.devices\[\d+\])\.(?!name(?:$|[.\[]))")

@@ -136,3 +136,27 @@ def test_v1beta1_warning_paths():
                     "devices": [{"name": "gpu-0", "basic": {
                         "taints": [{"key": "k", "effect": "NoSchedule"}]}}]}}
     assert [w.path for w in load([doc], "1.34").warnings] == ["spec.devices[0].basic.taints"]
+
+
+def test_managed_fields_are_shared_and_the_rest_is_a_copy(monkeypatch):
+    import copy
+
+    from allocation.engine.manifests import v1_convert
+    from allocation.engine.objects.meta import json_copy
+    from allocation.engine.v1 import make_profile
+
+    managed = [{"manager": "kubectl", "operation": "Update", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:spec": {}}}]
+    doc = {"apiVersion": BETA1, "kind": "ResourceClaim",
+           "metadata": {"name": "c1", "namespace": "default", "managedFields": managed,
+                        "labels": {"team": "a"}},
+           "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu"}]}}}
+    before = copy.deepcopy(doc)
+    profile = make_profile("1.36", "")
+    prepared = v1_convert.prepare(doc, profile)
+    assert doc == before  # the document read is not changed
+    assert prepared.data["metadata"]["managedFields"] is managed
+    assert prepared.data["metadata"]["labels"] is not doc["metadata"]["labels"]
+    assert prepared.data["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
+    monkeypatch.setattr(v1_convert, "_copy", json_copy)  # as it was: a copy of everything
+    assert v1_convert.prepare(doc, profile).data == prepared.data
