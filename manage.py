@@ -11,9 +11,11 @@ ENGINE_COMMANDS = ("simulate", "convert")
 
 def main() -> None:
     if sys.argv[1:2] and sys.argv[1] in ENGINE_COMMANDS:
-        from allocation.engine.cli import without_django
-
-        run = without_django(sys.argv[1:])
+        try:
+            from allocation.engine.cli import without_django
+        except ImportError:  # not the project's virtualenv: Django's path says what to do
+            without_django = None
+        run = without_django(sys.argv[1:]) if without_django else None
         if run is not None:
             run()
             return
