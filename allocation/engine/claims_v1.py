@@ -106,7 +106,7 @@ class V1ClaimController:
             template = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
-            recorded = _recorded(pod, entry.name)
+            recorded = pod.claim_status(entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
                 claim = state.get("ResourceClaim", pod.namespace, current) if current else None
@@ -195,14 +195,6 @@ class _Made:
                 if owner is not None and entry is not None:
                     self._made[(claim.namespace, owner[1], entry)] = claim
         return self._made.get((namespace, uid, name))
-
-
-def _recorded(pod: Pod, pod_claim_name: str) -> dict | None:
-    """The pod's ``status.resourceClaimStatuses`` entry for ``pod_claim_name``, if any."""
-    for status in pod.resource_claim_statuses:
-        if status.get("name") == pod_claim_name:
-            return status
-    return None
 
 
 def _pod_doc(pod: Pod) -> dict:

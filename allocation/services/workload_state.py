@@ -91,7 +91,7 @@ def pod_rows(namespace: str, name: str) -> tuple[list[StoredObject], list[Event]
             *PodSchedulingContext.objects.filter(namespace=namespace, name=name)]
     events = Event.objects.filter(
         Q(involved_kind="Pod") | Q(involved_kind="PodSchedulingContext"),
-        involved_name=name).order_by("position")
+        involved_namespace=namespace, involved_name=name).order_by("position")
     return _unique(rows), list(events)
 
 
@@ -124,7 +124,7 @@ def claim_rows(namespace: str, name: str) -> tuple[list[StoredObject], list[Even
     waiting = Pod.objects.filter(Q(name__in=prefixes) | Q(document__contains=name),
                                  namespace=namespace, node_name="")
     rows += [*waiting, *Pod.objects.filter(namespace=namespace, name__in=named)]
-    events = Event.objects.filter(involved_kind="ResourceClaim",
+    events = Event.objects.filter(involved_kind="ResourceClaim", involved_namespace=namespace,
                                   involved_name=name).order_by("position")
     return _unique(rows), list(events)
 

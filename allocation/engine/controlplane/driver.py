@@ -120,8 +120,9 @@ class DriverController:
         classes: dict = {}  # class name -> its ResourceClass (or None): most claims share one
         for claim in state.claims():
             name = claim.class_name
-            rc = classes[name] if name in classes else classes.setdefault(
-                name, state.get("ResourceClass", None, name))
+            if name not in classes:
+                classes[name] = state.get("ResourceClass", None, name)
+            rc = classes[name]
             if isinstance(rc, ResourceClass) and rc.controller_name:
                 claims.setdefault(rc.controller_name, []).append((claim, rc))
         changed |= self._no_longer_used(state, claims)

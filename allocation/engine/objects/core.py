@@ -121,10 +121,18 @@ class Pod(KObject):
         name = entry if isinstance(entry, str) else entry.name
         if not isinstance(entry, str) and entry.claim_name:
             return entry.claim_name
-        for status in self.resource_claim_statuses:
-            if status.get("name") == name and status.get("resourceClaimName"):
-                return status["resourceClaimName"]
+        status = self.claim_status(name)
+        if status is not None and status.get("resourceClaimName"):
+            return status["resourceClaimName"]
         return f"{self.name}-{name}"
+
+    def claim_status(self, entry_name: str) -> dict | None:
+        """The ``status.resourceClaimStatuses`` entry for the ``spec.resourceClaims`` entry
+        ``entry_name``, if any (the list is keyed by name: validation refuses a repeat)."""
+        for status in self.resource_claim_statuses:
+            if status.get("name") == entry_name:
+                return status
+        return None
 
     def owner_reference(self) -> dict:
         """An ``ownerReferences`` entry naming this pod as the controlling owner, as the

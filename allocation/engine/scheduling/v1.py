@@ -154,17 +154,15 @@ class V1Scheduling:
         # by index from ``start``: neither islice (it steps over the skipped names one by
         # one, and the skip grows with the nodes filled) nor a slice (a copy of the rest
         # of the node list per pod, though the first node tried usually takes it)
-        order = state.node_order
+        order, first = state.node_order, start
         if pod.nominated_node_name in state.nodes:  # waiting there for binding conditions
             order = [pod.nominated_node_name, *(n for n in order[start:]
                                                  if n != pod.nominated_node_name)]
             first = 0
-        else:
-            first = start
+        offset = start - first  # ``index`` counts from ``start`` in either order
         try:
-            for index in range(first, len(order)):
-                name = order[index]
-                index += start - first
+            for position in range(first, len(order)):
+                name, index = order[position], position + offset
                 # a refused node's state is taken once the scan fails (a refusal changes
                 # nothing, so it is the same then), unless a prior answer needs it now
                 before = prior.get(name)

@@ -109,9 +109,9 @@ def _resolved(pod: Pod, entry) -> tuple:
     if entry.claim_name is not None:
         return entry.claim_name, False
     if entry.template_name is not None:
-        for status in pod.resource_claim_statuses:
-            if status.get("name") == entry.name:
-                return status.get("resourceClaimName"), True
+        status = pod.claim_status(entry.name)
+        if status is not None:
+            return status.get("resourceClaimName"), True
     return _UNRESOLVED, False
 
 

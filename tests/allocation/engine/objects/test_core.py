@@ -13,3 +13,17 @@ def test_requests_round_up_to_millicores_and_whole_units() -> None:
     assert whole("-1.5") == -1
     assert whole("16Gi") == 17179869184
     assert whole("2k") == 2000
+
+
+def test_a_pods_claim_status_is_found_by_its_entrys_name() -> None:
+    from allocation.engine.objects.core import Pod
+
+    pod = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+               "spec": {"containers": [{"name": "c"}], "resourceClaims": [
+                   {"name": "gpu", "resourceClaimTemplateName": "t"},
+                   {"name": "nic", "resourceClaimTemplateName": "t"}]},
+               "status": {"resourceClaimStatuses": [{"name": "gpu",
+                                                     "resourceClaimName": "p-gpu-x1"}]}})
+    assert pod.claim_status("gpu") == {"name": "gpu", "resourceClaimName": "p-gpu-x1"}
+    assert pod.claim_status("nic") is None
+    assert [pod.claim_name(e) for e in pod.claims] == ["p-gpu-x1", "p-nic"]
