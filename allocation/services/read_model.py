@@ -13,16 +13,15 @@ of each structured model (:data:`MODEL_UNITS`), what a claim holds (:func:`held`
 from __future__ import annotations
 
 import uuid
-from collections import defaultdict
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from django.db import models
 
 from allocation.engine.constants import NODE_GROUP_LABEL
-from allocation.engine.objects import ResourceClaim, ResourceClaimV1, ResourceSlice
+from allocation.engine.objects import ResourceClaim, ResourceClaimV1
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.results import allocated_node_name
-from allocation.engine.v1.usage import devices_in_use
 from allocation.models import (
     ClaimSummary,
     Cluster,
@@ -33,17 +32,20 @@ from allocation.models import (
 )
 from allocation.models.claim import claim_status
 from allocation.models.pod import pod_status
+from allocation.services.node_rows import (
+    MODEL_UNITS,
+    V1_MODEL,
+    Spans,
+    affected,
+    label_items,
+    node_rows,
+    pool_nodes,
+    spans_of,
+)
 from allocation.services.writes import commit_revision
 
 __all__ = ["MODEL_UNITS", "V1_MODEL", "NOT_TRIED", "pending_reason", "held", "label_items",
            "rows_of", "sync", "record"]
-
-MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
-               "counter": "units"}
-"""What one unit of each structured model is called on pages."""
-
-V1_MODEL = "resource.k8s.io/v1"
-"""The model column of v1 devices (which have no structured model)."""
 
 NOT_TRIED = "not tried by the scheduler yet"
 
@@ -70,58 +72,6 @@ def held(claim) -> int:
     if claim.allocation.picks:
         return sum(candidate.amount for _inventory, candidate in claim.allocation.picks)
     return len(claim.allocation.handles)  # control-plane allocations: one per handle
-
-
-def label_items(labels: dict[str, str]) -> str:
-    """Labels as one filterable column, ``,key=value,...,`` (filtered with ``,k=v,``)."""
-    return list_column(f"{k}={v}" for k, v in labels.items())
-
-
-def _node_rows(state: ClusterState) -> tuple[dict[Key, dict], dict[Key, dict]]:
-    nodes, usage = {}, {}
-    in_use = devices_in_use({"status": {"allocation": c.allocation}}
-                            for c in state.of_kind(ResourceClaimV1) if c.allocation is not None)
-    v1: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for piece in state.of_kind(ResourceSlice):
-        if not piece.node_name:
-            continue
-        pool = (piece.raw.get("spec", {}).get("pool") or {}).get("name", "")
-        counts = v1[(piece.node_name, piece.driver)]
-        for device in piece.raw.get("spec", {}).get("devices") or ():
-            counts[1] += 1
-            counts[0] += (piece.driver, pool, device.get("name")) in in_use
-    for driver_node, (used, total) in v1.items():
-        node, driver = driver_node
-        usage[(node, driver, V1_MODEL)] = {"node": node, "driver": driver, "model": V1_MODEL,
-                                           "unit": "devices", "used": used, "total": total}
-    for inventory_node, inventories in state.inventories.items():
-        for inventory in inventories:
-            counted = inventory.usage()
-            key = (inventory_node, inventory.driver_name, inventory.model.name)
-            row = usage.setdefault(key, {
-                "node": key[0], "driver": key[1], "model": key[2],
-                "unit": MODEL_UNITS.get(key[2], "items"), "used": 0, "total": 0})
-            row["used"] += counted["allocated"]
-            row["total"] += counted["total"]
-    per_node: dict[str, list[dict]] = defaultdict(list)
-    for row in usage.values():
-        per_node[row["node"]].append(row)
-    for position, name in enumerate(state.node_order):
-        node = state.nodes[name]
-        used = state.usage_of(name)
-        mine = per_node.get(name, [])
-        devices_used = sum(r["used"] for r in mine)
-        devices_total = sum(r["total"] for r in mine)
-        nodes[(name,)] = {
-            "position": position, "name": name,
-            "node_group": node.labels.get(NODE_GROUP_LABEL, ""),
-            "labels": label_items(node.labels), "unschedulable": bool(node.unschedulable),
-            "pods": used.pods, "cpu_used_milli": used.cpu_milli,
-            "cpu_total_milli": node.cpu_milli, "devices_used": devices_used,
-            "devices_total": devices_total,
-            "in_use_percent": (100 * devices_used // devices_total) if devices_total else 0,
-            "drivers": list_column(r["driver"] for r in mine if r["total"])}
-    return nodes, {k: v for k, v in usage.items() if (k[0],) in nodes}
 
 
 def _position(obj) -> int:
@@ -215,7 +165,7 @@ _KEYS: dict[type[models.Model], tuple[str, ...]] = {
 
 def rows_of(state: ClusterState) -> Rows:
     """Every read-model row ``state`` implies, per model, keyed by the model's identity."""
-    nodes, usage = _node_rows(state)
+    nodes, usage = node_rows(state)
     return {NodeSummary: nodes, DeviceUsage: usage, PodSummary: _pod_rows(state),
             ClaimSummary: _claim_rows(state)}
 
@@ -237,8 +187,13 @@ def _sync_model(model: type[models.Model], wanted: dict[Key, dict],
     return written, now
 
 
-Known = tuple[str, Rows]
-"""What a worker wrote last: ``Cluster.read_model_token`` after its sync, and the rows."""
+class Known(NamedTuple):
+    """What a worker wrote last: ``Cluster.read_model_token`` after its sync, the rows,
+    and the nodes each claim's allocation counted on then (``node_rows.Spans``)."""
+
+    token: str
+    rows: Rows
+    spans: Spans
 
 
 def _sync_dirty(model: type[models.Model], dirty: dict[Key, dict | None],
@@ -287,16 +242,27 @@ def sync(state: ClusterState, known: Known | None = None,
     """
     token = Cluster.objects.values_list("read_model_token", flat=True).filter(
         pk=Cluster.SINGLETON_ID).first()
-    stored = known[1] if known is not None and token is not None and known[0] == token \
+    stored = known.rows if known is not None and token is not None and known.token == token \
         else None
-    dirty = _touched_rows(state, touched) if stored is not None and touched is not None \
-        else (None, None)
-    nodes, usage = _node_rows(state)
+    pools = pool_nodes(state)
+    only, spans = None, None
+    if stored is not None and touched is not None:
+        dirty = _touched_rows(state, touched)
+        spans = dict(known.spans)
+        only = affected(state, touched, stored[PodSummary], spans, pools)
+    else:
+        dirty = (None, None)
+    nodes, usage = node_rows(state, only)
+    if only is not None:  # the other nodes' rows are as the last sync left them
+        usage = {**{key: None for key in stored[DeviceUsage] if key[0] in only}, **usage}
+        nodes = {**{(name,): None for name in only}, **nodes}
     count, now = 0, {}
-    for model, wanted, only in ((NodeSummary, nodes, None), (DeviceUsage, usage, None),
-                                (PodSummary, None, dirty[0]), (ClaimSummary, None, dirty[1])):
-        if only is not None:  # the other rows are as the last sync left them
-            count += _sync_dirty(model, only, stored[model])
+    for model, wanted, touched_rows in (
+            (NodeSummary, nodes, nodes if only is not None else None),
+            (DeviceUsage, usage, usage if only is not None else None),
+            (PodSummary, None, dirty[0]), (ClaimSummary, None, dirty[1])):
+        if touched_rows is not None:  # the other rows are as the last sync left them
+            count += _sync_dirty(model, touched_rows, stored[model])
             now[model] = stored[model]
             continue
         if wanted is None:
@@ -311,7 +277,9 @@ def sync(state: ClusterState, known: Known | None = None,
     if count and token is not None:
         token = uuid.uuid4().hex
         Cluster.objects.filter(pk=Cluster.SINGLETON_ID).update(read_model_token=token)
-    return count, (None if now is None or token is None else (token, now))
+    if now is None or token is None:
+        return count, None
+    return count, Known(token, now, spans if spans is not None else spans_of(state, pools))
 
 
 def record(cluster, state: ClusterState, saved: bool, known: Known | None = None,
