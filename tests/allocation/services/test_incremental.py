@@ -12,7 +12,8 @@ import pytest
 from allocation import models
 from allocation.engine.events import VirtualClock, format_time
 from allocation.engine.manifests import InvalidManifests
-from allocation.services import changes, read_model
+from allocation.engine.objects import ObjectKey
+from allocation.services import changes, incremental, read_model
 from allocation.services import reconcile as passes
 from allocation.services.events import plan_events
 from allocation.services.manifests import import_texts
@@ -72,8 +73,8 @@ class _Ops:
         self.n += 1
         pods = list(models.Pod.objects.values_list("name", flat=True))
         nodes = list(models.Node.objects.values_list("name", flat=True))
-        choice = self.rng.choice(["pod", "pod", "v1pod", "node", "v1node", "done", "delete",
-                                  "delete-node", "annotate"])
+        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "node", "v1node", "done",
+                                  "delete", "delete-node", "annotate"])
         n = self.n
         if choice == "node":
             docs = _seed_node(f"n{n}")
@@ -81,6 +82,9 @@ class _Ops:
             docs = _v1_node(f"m{n}")
         elif choice == "pod":
             docs = [f.claim(f"c{n}"), f.pod(f"p{n}", claims={"g": f"c{n}"})]
+        elif choice == "spod":  # a claim of the seed's structured model (named devices)
+            docs = [f.claim(f"s{n}", class_name="seed-gpu", params="one"),
+                    f.pod(f"r{n}", claims={"g": f"s{n}"})]
         elif choice == "v1pod":
             docs = [claim_doc([request()], name=f"v{n}"), f.pod(f"q{n}", claims={"g": f"v{n}"})]
         elif choice == "done" and pods:
@@ -109,6 +113,7 @@ class _Ops:
 def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
     import_texts([("base.yaml", f.to_yaml([
         f.resource_class(), class_doc(selectors=[{"cel": {"expression": SEL}}]),
+        f.resource_class("seed-gpu"), f.claim_parameters("one", "true"),
         *_seed_node("n0"), *_v1_node("m0")]))])
     full_passes = []
     real = passes._compute
@@ -139,6 +144,18 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
         kept = result.kept
         assert _read_model() == read_model.rows_of(kept.state), f"step {step}"
     assert len(full_passes) == 1  # only the first pass built the whole cluster
+
+
+def test_what_a_pass_changed_is_found_in_the_objects_order():
+    rng = random.Random(7)
+    objects = {ObjectKey("Pod", "default", f"p{i}"): None for i in range(50)}
+    keys = list(objects)
+    for _ in range(20):
+        picked = set(rng.sample(keys, rng.randint(0, 6)))
+        picked.add(ObjectKey("Pod", "default", "removed"))  # a key of a removed object
+
+        assert incremental._in_document_order(objects, picked) == [
+            k for k in objects if k in picked]
 
 
 def test_a_pass_catches_up_only_the_rows_written_since(monkeypatch):
