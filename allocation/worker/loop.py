@@ -8,9 +8,11 @@ worker queues ``allocation.tasks.timers_due`` deferred to the controllers' next 
 the re-check of a ProvisioningRequest runs whichever process holds the lease then;
 docs/console.md, "Tasks"); when a stored Event expires it deletes the expired ones without a
 pass (``services.events.prune``). A change that wakes an idle worker (no pass ended within
-``debounce``) is handled at once; changes arriving during a pass or within ``debounce`` of
-each other after it are handled by one pass. Only the holder of the lease reconciles; the
-others keep polling.
+``debounce``) is handled at once, and so is a single write after a pass (the next write of
+a client that waited for the last one to be placed); several writes since the last pass (a
+burst: some came during it) are gathered for ``debounce`` after the wake, then handled by
+one pass. The wake a pass's own announcement causes finds nothing due and starts nothing.
+Only the holder of the lease reconciles; the others keep polling.
 """
 
 from __future__ import annotations
@@ -109,6 +111,25 @@ class Worker:
         pass, a burst); a write to an idle worker is handled at once."""
         return self.last_pass_end is not None and now - self.last_pass_end < self.config.debounce
 
+    def burst(self) -> bool:
+        """Whether more than one write waits for a pass (writes came during the last one,
+        or several since): worth gathering (``debounce``) into one pass. One write, or
+        none (the wake of the worker's own announcement), is not: each write commits one
+        revision, the worker knows the one its pass ended at."""
+        if self.last_revision is None:
+            return True
+        return cluster_row().revision - self.last_revision > 1
+
+    def _gather(self) -> None:
+        """Let a burst of writes finish: wait ``debounce`` after the wake, however many
+        writes come meanwhile (a fixed window, so steady writes cannot hold a pass off)."""
+        end = time.monotonic() + self.config.debounce
+        while not self._stop.is_set():
+            left = end - time.monotonic()
+            if left <= 0 or not self._wake.wait(left):
+                return
+            self._wake.clear()
+
     def prune_due(self) -> bool:
         """Whether a stored Event has expired (docs/console.md, "Events")."""
         return self.next_prune is not None and timezone.now() >= self.next_prune
@@ -160,9 +181,8 @@ class Worker:
                 break
             if self._wake.is_set():
                 self._wake.clear()
-                if self.debounces(time.monotonic()):  # let a burst of writes finish first
-                    while self._wake.wait(self.config.debounce) and not self._stop.is_set():
-                        self._wake.clear()
+                if self.debounces(time.monotonic()) and self.burst():
+                    self._gather()  # let a burst of writes finish first
             try:
                 result = self.run_once()
                 if result is not None:

@@ -195,3 +195,35 @@ def test_a_wake_debounces_only_after_a_recent_pass():
     worker.last_pass_end = 100.0
     assert worker.debounces(100.1)  # writes during or just after a pass: a burst
     assert not worker.debounces(100.2)  # an idle worker: at once
+
+
+@pytest.mark.django_db
+def test_only_several_writes_since_the_last_pass_are_a_burst():
+    import_texts([("a.yaml", f.to_yaml(_docs()))])
+    worker = Worker(FAST, holder="w1")
+    assert worker.burst()  # no pass yet: nothing known
+    worker.run_once()
+    assert not worker.burst()  # its own announcement: nothing waits
+    import_texts([("b.yaml", f.to_yaml([f.node("n2")]))])
+    assert not worker.burst()  # one write (a client that waited for the last one)
+    import_texts([("c.yaml", f.to_yaml([f.node("n3")]))])
+    assert worker.burst()  # two: gathered into one pass
+    worker.last_revision = None  # writes came during the pass
+    assert worker.burst()
+
+
+def test_gathering_a_burst_ends_though_wakes_keep_coming():
+    worker = Worker(WorkerSettings(poll=1.0, debounce=0.05, lease_ttl=30))
+    done = threading.Event()
+
+    def writes():  # a wake every few milliseconds, until the gathering ended
+        while not done.wait(0.005):
+            worker.wake()
+
+    thread = threading.Thread(target=writes, daemon=True)
+    thread.start()
+    try:
+        worker._gather()  # returns: a fixed window, not one restarted by every wake
+    finally:
+        done.set()
+        thread.join()
