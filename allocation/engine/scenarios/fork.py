@@ -10,9 +10,10 @@ remember what the baseline's found needing nothing (``Simulation.fork``), so it 
 the changes touched. Forking costs milliseconds.
 
 The fork answers only what a simulation of the changed documents would answer: every check
-a whole-cluster load and build make is made again, and anything they would refuse makes
-:func:`fork_state` return None, so the caller simulates the documents instead and reports
-the problem exactly as it always did (docs/scenarios.md, "Evaluation, diff and undo").
+a whole-cluster load and build make is made again (those across objects on what changed,
+``scenarios/checks.py``), and anything they would refuse makes :func:`fork_state` return
+None, so the caller simulates the documents instead and reports the problem exactly as it
+always did (docs/scenarios.md, "Evaluation, diff and undo").
 """
 
 from __future__ import annotations
@@ -23,13 +24,9 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.input_status import check_input
-from allocation.engine.manifests import (
-    InvalidManifests,
-    LoadResult,
-    cluster_problems,
-    load_documents,
-)
-from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
+from allocation.engine.manifests import InvalidManifests, load_documents
+from allocation.engine.scenarios.checks import fork_passes
+from allocation.engine.simulation import Simulation
 
 if TYPE_CHECKING:
     from allocation.engine.objects import ObjectKey
@@ -87,12 +84,8 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     if not apply_changes(fork, gone, loaded.objects):
         return None
     check_input(fork)
-    objects = list(fork.objects.values())
-    if len(fork.problems) > problems or cluster_problems(objects):
-        return None
-    try:
-        refuse_unsimulated_v1(LoadResult(objects=objects))
-    except InvalidManifests:
+    if len(fork.problems) > problems or not fork_passes(base_state, fork, loaded.objects,
+                                                         gone):
         return None
     return simulation
 
