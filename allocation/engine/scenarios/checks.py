@@ -39,6 +39,8 @@ _V1_CLAIM_KINDS = (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
 _CLAIM_KINDS = (*_V1_CLAIM_KINDS, kinds.RESOURCE_CLAIM, kinds.RESOURCE_CLAIM_TEMPLATE)
 _WIDE = (kinds.NAMESPACE.name, kinds.POD_TEMPLATE.name)  # a change of these: check all
 _clean: WeakKeyDictionary[ClusterState, bool] = WeakKeyDictionary()
+_indexes: WeakKeyDictionary[ClusterState, tuple[list[ObjectKey], dict[str, list[ObjectKey]]]] = (
+    WeakKeyDictionary())
 
 
 def passes(objects: list[KObject]) -> bool:
@@ -74,12 +76,14 @@ def fork_passes(base: ClusterState, fork: ClusterState, fresh: Sequence[KObject]
     if not base_passes(base) or _wide(base, fresh, gone):
         return passes(list(fork.objects.values()))
     uids = {obj.meta.uid for obj in fresh if obj.meta.uid}
-    namespaces, holders = [], []
-    for obj in fork.objects.values():
-        if obj.kind_name == kinds.NAMESPACE.name:
-            namespaces.append(obj)
-        if uids and obj.meta.uid in uids:
-            holders.append(obj)
+    namespace_keys, uid_keys = _index(base)
+    # No Namespace changed (else ``_wide``): the fork's are the baseline's. An object holding
+    # one of ``uids`` is a fresh one or the baseline's (``uid_keys``), if the fork kept it.
+    namespaces = [fork.objects[k] for k in namespace_keys if k in fork.objects]
+    keys = dict.fromkeys(k for uid in uids for k in uid_keys.get(uid, ()))
+    keys.update(dict.fromkeys(obj.key for obj in fresh))
+    holders = [obj for obj in (fork.objects.get(k) for k in keys)
+               if obj is not None and obj.meta.uid in uids]
     if cluster_problems([*namespaces, *fresh]) or duplicate_uids(holders):
         return False
     pods = [obj for obj in fresh if obj.kind_spec == kinds.POD]
@@ -90,6 +94,21 @@ def fork_passes(base: ClusterState, fork: ClusterState, fresh: Sequence[KObject]
     except InvalidManifests:
         return False
     return True
+
+
+def _index(base: ClusterState) -> tuple[list[ObjectKey], dict[str, list[ObjectKey]]]:
+    """``base``'s Namespaces, and its objects by ``metadata.uid`` (once per state)."""
+    found = _indexes.get(base)
+    if found is None:
+        namespaces: list[ObjectKey] = []
+        uids: dict[str, list[ObjectKey]] = {}
+        for key, obj in base.objects.items():
+            if obj.kind_name == kinds.NAMESPACE.name:
+                namespaces.append(key)
+            if obj.meta.uid:
+                uids.setdefault(obj.meta.uid, []).append(key)
+        found = _indexes[base] = (namespaces, uids)
+    return found
 
 
 def _wide(base: ClusterState, fresh: Sequence[KObject], gone: Sequence[ObjectKey]) -> bool:

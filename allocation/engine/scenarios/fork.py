@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.input_status import check_input
@@ -31,8 +32,11 @@ from allocation.engine.simulation import Simulation
 if TYPE_CHECKING:
     from allocation.engine.objects import ObjectKey
     from allocation.engine.scenarios.changes import Applied
+    from allocation.engine.state import ClusterState
 
 __all__ = ["fork_state"]
+
+_at: WeakKeyDictionary[ClusterState, dict[str, dict[int, ObjectKey]]] = WeakKeyDictionary()
 
 
 def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
@@ -61,8 +65,7 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     base = {id(d) for d in documents}
     kept = {id(d) for d in applied.documents}
     fresh = [d for d in applied.documents if id(d) not in base]
-    at = {obj.source.doc: key for key, obj in base_state.objects.items()
-          if obj.source is not None and obj.source.file == base_source}
+    at = _positions(base_state, base_source)
     removed: list[ObjectKey] = []
     numbers = range(1, len(documents) + 1) if positions is None else positions
     for position, document in zip(numbers, documents, strict=True):
@@ -89,3 +92,13 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
         return None
     return simulation
 
+
+def _positions(state: ClusterState, file: str) -> dict[int, ObjectKey]:
+    """The key of each of ``state``'s objects loaded from ``file``, by document position;
+    found once per settled state and file (a settled baseline is only ever forked, never
+    changed: its forks copy what they change)."""
+    found = _at.setdefault(state, {})
+    if file not in found:
+        found[file] = {obj.source.doc: key for key, obj in state.objects.items()
+                       if obj.source is not None and obj.source.file == file}
+    return found[file]
