@@ -144,19 +144,27 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     diff = result.diff.to_dict()
     newly = {p["pod"] for p in diff["newly_scheduled"]} | {p["pod"] for p in
                                                           diff["newly_pending"]}
-    by_node: dict[str, list[PodChip]] = {}
+
+    def chip(pod: Any, ref: str) -> PodChip:
+        return PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
+                       state=pod_state(pod))
+
+    # Every pod is offered to the Move forms; chips are made only for those drawn (the
+    # queue's and the shown nodes'), not for thousands of pods on nodes left out.
+    by_node: dict[str, list[tuple[Any, str]]] = {}
     queue: list[PodChip] = []
+    refs: list[str] = []
     for pod in sorted(state.pods(), key=lambda p: (p.namespace or "", p.name)):
         if pod.terminated:
             continue
         ref = f"{pod.namespace}/{pod.name}"
-        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
-                       state=pod_state(pod))
+        refs.append(ref)
         if pod.node_name:
-            by_node.setdefault(pod.node_name, []).append(chip)
+            by_node.setdefault(pod.node_name, []).append((pod, ref))
         else:
-            chip.reason = pending_reason(pod)
-            queue.append(chip)
+            pending = chip(pod, ref)
+            pending.reason = pending_reason(pod)
+            queue.append(pending)
     added = set(diff["nodes_added"])
     touched = _touched(diff)
     names = [n for n in state.node_order if match in n] if match else list(state.node_order)
@@ -168,7 +176,8 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     shown.sort(key=order.__getitem__)
     devices = node_devices(state, shown)
     nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
-                      name in added, by_node.get(name, []), devices[name])
+                      name in added, [chip(pod, ref) for pod, ref in by_node.get(name, ())],
+                      devices[name])
              for name in shown]
     members = group_nodes(state)
     groups, templates, selectors, requests = [], [], [], []
@@ -191,11 +200,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
             status = obj.to_manifest().get("status") or {}
             requests.append({"ref": f"{obj.namespace}/{obj.name}",
                              "conditions": status.get("conditions") or []})
-    pod_refs = [chip.ref for chips in by_node.values() for chip in chips]
     return ScenarioPage(nodes, queue, groups, templates, selectors, diff,
                         result.applied.strategy, requests, diff["nodes_removed"],
                         hidden=len(names) - len(shown), node_names=list(state.node_order),
-                        pod_refs=sorted(pod_refs + [chip.ref for chip in queue]),
+                        pod_refs=sorted(refs),
                         queue_groups=queue_groups(queue), match=match, group=group)
 
 
