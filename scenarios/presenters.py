@@ -128,6 +128,12 @@ def _touched(diff: dict) -> set[str]:
     return nodes
 
 
+def _by_name(entry: tuple[Any, str]) -> tuple[str, str]:
+    """A ``(pod, ref)`` pair's place in the page: by namespace, then name."""
+    pod = entry[0]
+    return pod.namespace or "", pod.name
+
+
 def page(result: Evaluation, limit: int = 60, match: str = "",
          group: str = "") -> ScenarioPage:
     """Everything the scenario page draws.
@@ -154,7 +160,8 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     by_node: dict[str, list[tuple[Any, str]]] = {}
     queue: list[PodChip] = []
     refs: list[str] = []
-    for pod in sorted(state.pods(), key=lambda p: (p.namespace or "", p.name)):
+    waiting: list[Any] = []
+    for pod in state.pods():  # in document order; what is drawn is sorted below
         if pod.terminated:
             continue
         ref = f"{pod.namespace}/{pod.name}"
@@ -162,9 +169,11 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
         if pod.node_name:
             by_node.setdefault(pod.node_name, []).append((pod, ref))
         else:
-            pending = chip(pod, ref)
-            pending.reason = pending_reason(pod)
-            queue.append(pending)
+            waiting.append((pod, ref))
+    for pod, ref in sorted(waiting, key=_by_name):
+        pending = chip(pod, ref)
+        pending.reason = pending_reason(pod)
+        queue.append(pending)
     added = set(diff["nodes_added"])
     touched = _touched(diff)
     names = [n for n in state.node_order if match in n] if match else list(state.node_order)
@@ -175,8 +184,8 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     order = {n: i for i, n in enumerate(state.node_order)}  # by name (ClusterState)
     shown.sort(key=order.__getitem__)
     devices = node_devices(state, shown)
-    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
-                      name in added, [chip(pod, ref) for pod, ref in by_node.get(name, ())],
+    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL), name in added,
+                      [chip(*entry) for entry in sorted(by_node.get(name, ()), key=_by_name)],
                       devices[name])
              for name in shown]
     members = group_nodes(state)
