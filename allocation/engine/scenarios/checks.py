@@ -61,6 +61,7 @@ def base_passes(base: ClusterState) -> bool:
     found = _clean.get(base)
     if found is None:
         found = _clean[base] = passes(list(base.objects.values()))
+        _index(base)  # what fork_passes looks up, also made now rather than in a drop
     return found
 
 

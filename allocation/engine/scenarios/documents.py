@@ -63,28 +63,26 @@ class DocumentIndex:
         self.documents = documents
         self.order: list[ObjectKey] = []
         self.by_key: dict[ObjectKey, dict] = {}
-        self._reserving: dict[tuple[str | None, object], list[ObjectKey]] | None = None
         for doc in documents:
             key = key_of(doc)
             if key not in self.by_key:
                 self.order.append(key)
             self.by_key[key] = doc
+        # the claims reserved for each pod, so unbinding a pod looks at its own claims,
+        # not at every claim of a large cluster
+        self._reserving: dict[tuple[str | None, object], list[ObjectKey]] = {}
+        for key, doc in self.by_key.items():
+            if key.kind != "ResourceClaim":
+                continue
+            for entry in (doc.get("status") or {}).get("reservedFor") or ():
+                if isinstance(entry, dict) and entry.get("resource") == "pods":
+                    holders = self._reserving.setdefault((key.namespace, entry.get("name")), [])
+                    if key not in holders:
+                        holders.append(key)
 
     def reserving(self, namespace: str | None, pod: str) -> list[ObjectKey]:
         """The baseline's ResourceClaims in ``namespace`` whose ``reservedFor`` names the
-        pod ``pod`` (found once per baseline: unbinding a pod then looks at its own claims,
-        not at every claim of a large cluster)."""
-        if self._reserving is None:
-            found: dict[tuple[str | None, object], list[ObjectKey]] = {}
-            for key, doc in self.by_key.items():
-                if key.kind != "ResourceClaim":
-                    continue
-                for entry in (doc.get("status") or {}).get("reservedFor") or ():
-                    if isinstance(entry, dict) and entry.get("resource") == "pods":
-                        holders = found.setdefault((key.namespace, entry.get("name")), [])
-                        if key not in holders:
-                            holders.append(key)
-            self._reserving = found
+        pod ``pod``, in document order."""
         return self._reserving.get((namespace, pod), [])
 
 
