@@ -9,10 +9,10 @@ from tests.factories import node, pod
 
 
 def _documents() -> list[dict]:
-    # namespaces and names out of order in the documents; six pods, one per node fits
-    pods = [pod(name, cpu="5", namespace=namespace)
-            for namespace, name in (("b", "z"), ("a-b", "x"), ("a", "y"), ("a", "b"),
-                                    ("b", "a"), ("a", "c"))]
+    # namespaces and names out of order in the documents; two pods fit a node, ten pods
+    names = [("b", "z"), ("a-b", "x"), ("a", "y"), ("a", "b"), ("b", "a"), ("a", "c"),
+             ("c", "q"), ("a", "a"), ("b", "m"), ("a-b", "a")]
+    pods = [pod(name, cpu="3", namespace=namespace) for namespace, name in names]
     return [*(node(f"n{i}") for i in range(4)), *pods]
 
 
@@ -34,6 +34,7 @@ def test_the_drawn_pods_are_in_the_order_sorting_every_pod_gave() -> None:
     view = page(result, limit=2)
 
     assert len(view.nodes) == 2 and view.hidden == 2
+    assert all(len(n.pods) == 2 for n in view.nodes)
     assert {n.name: [c.ref for c in n.pods] for n in view.nodes} == {
         n.name: by_node.get(n.name, []) for n in view.nodes}
     assert [c.ref for c in view.queue] == queue and len(queue) == 2
