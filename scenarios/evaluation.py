@@ -29,6 +29,7 @@ from django.utils import timezone
 from allocation.engine.events import VirtualClock
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.scenarios import Evaluation, Outcome, evaluate, summarize
+from allocation.engine.scenarios.checks import base_passes
 from allocation.engine.scenarios.documents import DocumentIndex
 from allocation.engine.simulation import Simulation
 from allocation.services import cluster
@@ -39,6 +40,7 @@ __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_ca
 _CACHE_SIZE = 4  # evaluations of large clusters weigh tens of MB each
 _FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
 _lock = threading.Lock()
+_building = threading.Lock()  # one build at a time: a second would only repeat it
 _baseline: Baseline | None = None
 _evaluations: OrderedDict[tuple, Evaluation] = OrderedDict()
 
@@ -61,35 +63,44 @@ class Baseline:
 
 
 def baseline() -> Baseline:
-    """The baseline at the current revision (read once per revision per process)."""
+    """The baseline at the current revision (read once per revision per process: one
+    request builds it while the others wait for it)."""
     global _baseline
     current = cluster.revision()
     with _lock:
         if _baseline is not None and _baseline.revision == current:
             return _baseline
-    built = build_baseline()
-    with _lock:
-        _baseline = built
-        for key in [k for k in _evaluations if k[0] != built.revision]:
-            del _evaluations[key]  # forks of an older baseline: never asked for again
-    if len(built.documents) >= _FREEZE_FROM:
-        _spare_from_collections()
+    with _building:
+        with _lock:
+            if _baseline is not None and _baseline.revision == current:
+                return _baseline  # built while this request waited
+            old, _baseline = _baseline, None
+            _evaluations.clear()  # forks of an older baseline: never asked for again
+        large = old is not None and len(old.documents) >= _FREEZE_FROM
+        del old
+        if large:
+            _free_frozen()
+        built = build_baseline()
+        with _lock:
+            _baseline = built
+        if len(built.documents) >= _FREEZE_FROM:
+            gc.freeze()
     return built
 
 
-def _spare_from_collections() -> None:
-    """Keep the cyclic garbage collector from walking the baseline again and again.
+def _free_frozen() -> None:
+    """Free the baseline just replaced: hand the objects frozen last time back to the
+    cyclic garbage collector and collect once, before the new baseline exists, so the
+    collection walks the old one only.
 
     A baseline is millions of long-lived objects; every full collection walked all of them
     (about a second at 1,000 nodes) at whatever moment it fell due, often in the middle of
-    a drop. ``gc.freeze`` moves every object now tracked out of the collector's sight;
-    reference counting still frees them. Before that, the objects frozen last time are
-    handed back and collected once, so the cycles of the baseline just replaced (and
-    whatever else was frozen with it) are freed, not kept for ever.
+    a drop. So a new baseline is frozen (``gc.freeze``: out of the collector's sight;
+    reference counting still frees them), and its cycles are freed here when it is
+    replaced, not kept for ever.
     """
     gc.unfreeze()
     gc.collect()
-    gc.freeze()
 
 
 def build_baseline() -> Baseline:
@@ -112,6 +123,7 @@ def build_baseline() -> Baseline:
         simulation = Simulation.on(state)
         simulation.settle()
         outcome = summarize(simulation.state)
+        base_passes(simulation.state)  # here, not in the first drop (scenarios/checks.py)
     return Baseline(current, documents, positions, index, simulation, outcome, now)
 
 

@@ -128,6 +128,12 @@ def _touched(diff: dict) -> set[str]:
     return nodes
 
 
+def _by_name(entry: tuple[Any, str]) -> tuple[str, str]:
+    """A ``(pod, ref)`` pair's place in the page: by namespace, then name."""
+    pod = entry[0]
+    return pod.namespace or "", pod.name
+
+
 def page(result: Evaluation, limit: int = 60, match: str = "",
          group: str = "") -> ScenarioPage:
     """Everything the scenario page draws.
@@ -144,19 +150,30 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     diff = result.diff.to_dict()
     newly = {p["pod"] for p in diff["newly_scheduled"]} | {p["pod"] for p in
                                                           diff["newly_pending"]}
-    by_node: dict[str, list[PodChip]] = {}
+
+    def chip(pod: Any, ref: str) -> PodChip:
+        return PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
+                       state=pod_state(pod))
+
+    # Every pod is offered to the Move forms; chips are made only for those drawn (the
+    # queue's and the shown nodes'), not for thousands of pods on nodes left out.
+    by_node: dict[str, list[tuple[Any, str]]] = {}
     queue: list[PodChip] = []
-    for pod in sorted(state.pods(), key=lambda p: (p.namespace or "", p.name)):
+    refs: list[str] = []
+    waiting: list[Any] = []
+    for pod in state.pods():  # in document order; what is drawn is sorted below
         if pod.terminated:
             continue
         ref = f"{pod.namespace}/{pod.name}"
-        chip = PodChip(ref, pod.node_name, pinned_node(pod.raw) is not None, new=ref in newly,
-                       state=pod_state(pod))
+        refs.append(ref)
         if pod.node_name:
-            by_node.setdefault(pod.node_name, []).append(chip)
+            by_node.setdefault(pod.node_name, []).append((pod, ref))
         else:
-            chip.reason = pending_reason(pod)
-            queue.append(chip)
+            waiting.append((pod, ref))
+    for pod, ref in sorted(waiting, key=_by_name):
+        pending = chip(pod, ref)
+        pending.reason = pending_reason(pod)
+        queue.append(pending)
     added = set(diff["nodes_added"])
     touched = _touched(diff)
     names = [n for n in state.node_order if match in n] if match else list(state.node_order)
@@ -167,8 +184,9 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
     order = {n: i for i, n in enumerate(state.node_order)}  # by name (ClusterState)
     shown.sort(key=order.__getitem__)
     devices = node_devices(state, shown)
-    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL),
-                      name in added, by_node.get(name, []), devices[name])
+    nodes = [NodeCard(name, state.nodes[name].meta.labels.get(NODE_GROUP_LABEL), name in added,
+                      [chip(*entry) for entry in sorted(by_node.get(name, ()), key=_by_name)],
+                      devices[name])
              for name in shown]
     members = group_nodes(state)
     groups, templates, selectors, requests = [], [], [], []
@@ -191,11 +209,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
             status = obj.to_manifest().get("status") or {}
             requests.append({"ref": f"{obj.namespace}/{obj.name}",
                              "conditions": status.get("conditions") or []})
-    pod_refs = [chip.ref for chips in by_node.values() for chip in chips]
     return ScenarioPage(nodes, queue, groups, templates, selectors, diff,
                         result.applied.strategy, requests, diff["nodes_removed"],
                         hidden=len(names) - len(shown), node_names=list(state.node_order),
-                        pod_refs=sorted(pod_refs + [chip.ref for chip in queue]),
+                        pod_refs=sorted(refs),
                         queue_groups=queue_groups(queue), match=match, group=group)
 
 

@@ -118,3 +118,31 @@ def test_a_large_baseline_is_spared_from_collections_and_freed_when_replaced(mon
         assert old() is None  # the replaced baseline and its evaluations are gone
     finally:
         gc.unfreeze()
+
+
+def test_requests_asking_at_once_wait_for_one_build(monkeypatch):
+    import threading
+    import time
+
+    built, release = [], threading.Event()
+
+    def build():
+        built.append(1)
+        release.wait(5)
+        return evaluation.Baseline(7, [], [], None, None, None, None)
+
+    evaluation.clear_caches()
+    monkeypatch.setattr(evaluation.cluster, "revision", lambda: 7)
+    monkeypatch.setattr(evaluation, "build_baseline", build)
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(evaluation.baseline()))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.2)  # both are in baseline(): one building, the other waiting for it
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    evaluation.clear_caches()
+    assert len(built) == 1
+    assert len(found) == 2 and found[0] is found[1]

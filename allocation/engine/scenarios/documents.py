@@ -68,6 +68,22 @@ class DocumentIndex:
             if key not in self.by_key:
                 self.order.append(key)
             self.by_key[key] = doc
+        # the claims reserved for each pod, so unbinding a pod looks at its own claims,
+        # not at every claim of a large cluster
+        self._reserving: dict[tuple[str | None, object], list[ObjectKey]] = {}
+        for key, doc in self.by_key.items():
+            if key.kind != "ResourceClaim":
+                continue
+            for entry in (doc.get("status") or {}).get("reservedFor") or ():
+                if isinstance(entry, dict) and entry.get("resource") == "pods":
+                    holders = self._reserving.setdefault((key.namespace, entry.get("name")), [])
+                    if key not in holders:
+                        holders.append(key)
+
+    def reserving(self, namespace: str | None, pod: str) -> list[ObjectKey]:
+        """The baseline's ResourceClaims in ``namespace`` whose ``reservedFor`` names the
+        pod ``pod``, in document order."""
+        return self._reserving.get((namespace, pod), [])
 
 
 class Documents:
@@ -77,6 +93,7 @@ class Documents:
         """``index``, when given, must be the index of ``documents`` (the same list)."""
         if index is None or index.documents is not documents:
             index = DocumentIndex(documents)
+        self.index = index
         self.order: list[ObjectKey] = list(index.order)
         self.by_key: dict[ObjectKey, dict] = dict(index.by_key)
         self.owned: set[ObjectKey] = set()
@@ -118,8 +135,12 @@ def unbind(docs: Documents, key: ObjectKey) -> None:
     pod.pop("status", None)
     (pod.get("metadata") or {}).get("annotations", {}).pop(EXPLAIN_ANNOTATION, None)
     namespace, name = key.namespace, key.name
-    for claim_key in docs.of_kind("ResourceClaim"):
-        if claim_key.namespace != namespace:
+    # A claim still the baseline's is among the index's; one an earlier change copied or
+    # added is looked at itself. Each claim is edited on its own, so the order is moot.
+    candidates = dict.fromkeys(docs.index.reserving(namespace, name))
+    candidates.update(dict.fromkeys(k for k in docs.owned if k.kind == "ResourceClaim"))
+    for claim_key in candidates:
+        if claim_key.namespace != namespace or claim_key not in docs.by_key:
             continue
         reserved = ((docs.by_key[claim_key].get("status") or {}).get("reservedFor")) or []
         if any(r.get("resource") == "pods" and r.get("name") == name for r in reserved):

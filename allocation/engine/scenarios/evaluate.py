@@ -58,7 +58,8 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
              index: DocumentIndex | None = None) -> Evaluation:
     """Simulate ``documents`` with ``changes`` applied.
 
-    ``baseline`` is the baseline's outcome (computed from ``documents`` when not given).
+    ``baseline`` is the baseline's outcome (computed from ``documents`` when not given;
+    given with ``settled``, it must be ``summarize(settled.state)``).
     ``settled``, when given, is the settled simulation of ``documents`` loaded as
     ``("baseline", document)`` pairs at ``now`` (or ``(base_source, document)`` pairs
     numbered ``positions``, as :func:`~allocation.engine.scenarios.fork.fork_state` takes):
@@ -71,6 +72,7 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
         ChangeError: a change cannot apply (its index and field named).
         InvalidManifests: the changed documents are invalid.
     """
+    settled_outcome = baseline  # ``settled``'s own, as the caller gives them together
     if baseline is None:
         baseline = summarize(simulate(load_documents(((source, d) for d in documents),
                                                      profile=profile), strategy, now).state)
@@ -81,7 +83,9 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
                                     positions)
             if simulation is not None:
                 simulation.settle()
-                outcome = summarize(simulation.state)
+                # the fork differs from the settled baseline only in what it changed
+                base = summarize(settled.state) if settled_outcome is None else settled_outcome
+                outcome = summarize(simulation.state, base, simulation.state.changed)
                 return Evaluation(applied, simulation, outcome, diff(baseline, outcome))
     # The baseline's documents were validated when stored; only what changed is checked.
     unchanged = {id(d) for d in documents}

@@ -10,9 +10,10 @@ remember what the baseline's found needing nothing (``Simulation.fork``), so it 
 the changes touched. Forking costs milliseconds.
 
 The fork answers only what a simulation of the changed documents would answer: every check
-a whole-cluster load and build make is made again, and anything they would refuse makes
-:func:`fork_state` return None, so the caller simulates the documents instead and reports
-the problem exactly as it always did (docs/scenarios.md, "Evaluation, diff and undo").
+a whole-cluster load and build make is made again (those across objects on what changed,
+``scenarios/checks.py``), and anything they would refuse makes :func:`fork_state` return
+None, so the caller simulates the documents instead and reports the problem exactly as it
+always did (docs/scenarios.md, "Evaluation, diff and undo").
 """
 
 from __future__ import annotations
@@ -20,22 +21,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.input_status import check_input
-from allocation.engine.manifests import (
-    InvalidManifests,
-    LoadResult,
-    cluster_problems,
-    load_documents,
-)
-from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
+from allocation.engine.manifests import InvalidManifests, load_documents
+from allocation.engine.scenarios.checks import fork_passes
+from allocation.engine.simulation import Simulation
 
 if TYPE_CHECKING:
     from allocation.engine.objects import ObjectKey
     from allocation.engine.scenarios.changes import Applied
+    from allocation.engine.state import ClusterState
 
 __all__ = ["fork_state"]
+
+_at: WeakKeyDictionary[ClusterState, dict[str, dict[int, ObjectKey]]] = WeakKeyDictionary()
 
 
 def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
@@ -64,8 +65,7 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     base = {id(d) for d in documents}
     kept = {id(d) for d in applied.documents}
     fresh = [d for d in applied.documents if id(d) not in base]
-    at = {obj.source.doc: key for key, obj in base_state.objects.items()
-          if obj.source is not None and obj.source.file == base_source}
+    at = _positions(base_state, base_source)
     removed: list[ObjectKey] = []
     numbers = range(1, len(documents) + 1) if positions is None else positions
     for position, document in zip(numbers, documents, strict=True):
@@ -87,12 +87,18 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     if not apply_changes(fork, gone, loaded.objects):
         return None
     check_input(fork)
-    objects = list(fork.objects.values())
-    if len(fork.problems) > problems or cluster_problems(objects):
-        return None
-    try:
-        refuse_unsimulated_v1(LoadResult(objects=objects))
-    except InvalidManifests:
+    if len(fork.problems) > problems or not fork_passes(base_state, fork, loaded.objects,
+                                                         gone):
         return None
     return simulation
 
+
+def _positions(state: ClusterState, file: str) -> dict[int, ObjectKey]:
+    """The key of each of ``state``'s objects loaded from ``file``, by document position;
+    found once per settled state and file (a settled baseline is only ever forked, never
+    changed: its forks copy what they change)."""
+    found = _at.setdefault(state, {})
+    if file not in found:
+        found[file] = {obj.source.doc: key for key, obj in state.objects.items()
+                       if obj.source is not None and obj.source.file == file}
+    return found[file]

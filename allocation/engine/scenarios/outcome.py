@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from allocation.engine.objects import ResourceClaimV1, ResourceSlice
+from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimV1, ResourceSlice
 from allocation.engine.v1.results import allocated_node_name
 from allocation.engine.v1.usage import driver_usage
 
 if TYPE_CHECKING:
+    from allocation.engine.objects import ObjectKey
     from allocation.engine.state import ClusterState
 
 __all__ = ["Outcome", "Diff", "summarize", "diff"]
@@ -58,42 +60,95 @@ class Diff:
         return asdict(self)
 
 
-def summarize(state: ClusterState) -> Outcome:
-    """The outcome of a settled state."""
-    out = Outcome(nodes=list(state.node_order))
-    for pod in state.pods():
-        ref = f"{pod.namespace}/{pod.name}"
-        out.pods[ref] = pod.node_name
-        if not pod.node_name and not pod.terminated:
-            condition = pod.condition("PodScheduled") or {}
-            out.reasons[ref] = condition.get("message") or "not scheduled yet"
+def summarize(state: ClusterState, base: Outcome | None = None,
+              changed: Collection[ObjectKey] = ()) -> Outcome:
+    """The outcome of a settled state.
+
+    ``base``, when given, is the outcome of the state ``state`` was forked from, and
+    ``changed`` the keys of every object the fork changed, added or removed since
+    (``ClusterState.changed``): every other object is the very object ``base`` summarized,
+    so only the pod, claim and request entries of ``changed`` are made again (a scenario
+    changes a few objects of thousands, docs/scenarios.md); the counts per class and
+    driver are always made again. The result equals a summary made afresh.
+    """
+    if base is None:
+        out = Outcome(nodes=list(state.node_order))
+        for pod in state.pods():
+            _pod_entry(out, pod)
+        for claim in state.claims():
+            _claim_entry(out, claim)
+        v1_claims = list(state.of_kind(ResourceClaimV1))
+        for claim in v1_claims:
+            _claim_entry(out, claim)
+        requests = (obj for obj in state.objects.values() if obj.kind == "ProvisioningRequest")
+    else:
+        out = Outcome(dict(base.pods), dict(base.reasons), dict(base.claims),
+                      requests=dict(base.requests), nodes=list(state.node_order))
+        requests = []
+        for key in changed:
+            ref = f"{key.namespace}/{key.name}" if key.namespace else key.name
+            obj = state.objects.get(key)
+            if key.kind == "Pod":
+                out.pods.pop(ref, None)
+                out.reasons.pop(ref, None)
+                if obj is not None:
+                    _pod_entry(out, obj)
+            elif key.kind == "ResourceClaim":
+                out.claims.pop(ref, None)
+                if obj is not None:
+                    _claim_entry(out, obj)
+            elif key.kind == "ProvisioningRequest":
+                out.requests.pop(ref, None)
+                if obj is not None:
+                    requests.append(obj)
+        v1_claims = list(state.of_kind(ResourceClaimV1))
+    for obj in requests:
+        status = obj.to_manifest().get("status") or {}
+        out.requests[f"{obj.namespace}/{obj.name}"] = {
+            c["type"]: f"{c.get('status')} ({c.get('reason', '')})"
+            for c in status.get("conditions") or () if "type" in c}
     classes: dict[str, int] = defaultdict(int)
     for claim in state.claims():
-        if claim.allocation is None:
-            continue
-        held = sorted(f"{inventory.node_name}/{inventory.driver_name}/{candidate.id}"
-                      for inventory, candidate in claim.allocation.picks)
-        if not held:  # controller-managed: handles, not picks
-            held = sorted(f"{claim.allocation.node_name or '*'}/{h.get('driverName', '')}/"
-                          f"{json.dumps(h.get('data', ''))}" for h in claim.allocation.handles)
-        out.claims[claim.ref] = held
-        classes[claim.class_name] += len(claim.allocation.picks)
+        if claim.allocation is not None:
+            classes[claim.class_name] += len(claim.allocation.picks)
     drivers: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for inventories in state.inventories.values():
         for inventory in inventories:
             usage = inventory.usage()
             drivers[inventory.driver_name][0] += usage.get("allocated", 0)
             drivers[inventory.driver_name][1] += usage.get("total", 0)
-    _summarize_v1(state, out.claims, classes, drivers)
+    _count_v1(state, v1_claims, classes, drivers)
     out.classes = dict(classes)
     out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
-    for obj in state.objects.values():
-        if obj.kind == "ProvisioningRequest":
-            status = obj.to_manifest().get("status") or {}
-            out.requests[f"{obj.namespace}/{obj.name}"] = {
-                c["type"]: f"{c.get('status')} ({c.get('reason', '')})"
-                for c in status.get("conditions") or () if "type" in c}
     return out
+
+
+def _pod_entry(out: Outcome, pod: Pod) -> None:
+    """Where ``pod`` runs, or why it waits."""
+    ref = f"{pod.namespace}/{pod.name}"
+    out.pods[ref] = pod.node_name
+    if not pod.node_name and not pod.terminated:
+        condition = pod.condition("PodScheduled") or {}
+        out.reasons[ref] = condition.get("message") or "not scheduled yet"
+
+
+def _claim_entry(out: Outcome, claim: ResourceClaim | ResourceClaimV1) -> None:
+    """The devices an allocated claim holds: ``node/driver/id`` (a seed claim's picks, or
+    its handles when a controller allocated it), ``node/driver/pool/device`` for a
+    resource.k8s.io/v1 one (``*`` for a network-attached allocation)."""
+    if claim.allocation is None:
+        return
+    if isinstance(claim, ResourceClaimV1):
+        node = allocated_node_name(claim.allocation) or "*"
+        out.claims[claim.ref] = sorted(f"{node}/{r['driver']}/{r['pool']}/{r['device']}"
+                                       for r in claim.results)
+        return
+    held = sorted(f"{inventory.node_name}/{inventory.driver_name}/{candidate.id}"
+                  for inventory, candidate in claim.allocation.picks)
+    if not held:  # controller-managed: handles, not picks
+        held = sorted(f"{claim.allocation.node_name or '*'}/{h.get('driverName', '')}/"
+                      f"{json.dumps(h.get('data', ''))}" for h in claim.allocation.handles)
+    out.claims[claim.ref] = held
 
 
 def _class_of(claim: ResourceClaimV1, request: str) -> str:
@@ -109,20 +164,14 @@ def _class_of(claim: ResourceClaimV1, request: str) -> str:
     return ""
 
 
-def _summarize_v1(state: ClusterState, claims: dict[str, list[str]],
-                  classes: dict[str, int], drivers: dict[str, list[int]]) -> None:
-    """The resource.k8s.io/v1 claims and devices: a claim holds ``node/driver/pool/device``
-    (``*`` for a network-attached allocation); a driver's devices are counted by
-    ``v1.usage.driver_usage``."""
-    v1_claims = list(state.of_kind(ResourceClaimV1))
+def _count_v1(state: ClusterState, v1_claims: list[ResourceClaimV1],
+              classes: dict[str, int], drivers: dict[str, list[int]]) -> None:
+    """The resource.k8s.io/v1 devices allocated per class, and a driver's devices as
+    ``v1.usage.driver_usage`` counts them."""
     for claim in v1_claims:
-        if claim.allocation is None:
-            continue
-        node = allocated_node_name(claim.allocation) or "*"
-        claims[claim.ref] = sorted(f"{node}/{r['driver']}/{r['pool']}/{r['device']}"
-                                   for r in claim.results)
-        for r in claim.results:
-            classes[_class_of(claim, r.get("request", ""))] += 1
+        if claim.allocation is not None:
+            for r in claim.results:
+                classes[_class_of(claim, r.get("request", ""))] += 1
     usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
                          [c.as_v1() for c in v1_claims if c.allocation is not None])
     for driver, (used, total) in usage.items():

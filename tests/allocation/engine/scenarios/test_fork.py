@@ -12,7 +12,7 @@ import yaml
 
 from allocation.engine.events import DEFAULT_START
 from allocation.engine.manifests import InvalidManifests, load_documents
-from allocation.engine.scenarios import ChangeError, apply_changes, evaluate
+from allocation.engine.scenarios import ChangeError, apply_changes, evaluate, summarize
 from allocation.engine.scenarios.fork import fork_state
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.scenarios.cluster import baseline_documents
@@ -140,3 +140,25 @@ def test_an_object_removed_and_added_again_goes_last_on_the_fork_too():
     assert len(applied.documents) == len(documents)  # once, not twice
     assert applied.documents[-1]["metadata"]["name"] == again["metadata"]["name"]
     assert _same(documents, base, changes)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_a_forks_outcome_made_from_the_baselines_equals_one_made_afresh(example):
+    documents, base = _settled(_example(example))
+    rng = random.Random(f"outcome-{example}")
+    checked = 0
+    for _ in range(10):
+        changes = _random_changes(rng, documents)
+        try:
+            forked = fork_state(base, documents, apply_changes(documents, changes),
+                                DEFAULT_START)
+        except ChangeError:
+            continue
+        if forked is None:
+            continue
+        forked.settle()
+        assert forked.state.changed, changes
+        assert summarize(forked.state, summarize(base.state), forked.state.changed) == \
+            summarize(forked.state), changes
+        checked += 1
+    assert checked >= 5

@@ -1,0 +1,140 @@
+"""The whole-cluster checks of a scenario's fork, judged on what the scenario changed.
+
+A load of a scenario's documents refuses what is wrong with objects together (admin access
+without the namespace's label, a ``metadata.uid`` two objects share:
+``manifests.cluster_problems``; a pod mixing v1 and seed claims:
+``simulation.refuse_unsimulated_v1``). Run over every object of a large cluster, these
+checks cost more than the scenario's own simulation, on every drop. A fork is its settled
+baseline with some objects removed and some put in; when the baseline itself passes the
+checks (found once per baseline), only what a change can make wrong is checked, which
+answers exactly what the whole-cluster checks would (docs/scenarios.md, "Evaluation, diff
+and undo"):
+
+- admin access: only a changed object can newly lack its namespace's label, unless a
+  Namespace itself changed (then every object is checked again);
+- uids: a new duplicate involves a changed object's uid;
+- v1 and seed claims: only a changed pod can newly mix them, unless a changed claim or
+  claim template is new or changed dialect (a removed one cannot make a mix), or a
+  PodTemplate changed (then every object is checked again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from allocation.engine import kinds
+from allocation.engine.manifests import InvalidManifests, LoadResult, cluster_problems
+from allocation.engine.manifests.uids import duplicate_uids
+from allocation.engine.simulation import refuse_unsimulated_v1
+
+if TYPE_CHECKING:
+    from allocation.engine.objects import KObject, ObjectKey
+    from allocation.engine.state import ClusterState
+
+__all__ = ["passes", "base_passes", "fork_passes"]
+
+_V1_CLAIM_KINDS = (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
+_CLAIM_KINDS = (*_V1_CLAIM_KINDS, kinds.RESOURCE_CLAIM, kinds.RESOURCE_CLAIM_TEMPLATE)
+_WIDE = (kinds.NAMESPACE.name, kinds.POD_TEMPLATE.name)  # a change of these: check all
+_clean: WeakKeyDictionary[ClusterState, bool] = WeakKeyDictionary()
+_indexes: WeakKeyDictionary[ClusterState, tuple[list[ObjectKey], dict[str, list[ObjectKey]]]] = (
+    WeakKeyDictionary())
+
+
+def passes(objects: list[KObject]) -> bool:
+    """Whether ``objects`` pass every whole-cluster check (all of them are looked at)."""
+    if cluster_problems(objects):
+        return False
+    try:
+        refuse_unsimulated_v1(LoadResult(objects=objects))
+    except InvalidManifests:
+        return False
+    return True
+
+
+def base_passes(base: ClusterState) -> bool:
+    """:func:`passes` of ``base``'s objects, found once per state: a settled baseline is
+    only ever forked, never changed (its forks copy what they change). A console calls it
+    when it builds a baseline, so no drop pays for it."""
+    found = _clean.get(base)
+    if found is None:
+        found = _clean[base] = passes(list(base.objects.values()))
+        _index(base)  # what fork_passes looks up, also made now rather than in a drop
+    return found
+
+
+def fork_passes(base: ClusterState, fork: ClusterState, fresh: Sequence[KObject],
+                gone: Sequence[ObjectKey]) -> bool:
+    """Whether ``fork``'s objects pass every whole-cluster check, as :func:`passes` of them
+    would answer; ``fork`` is a fork of ``base`` with ``gone`` removed and ``fresh`` put in
+    (new objects, or replacing ``base``'s of the same key).
+
+    Returns:
+        True when nothing would be refused.
+    """
+    if not base_passes(base) or _wide(base, fresh, gone):
+        return passes(list(fork.objects.values()))
+    uids = {obj.meta.uid for obj in fresh if obj.meta.uid}
+    namespace_keys, uid_keys = _index(base)
+    # No Namespace changed (else ``_wide``): the fork's are the baseline's. An object holding
+    # one of ``uids`` is a fresh one or the baseline's (``uid_keys``), if the fork kept it.
+    namespaces = [fork.objects[k] for k in namespace_keys if k in fork.objects]
+    keys = dict.fromkeys(k for uid in uids for k in uid_keys.get(uid, ()))
+    keys.update(dict.fromkeys(obj.key for obj in fresh))
+    holders = [obj for obj in (fork.objects.get(k) for k in keys)
+               if obj is not None and obj.meta.uid in uids]
+    if cluster_problems([*namespaces, *fresh]) or duplicate_uids(holders):
+        return False
+    pods = [obj for obj in fresh if obj.kind_spec == kinds.POD]
+    if not pods:
+        return True
+    try:
+        refuse_unsimulated_v1(LoadResult(objects=[*_claims_of(fork, pods), *pods]))
+    except InvalidManifests:
+        return False
+    return True
+
+
+def _index(base: ClusterState) -> tuple[list[ObjectKey], dict[str, list[ObjectKey]]]:
+    """``base``'s Namespaces, and its objects by ``metadata.uid`` (once per state)."""
+    found = _indexes.get(base)
+    if found is None:
+        namespaces: list[ObjectKey] = []
+        uids: dict[str, list[ObjectKey]] = {}
+        for key, obj in base.objects.items():
+            if obj.kind_name == kinds.NAMESPACE.name:
+                namespaces.append(key)
+            if obj.meta.uid:
+                uids.setdefault(obj.meta.uid, []).append(key)
+        found = _indexes[base] = (namespaces, uids)
+    return found
+
+
+def _wide(base: ClusterState, fresh: Sequence[KObject], gone: Sequence[ObjectKey]) -> bool:
+    """Whether the change can make objects it did not touch fail a check."""
+    if any(key.kind in _WIDE for key in gone):
+        return True
+    for obj in fresh:
+        if obj.kind_name in _WIDE:
+            return True
+        if obj.kind_spec in _CLAIM_KINDS:
+            before = base.objects.get(obj.key)
+            if before is None or (before.kind_spec in _V1_CLAIM_KINDS) != (
+                    obj.kind_spec in _V1_CLAIM_KINDS):
+                return True
+    return False
+
+
+def _claims_of(state: ClusterState, pods: Sequence[KObject]) -> list[KObject]:
+    """The claims and claim templates ``pods`` name, as ``state`` has them."""
+    found: dict[ObjectKey, KObject] = {}
+    for pod in pods:
+        for entry in pod.claims:
+            for kind, name in (("ResourceClaim", entry.claim_name),
+                               ("ResourceClaimTemplate", entry.template_name)):
+                obj = state.get(kind, pod.namespace, name) if name else None
+                if obj is not None:
+                    found[obj.key] = obj
+    return list(found.values())

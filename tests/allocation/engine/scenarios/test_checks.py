@@ -1,0 +1,79 @@
+"""The whole-cluster checks of a fork, judged on what changed, answer as over every object
+(allocation/engine/scenarios/checks.py)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from allocation.engine.changes import apply_changes
+from allocation.engine.events import DEFAULT_START
+from allocation.engine.manifests import load_documents
+from allocation.engine.scenarios.checks import base_passes, fork_passes, passes
+from allocation.engine.simulation import simulate
+
+ROOT = Path(__file__).resolve().parents[4]
+
+SEED_TEMPLATE = {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
+                 "metadata": {"name": "seed-gpu", "namespace": "default", "uid": "seed-uid"},
+                 "spec": {"spec": {"resourceClassName": "gpu"}}}
+
+
+def _base():
+    documents = [d for d in yaml.safe_load_all((ROOT / "examples" / "v1-gpus.yaml")
+                                               .read_text()) if d]
+    return documents, simulate(load_documents(("baseline", d) for d in
+                                              [*documents, SEED_TEMPLATE]), now=DEFAULT_START)
+
+
+def _pod(name: str, claims: list[dict], uid: str | None = None) -> dict:
+    metadata = {"name": name, "namespace": "default"} | ({"uid": uid} if uid else {})
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata,
+            "spec": {"containers": [{"name": "main", "image": "x"}], "resourceClaims": claims}}
+
+
+def _judged(base, documents: list[dict], remove=()) -> tuple[bool, bool]:
+    """(fork_passes, passes over every object) of ``base`` forked with ``documents`` put in
+    and the objects keyed ``remove`` taken out."""
+    fresh = load_documents(("scenario", d) for d in documents).objects
+    fork = base.state.fork()
+    gone = [k for k in remove if k not in {o.key for o in fresh}]
+    assert apply_changes(fork, gone, fresh)
+    return (fork_passes(base.state, fork, fresh, gone),
+            passes(list(fork.objects.values())))
+
+
+def test_the_baseline_passes():
+    _documents, base = _base()
+    assert base_passes(base.state)
+
+
+@pytest.mark.parametrize(("pod", "expected"), [
+    (_pod("ok", [{"name": "gpu", "resourceClaimTemplateName": "whole-gpu"}]), True),
+    (_pod("mixed", [{"name": "a", "resourceClaimTemplateName": "whole-gpu"},
+                    {"name": "b", "resourceClaimTemplateName": "seed-gpu"}]), False),
+])
+def test_a_changed_pod_is_judged_as_over_every_object(pod, expected):
+    _documents, base = _base()
+    assert _judged(base, [pod]) == (expected, expected)
+
+
+def test_a_uid_an_unchanged_object_has_is_refused():
+    _documents, base = _base()
+    assert _judged(base, [_pod("twin", [], uid="seed-uid")]) == (False, False)
+    assert _judged(base, [_pod("own", [], uid="own-uid")]) == (True, True)
+
+
+def test_a_changed_claim_template_of_another_dialect_checks_every_pod():
+    documents, base = _base()
+    seed = copy.deepcopy(SEED_TEMPLATE)
+    seed["metadata"] = {"name": "whole-gpu", "namespace": "default"}  # train-1 uses it: now seed
+    pod = _pod("mixed", [{"name": "a", "resourceClaimTemplateName": "whole-gpu"},
+                         {"name": "b", "resourceClaimTemplateName": "half-gpu"}])
+    assert _judged(base, [pod]) == (True, True)
+    key = next(k for k in base.state.objects if k.kind == "ResourceClaimTemplate"
+               and k.name == "whole-gpu")
+    assert _judged(base, [pod, seed], remove=[key]) == (False, False)

@@ -1,0 +1,83 @@
+"""allocation/engine/scenarios/documents.py: unbinding a pod through the baseline's index of
+reservations edits the very claims a scan of every claim would."""
+
+from __future__ import annotations
+
+import copy
+
+from allocation.engine.objects import ObjectKey
+from allocation.engine.scenarios.documents import DocumentIndex, Documents, key_of, unbind
+
+
+def _claim(name: str, namespace: str, *pods: str, v1: bool = False) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1" if v1 else "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": namespace,
+                         **({"finalizers": ["resource.kubernetes.io/delete-protection"]}
+                            if v1 else {})},
+            "spec": {},
+            "status": {"allocation": {}, "reservedFor": [
+                {"resource": "pods", "name": pod, "uid": pod} for pod in pods]}}
+
+
+def _pod(name: str, namespace: str = "default") -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"nodeName": "n1", "containers": []}, "status": {"phase": "Running"}}
+
+
+def _scanned(docs: Documents, key: ObjectKey) -> None:
+    """The reference: every claim of the pod's namespace looked at (the former unbind)."""
+    pod = docs.writable(key)
+    pod["spec"].pop("nodeName", None)
+    pod.pop("status", None)
+    for claim_key in docs.of_kind("ResourceClaim"):
+        if claim_key.namespace != key.namespace:
+            continue
+        reserved = (docs.by_key[claim_key].get("status") or {}).get("reservedFor") or []
+        if any(r.get("resource") == "pods" and r.get("name") == key.name for r in reserved):
+            status = docs.writable(claim_key)["status"]
+            status["reservedFor"] = [r for r in reserved if r.get("name") != key.name]
+            if not status["reservedFor"]:
+                del status["reservedFor"]
+                if claim_key.name == "v1-only":
+                    status.pop("allocation", None)
+                    del docs.by_key[claim_key]["metadata"]["finalizers"]
+
+
+BASE = [_pod("web"), _pod("web", "other"), _claim("shared", "default", "web", "db"),
+        _claim("only", "default", "web"), _claim("v1-only", "default", "web", v1=True),
+        _claim("theirs", "other", "web"), _claim("unrelated", "default", "db"),
+        _claim("gone", "default", "web")]
+
+
+def _edited(edit) -> dict[ObjectKey, dict]:
+    documents = copy.deepcopy(BASE)
+    docs = Documents(documents, DocumentIndex(documents))
+    docs.put(_claim("added", "default", "web"))  # an earlier change's claim
+    docs.writable(key_of(documents[6]))["status"]["reservedFor"].append(
+        {"resource": "pods", "name": "web", "uid": "web"})  # an earlier change's edit
+    docs.remove(key_of(documents[7]))
+    edit(docs, key_of(documents[0]))
+    return {key: docs.by_key[key] for key in docs.order if key in docs.by_key}
+
+
+def test_unbind_edits_what_a_scan_of_every_claim_edits() -> None:
+    indexed, scanned = _edited(unbind), _edited(_scanned)
+
+    assert indexed == scanned
+    reserved = {key.name: doc["status"].get("reservedFor") for key, doc in indexed.items()
+                if key.kind == "ResourceClaim"}
+    assert reserved == {"shared": [{"resource": "pods", "name": "db", "uid": "db"}],
+                        "only": None, "v1-only": None,
+                        "theirs": [{"resource": "pods", "name": "web", "uid": "web"}],
+                        "unrelated": [{"resource": "pods", "name": "db", "uid": "db"}],
+                        "added": None}
+
+
+def test_the_index_names_the_claims_reserved_for_a_pod() -> None:
+    index = DocumentIndex(BASE)
+
+    assert [k.name for k in index.reserving("default", "web")] == ["shared", "only", "v1-only",
+                                                                    "gone"]
+    assert [k.name for k in index.reserving("other", "web")] == ["theirs"]
+    assert index.reserving("default", "nobody") == []

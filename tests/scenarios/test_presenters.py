@@ -1,0 +1,41 @@
+"""scenarios/presenters.page: chips are made and sorted only for the pods drawn, and the page
+is what sorting every pod and making every chip gave."""
+
+from __future__ import annotations
+
+from allocation.engine.scenarios import evaluate
+from scenarios.presenters import page
+from tests.factories import node, pod
+
+
+def _documents() -> list[dict]:
+    # namespaces and names out of order in the documents; two pods fit a node, ten pods
+    names = [("b", "z"), ("a-b", "x"), ("a", "y"), ("a", "b"), ("b", "a"), ("a", "c"),
+             ("c", "q"), ("a", "a"), ("b", "m"), ("a-b", "a")]
+    pods = [pod(name, cpu="3", namespace=namespace) for namespace, name in names]
+    return [*(node(f"n{i}") for i in range(4)), *pods]
+
+
+def _everything_sorted(result) -> tuple[dict[str, list[str]], list[str], list[str]]:
+    """The reference: every pod sorted by namespace and name, then split by node."""
+    by_node: dict[str, list[str]] = {}
+    queue: list[str] = []
+    pods = sorted(result.state.pods(), key=lambda p: (p.namespace or "", p.name))
+    for p in pods:
+        ref = f"{p.namespace}/{p.name}"
+        (by_node.setdefault(p.node_name, []) if p.node_name else queue).append(ref)
+    return by_node, queue, sorted(f"{p.namespace}/{p.name}" for p in pods)
+
+
+def test_the_drawn_pods_are_in_the_order_sorting_every_pod_gave() -> None:
+    result = evaluate(_documents(), [{"op": "pin-pod", "pod": "b/a", "node": "n3"}])
+    by_node, queue, refs = _everything_sorted(result)
+
+    view = page(result, limit=2)
+
+    assert len(view.nodes) == 2 and view.hidden == 2
+    assert all(len(n.pods) == 2 for n in view.nodes)
+    assert {n.name: [c.ref for c in n.pods] for n in view.nodes} == {
+        n.name: by_node.get(n.name, []) for n in view.nodes}
+    assert [c.ref for c in view.queue] == queue and len(queue) == 2
+    assert view.pod_refs == refs
