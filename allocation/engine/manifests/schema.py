@@ -376,10 +376,7 @@ class Obj(Schema):
         for group in self._one_of_sets:
             if _set_in(group, value) != 1:
                 return False
-        for group in self._at_most_one_sets:
-            if _set_in(group, value) > 1:
-                return False
-        return True
+        return all(_set_in(group, value) <= 1 for group in self._at_most_one_sets)
 
 
 def _set_in(group: frozenset, value: dict) -> int:

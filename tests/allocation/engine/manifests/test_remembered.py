@@ -17,14 +17,22 @@ from allocation.engine.writer import to_yaml
 
 
 def _pod(index: int) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": f"pod-{index:05d}", "namespace": "default"},
-            "spec": {"containers": [{"name": "main", "image": "example/app",
-                                     "resources": {"requests": {"cpu": "1"},
-                                                   "claims": [{"name": "gpu"}]}}],
-                     "resourceClaims": [{"name": "gpu",
-                                         "resourceClaimTemplateName": "gpu-80gi"}]},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"pod-{index:05d}", "namespace": "default"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "example/app",
+                    "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]},
+                }
+            ],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-80gi"}],
+        },
+        "status": {"phase": "Pending"},
+    }
 
 
 def _problems(text: str) -> list[str]:
@@ -38,8 +46,7 @@ def _slow(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("change", ["spec", "container", "status", "quantity"])
-def test_a_typo_in_the_last_of_8000_pods_is_reported_as_without_remembering(
-        change, monkeypatch):
+def test_a_typo_in_the_last_of_8000_pods_is_reported_as_without_remembering(change, monkeypatch):
     pods = [_pod(i) for i in range(8000)]
     last = pods[-1]
     if change == "spec":
@@ -59,9 +66,22 @@ def test_a_typo_in_the_last_of_8000_pods_is_reported_as_without_remembering(
 
 def test_values_that_print_alike_in_json_are_told_apart():
     schema = Remembered(Obj({"n": Int(), "s": Str(), "l": ListOf(Int())}))
-    values = [{"n": 1}, {"n": 1.0}, {"n": True}, {"n": "1"}, {"n": 1.5}, {"s": "1"},
-              {"s": 1}, {"l": [1]}, {"l": (1,)}, {"l": [True]}, {"n": 1}, {"n": None},
-              {"x": 1}, {"s": None}]
+    values = [
+        {"n": 1},
+        {"n": 1.0},
+        {"n": True},
+        {"n": "1"},
+        {"n": 1.5},
+        {"s": "1"},
+        {"s": 1},
+        {"l": [1]},
+        {"l": (1,)},
+        {"l": [True]},
+        {"n": 1},
+        {"n": None},
+        {"x": 1},
+        {"s": None},
+    ]
     for value in values + values:
         problems = ProblemList()
         schema.inner.check(value, "", problems)
