@@ -101,7 +101,7 @@ def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
     schema = schema_of(spec)
     if not schema.valid(data):  # the problems of an invalid document, in full (schema.py)
         schema.check(data, "", problems)
-    if spec in kinds.V1_KINDS:
+    if spec in kinds.V1_KIND_SET:
         # v1 rules assume the schema's shapes (they compile CEL, parse quantities).
         if len(problems) == before:
             check_v1_document(kind, data, profile, problems)
@@ -272,7 +272,7 @@ def _admin_access(objects: list[KObject]) -> list[Problem]:
                and obj.meta.labels.get(ADMIN_ACCESS_LABEL) == "true"}
     found = []
     for obj in objects:
-        if obj.kind_spec not in kinds.V1_KINDS or obj.namespace in allowed:
+        if obj.kind_spec not in kinds.V1_KIND_SET or obj.namespace in allowed:
             continue
         for path in admin_access_paths(obj.kind_name, obj.raw):
             source = obj.source or Source("", 0)

@@ -37,7 +37,6 @@ server writes the time of creation, which a file does not have; a fixed value ke
 output deterministic."""
 
 _V1BETA1 = f"{RESOURCE_GROUP}/v1beta1"
-_V1_SPECS = frozenset(kinds.V1_KINDS)
 _EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
                  "tolerations", "capacity")
 
@@ -58,7 +57,7 @@ def is_v1_kind(data: object) -> bool:
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return False
-    return kinds.lookup(api_version, kind) in _V1_SPECS
+    return kinds.lookup(api_version, kind) in kinds.V1_KIND_SET
 
 
 def prepare(data: dict, profile: Profile) -> Prepared:
