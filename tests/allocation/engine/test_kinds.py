@@ -71,8 +71,9 @@ def test_specs_compare_and_hash_by_their_declared_fields():
     assert copy is not kinds.POD and copy == kinds.POD and hash(copy) == hash(kinds.POD)
     assert {copy: 1}[kinds.POD] == 1
     assert hash(kinds.POD) == hash(("", "Pod", ("v1",), True))
-    for other in (kinds.KindSpec("", "Pod", ("v1",), False), kinds.KindSpec("x", "Pod", ("v1",),
-                  True), kinds.KindSpec("", "Pod", ("v2",), True), kinds.NODE, ("", "Pod")):
-        assert copy != other and kinds.POD != other
-    assert kinds.V1_KIND_SET == set(kinds.V1_KINDS)
+    others = (kinds.KindSpec("", "Pod", ("v1",), False), kinds.KindSpec("x", "Pod", ("v1",), True),
+              kinds.KindSpec("", "Pod", ("v2",), True), kinds.NODE, ("", "Pod"))
+    for other in others:
+        assert copy != other and other != kinds.POD
+    assert set(kinds.V1_KINDS) == kinds.V1_KIND_SET
     assert copy not in kinds.V1_KIND_SET and kinds.RESOURCE_SLICE in kinds.V1_KIND_SET
