@@ -170,14 +170,15 @@ def _mapping(tokens: list[tuple], pos: int, column: int, depth: int) -> tuple[di
     end = len(tokens)
     while pos < end:
         at, kind, key, value = tokens[pos]
-        if at != column or kind not in (_KEY, _PAIR):
+        if at != column or (kind != _PAIR and kind != _KEY):
             break
         if key in result:
             raise _GiveUp  # the builder reports the key given twice
         pos += 1
-        if kind == _KEY and pos < end and (
-                tokens[pos][0] > column or tokens[pos][0] == column and tokens[pos][1] == _DASH):
-            value, pos = _node(tokens, pos, depth + 1)  # else `key:` alone: null
+        if kind == _KEY and pos < end:
+            below = tokens[pos]
+            if below[0] > column or below[0] == column and below[1] == _DASH:
+                value, pos = _node(tokens, pos, depth + 1)  # else `key:` alone: null
         result[key] = value
     return result, pos
 
