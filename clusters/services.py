@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import InvalidManifests, Problem, load_documents
 from allocation.services.profile import console_profile
 from allocation.services.store import Identity, identity_of
@@ -133,7 +134,9 @@ def store_snapshots(context: str, snapshots: Sequence[Snapshot], replace: bool =
         for item in snapshot.items:
             documents[_ident(item)] = (_file(context, snapshot.resource.kind), item)
     kinds = {s.resource.kind for s in snapshots}
-    with transaction.atomic():
+    # A whole cluster's objects, rows and documents: no cycles for the collector to find,
+    # only live objects to traverse again and again (allocation/engine/gcpause.py).
+    with paused_gc(), transaction.atomic():
         gone = {m.identity for m in MirroredObject.objects.filter(kind__in=kinds)} - set(
             documents)
         objects, _deleted = _write(documents, gone, report, replace)

@@ -24,7 +24,7 @@ __all__ = [
     "RESOURCE_CLAIM_TEMPLATE", "POD_SCHEDULING_CONTEXT", "NODE_GROUP", "DRIVER_SIMULATION",
     "PROVISIONING_REQUEST", "NODE", "POD", "POD_TEMPLATE", "EVENT", "NAMESPACE",
     "DEVICE_CLASS", "RESOURCE_SLICE", "RESOURCE_CLAIM_V1", "RESOURCE_CLAIM_TEMPLATE_V1",
-    "V1_VERSIONS", "V1_KINDS",
+    "V1_VERSIONS", "V1_KINDS", "V1_KIND_SET",
 ]
 
 
@@ -43,10 +43,29 @@ class KindSpec:
     preferred_version: str = field(init=False, compare=False, repr=False)
     """The ``apiVersion`` of objects the planner creates: the newest served."""
 
+    _hash: int = field(init=False, compare=False, repr=False)
+
     def __post_init__(self) -> None:
         versions = tuple(f"{self.group}/{v}" if self.group else v for v in self.versions)
         object.__setattr__(self, "api_versions", versions)
         object.__setattr__(self, "preferred_version", versions[-1])
+        object.__setattr__(self, "_hash", hash(self._fields()))
+
+    def _fields(self) -> tuple:
+        return self.group, self.name, self.versions, self.namespaced
+
+    # The dataclass's own equality and hash, the hash computed once and the same object
+    # answered at once: specs are compared and hashed for every document loaded and every
+    # object looked up by kind.
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not KindSpec:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 NODE_RESOURCE_SLICE = KindSpec(RESOURCE_GROUP, "NodeResourceSlice", ("v1alpha2",), False)
@@ -80,6 +99,9 @@ RESOURCE_CLAIM_TEMPLATE_V1 = KindSpec(RESOURCE_GROUP, "ResourceClaimTemplate", V
                                       True)
 V1_KINDS = (DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM_V1, RESOURCE_CLAIM_TEMPLATE_V1)
 """The resource.k8s.io/v1 kinds, beside the seed v1alpha2 kinds of the same names."""
+V1_KIND_SET = frozenset(V1_KINDS)
+""":data:`V1_KINDS` for membership: one hash, not a comparison with each (every document
+loaded is asked)."""
 
 KINDS: tuple[KindSpec, ...] = (
     NODE_RESOURCE_SLICE, NODE_RESOURCE_CAPACITY, RESOURCE_CLASS, RESOURCE_CLASS_PARAMETERS,

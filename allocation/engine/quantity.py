@@ -34,7 +34,9 @@ class Quantity:
     def __init__(self, value: Fraction | int | str = 0) -> None:
         if isinstance(value, str):
             value = _parse_value(value)
-        self._value = Fraction(value)
+        # A Fraction is immutable: one already made (a parsed text's, from the cache) is
+        # kept as it is rather than built again, most of what a parse cost.
+        self._value = value if value.__class__ is Fraction else Fraction(value)
         self._text: str | None = None
 
     @classmethod

@@ -176,13 +176,13 @@ def insert_rows(model: type[models.Model], rows: list[dict]) -> None:
             fixed[f.attname] = f.get_db_prep_save(value, connection)
         return fixed[f.attname]
 
-    def prepared(f, row):
-        if f.attname not in row or f.attname in stamped:
-            return missing(f)
-        value = row[f.attname]
+    def prepared(f, value):
         return value if type(value) in (str, int) else f.get_db_prep_save(value, connection)
 
-    params = [[prepared(f, row) for f in fields] for row in rows]
+    # Each field's name and whether a row may give it, looked up once, not per row and field.
+    columns = [(f, f.attname, f.attname not in stamped) for f in fields]
+    params = [[prepared(f, row[name]) if given and name in row else missing(f)
+               for f, name, given in columns] for row in rows]
     quote = connection.ops.quote_name
     sql = (f"INSERT INTO {quote(model._meta.db_table)} "
            f"({', '.join(quote(f.column) for f in fields)}) "

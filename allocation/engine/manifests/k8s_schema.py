@@ -33,6 +33,7 @@ from typing import Any
 
 from allocation.engine.manifests.common import timestamp_str
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.remembered import Remembered
 from allocation.engine.manifests.schema import (
     AnyValue,
     Bool,
@@ -47,8 +48,8 @@ from allocation.engine.manifests.schema import (
     type_name,
 )
 
-__all__ = ["CORE_MODELS", "QUANTITY_FIELDS", "INT_OR_STRING_FIELDS", "core_kind_schema",
-           "model_schema", "model_fields"]
+__all__ = ["CORE_MODELS", "QUANTITY_FIELDS", "INT_OR_STRING_FIELDS", "REMEMBERED_MODELS",
+           "core_kind_schema", "model_schema", "model_fields"]
 
 #: The Kubernetes model of each core kind validated against the Kubernetes schema.
 CORE_MODELS = {"Pod": "V1Pod", "Node": "V1Node", "PodTemplate": "V1PodTemplate",
@@ -80,6 +81,11 @@ INT_OR_STRING_FIELDS = {
     "V1TCPSocketAction": ("port",),
     "V1ServicePort": ("targetPort",),
 }
+
+#: Models whose values a cluster repeats whole across its pods (every pod of a workload has
+#: the same containers and status, often the same spec): their verdicts are remembered
+#: (``remembered.py``).
+REMEMBERED_MODELS = frozenset({"V1PodSpec", "V1PodStatus", "V1Container"})
 
 _LIST = re.compile(r"^(?:List|list)\[(.+)\]$")
 _MAP = re.compile(r"^(?:Dict\[str, (.+)\]|dict\(str, (.+)\))$")
@@ -171,6 +177,7 @@ def model_fields(model: str) -> dict[str, str]:
 
 
 _built: dict[str, Obj] = {}
+_remembered: dict[str, Remembered] = {}
 _lock = threading.RLock()
 
 
@@ -210,7 +217,14 @@ def _convert(declared: str, quantity: bool) -> Schema:
         return _QUANTITY
     if declared in _SCALARS:
         return _SCALARS[declared]
-    return model_schema(declared) if _MODEL.match(declared) else _ANY
+    if not _MODEL.match(declared):
+        return _ANY
+    if declared not in REMEMBERED_MODELS:
+        return model_schema(declared)
+    remembered = _remembered.get(declared)
+    if remembered is None:  # one node per model, so its verdicts serve every field of it
+        remembered = _remembered[declared] = Remembered(model_schema(declared))
+    return remembered
 
 
 def _merge(base: Schema, overlay: Schema) -> Schema:
@@ -228,6 +242,9 @@ def _merge(base: Schema, overlay: Schema) -> Schema:
         return base  # the model's node checks as much (a time is a time), or more
     if isinstance(overlay, Check):
         return Check(_merge(base, overlay.inner), overlay.fn)
+    if isinstance(base, Remembered):
+        merged = _merge(base.inner, overlay)
+        return Remembered(merged) if isinstance(merged, Obj) else merged
     if isinstance(base, Obj) and isinstance(overlay, Obj):
         fields = dict(base.fields)
         for name, schema in overlay.fields.items():

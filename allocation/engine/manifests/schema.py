@@ -319,6 +319,11 @@ class Obj(Schema):
         self.at_most_one = tuple(at_most_one)
         self.open = open
         self.what = what
+        # The groups as sets, for ``valid``: which names of a group an object has is one
+        # intersection in C rather than a lookup per name (a slice's device attributes,
+        # each a one-of over every value type, are most of a slice's check).
+        self._one_of_sets = tuple(frozenset(group) for group in self.one_of)
+        self._at_most_one_sets = tuple(frozenset(group) for group in self.at_most_one)
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         if not isinstance(value, dict):
@@ -368,10 +373,16 @@ class Obj(Schema):
             # a None here is not a required field's: those returned above
             if item is not None and not schema.valid(item):
                 return False
-        for group in self.one_of:
-            if sum(value.get(name) is not None for name in group) != 1:
+        for group in self._one_of_sets:
+            if _set_in(group, value) != 1:
                 return False
-        for group in self.at_most_one:
-            if sum(value.get(name) is not None for name in group) > 1:
-                return False
-        return True
+        return all(_set_in(group, value) <= 1 for group in self._at_most_one_sets)
+
+
+def _set_in(group: frozenset, value: dict) -> int:
+    """How many names of ``group`` are set (present and not null) in ``value``."""
+    present = group.intersection(value)
+    if len(present) == 1:
+        (name,) = present
+        return value[name] is not None
+    return sum(value[name] is not None for name in present)

@@ -123,15 +123,20 @@ def _container_claims(spec: Any, path: str, problems: ProblemList) -> None:
             seen: set[str] = set()
             for position, claim in enumerate(claims or ()):
                 name = claim.get("name") if isinstance(claim, dict) else None
-                where = f"{path}.{group}[{index}].resources.claims[{position}].name"
                 if name not in declared:
                     known = ", ".join(sorted(n for n in declared if isinstance(n, str)))
-                    problems.add(where, f"claim {name!r} is not declared in "
-                                 f"{path}.resourceClaims" + (f" (declared: {known})"
-                                                             if known else ""))
+                    problems.add(_claim_path(path, group, index, position),
+                                 f"claim {name!r} is not declared in {path}.resourceClaims"
+                                 + (f" (declared: {known})" if known else ""))
                 elif name in seen:
-                    problems.add(where, f"duplicate claim {name!r} in this container")
+                    problems.add(_claim_path(path, group, index, position),
+                                 f"duplicate claim {name!r} in this container")
                 seen.add(name)
+
+
+def _claim_path(path: str, group: str, index: int, position: int) -> str:
+    """Where a container's claim entry is (built only for a problem: not per pod)."""
+    return f"{path}.{group}[{index}].resources.claims[{position}].name"
 
 
 def check_document(kind: str, data: Any, problems: ProblemList) -> None:

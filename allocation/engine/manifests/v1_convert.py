@@ -37,7 +37,6 @@ server writes the time of creation, which a file does not have; a fixed value ke
 output deterministic."""
 
 _V1BETA1 = f"{RESOURCE_GROUP}/v1beta1"
-_V1_SPECS = frozenset(kinds.V1_KINDS)
 _EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
                  "tolerations", "capacity")
 
@@ -58,7 +57,7 @@ def is_v1_kind(data: object) -> bool:
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return False
-    return kinds.lookup(api_version, kind) in _V1_SPECS
+    return kinds.lookup(api_version, kind) in kinds.V1_KIND_SET
 
 
 def prepare(data: dict, profile: Profile) -> Prepared:
@@ -75,15 +74,13 @@ def prepare(data: dict, profile: Profile) -> Prepared:
 
 
 def _copy(data: dict) -> dict:
-    """A deep copy of ``data`` that shares ``metadata.managedFields``: the API server's
-    bookkeeping of who set which field, often the largest part of a document read from a
-    cluster, which no step of the conversion reads or changes (docs/live-cluster.md,
-    "Speed of an import")."""
-    meta = data.get("metadata")
-    if type(meta) is not dict or "managedFields" not in meta:
-        return json_copy(data)
-    return {key: {k: v if k == "managedFields" else json_copy(v) for k, v in meta.items()}
-            if key == "metadata" else json_copy(value) for key, value in data.items()}
+    """A copy of ``data`` to convert, drop gated fields from and default: a new top level
+    and a deep copy of ``spec``, the only part those steps change; ``metadata`` (with the
+    API server's ``managedFields``, often the largest part of a document read from a
+    cluster) and ``status`` are shared, read-only as every loaded document's parts are (an
+    engine object copies the status it changes). Copying them was most of an import's
+    conversion time (docs/live-cluster.md, "Speed of an import")."""
+    return {key: json_copy(value) if key == "spec" else value for key, value in data.items()}
 
 
 _DEVICE_PATH = re.compile(r"^(spec\.devices\[\d+\])\.(?!name(?:$|[.\[]))")

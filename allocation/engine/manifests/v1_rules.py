@@ -110,17 +110,19 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
         problems.add(path, f"attributes and capacity have {total} entries together, more "
                      f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
     for name, value in attributes.items():
-        where = join(join(path, "attributes"), name)
+        # the attribute's path is built for a problem only: a slice has dozens of them
         for typed in ("string", "version"):
             text = value.get(typed)
             if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
-                problems.add(f"{where}.{typed}", f"is {len(text)} characters, longer than "
-                             f"the limit of {MAX_STRING_LENGTH}")
+                problems.add(f"{join(join(path, 'attributes'), name)}.{typed}",
+                             f"is {len(text)} characters, longer than the limit of "
+                             f"{MAX_STRING_LENGTH}")
         if isinstance(value.get("version"), str):
             try:
                 parse_strict_version(value["version"])
             except ValueError as exc:
-                problems.add(f"{where}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
+                problems.add(f"{join(join(path, 'attributes'), name)}.version",
+                             f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
     for name, entry in capacity.items():
         if entry.get("requestPolicy") is None:
             continue
@@ -132,6 +134,8 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
 
 
 def _conditions(device: dict, path: str, problems: ProblemList) -> None:
+    if not device.get("bindingConditions") and not device.get("bindingFailureConditions"):
+        return  # nearly every device: nothing below could be reported
     lists = {name: device.get(name) or [] for name in ("bindingConditions",
                                                       "bindingFailureConditions")}
     for name, values in lists.items():

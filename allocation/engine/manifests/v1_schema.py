@@ -15,6 +15,7 @@ from allocation.engine.manifests.common import (
     object_metadata,
     timestamp_str,
 )
+from allocation.engine.manifests.remembered import Remembered
 from allocation.engine.manifests.schema import (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -199,8 +200,9 @@ def v1_schemas() -> list[tuple[kinds.KindSpec, Obj]]:
     return [
         _doc(kinds.DEVICE_CLASS, {"spec": class_spec}, ("spec",)),
         _doc(kinds.RESOURCE_SLICE, {"spec": _slice_spec}, ("spec",)),
-        _doc(kinds.RESOURCE_CLAIM_V1, {"spec": _claim_spec, "status": _claim_status},
-             ("spec",)),
+        # Claims made from one template share their spec: checked once (remembered.py).
+        _doc(kinds.RESOURCE_CLAIM_V1, {"spec": Remembered(_claim_spec),
+                                       "status": _claim_status}, ("spec",)),
         _doc(kinds.RESOURCE_CLAIM_TEMPLATE_V1, {"spec": Obj({
             "metadata": object_metadata, "spec": _claim_spec}, required=("spec",))},
             ("spec",)),

@@ -59,6 +59,7 @@ class _Reader:
         self.tags: dict[str, str] = {}
         self.strings: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # plain texts that are not strings: 1, true, null
+        self.lines: dict[str, tuple[tuple, ...]] = {}  # a line's tokens (``_tokens``)
 
     def shared(self, text: str) -> str:
         if len(text) > _SHARED_LENGTH:
@@ -111,30 +112,46 @@ class _Reader:
 
 
 def _tokens(lines: list[str], reader: _Reader) -> list[tuple]:
-    """``(column, kind, key, value)`` per line, a list item's dash a token of its own."""
+    """``(column, kind, key, value)`` per line, a list item's dash a token of its own.
+
+    A cluster file repeats most of its lines word for word (``kind: Pod``, ``image: ...``,
+    ``cpu: '1'``): each distinct line is matched and resolved once and its tokens reused,
+    except a line whose value is a fresh ``{}`` or ``[]`` (never shared between documents).
+    """
     tokens: list[tuple] = []
-    match = _LINE.fullmatch
+    known = reader.lines
     for line in lines:
-        found = match(line)
+        found = known.get(line)
         if found is None:
-            if _SKIP.fullmatch(line):
-                continue
-            raise _GiveUp
-        indent, dash, key, value, alone = found.groups()
-        column = len(indent)
-        if dash is not None:
-            tokens.append((column, _DASH, None, None))
-            column += len(dash)
-        if key is not None:
-            if value is None:
-                tokens.append((column, _KEY, reader.key(key), None))
-            else:
-                tokens.append((column, _PAIR, reader.key(key), reader.scalar(value)))
-        elif dash is not None:
-            tokens.append((column, _VALUE, None, reader.scalar(alone)))
-        else:
-            raise _GiveUp  # a lone value: a document that is a scalar, or a multi-line one
+            found = _line_tokens(line, reader)
+            if len(known) < _CACHED and not (found and found[-1][3].__class__ in _FRESH):
+                known[line] = found
+        tokens += found
     return tokens
+
+
+_FRESH = (dict, list)
+
+
+def _line_tokens(line: str, reader: _Reader) -> tuple[tuple, ...]:
+    """The tokens of one line (none for a blank or comment-only one)."""
+    found = _LINE.fullmatch(line)
+    if found is None:
+        if _SKIP.fullmatch(line):
+            return ()
+        raise _GiveUp
+    indent, dash, key, value, alone = found.groups()
+    column = len(indent)
+    if dash is not None:
+        dash_token = (column, _DASH, None, None)
+        column += len(dash)
+        if key is None:
+            return dash_token, (column, _VALUE, None, reader.scalar(alone))
+    elif key is None:
+        raise _GiveUp  # a lone value: a document that is a scalar, or a multi-line one
+    token = (column, _KEY, reader.key(key), None) if value is None else \
+        (column, _PAIR, reader.key(key), reader.scalar(value))
+    return (token,) if dash is None else (dash_token, token)
 
 
 def _node(tokens: list[tuple], pos: int, depth: int) -> tuple[Any, int]:
@@ -153,14 +170,15 @@ def _mapping(tokens: list[tuple], pos: int, column: int, depth: int) -> tuple[di
     end = len(tokens)
     while pos < end:
         at, kind, key, value = tokens[pos]
-        if at != column or kind not in (_KEY, _PAIR):
+        if at != column or (kind != _PAIR and kind != _KEY):
             break
         if key in result:
             raise _GiveUp  # the builder reports the key given twice
         pos += 1
-        if kind == _KEY and pos < end and (
-                tokens[pos][0] > column or tokens[pos][0] == column and tokens[pos][1] == _DASH):
-            value, pos = _node(tokens, pos, depth + 1)  # else `key:` alone: null
+        if kind == _KEY and pos < end:
+            below = tokens[pos]
+            if below[0] > column or below[0] == column and below[1] == _DASH:
+                value, pos = _node(tokens, pos, depth + 1)  # else `key:` alone: null
         result[key] = value
     return result, pos
 

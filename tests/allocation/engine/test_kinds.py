@@ -63,3 +63,17 @@ def test_a_wrong_version_lists_every_version_of_the_kind():
         "bad.yaml:1 (ProvisioningRequest default/x): apiVersion: 'autoscaling.x-k8s.io/v2' is "
         "not supported for ProvisioningRequest; use autoscaling.x-k8s.io/v1beta1 or "
         "autoscaling.x-k8s.io/v1"]
+
+
+def test_specs_compare_and_hash_by_their_declared_fields():
+    # The cached hash and the identity shortcut keep the dataclass's own equality.
+    copy = kinds.KindSpec("", "Pod", ("v1",), True)
+    assert copy is not kinds.POD and copy == kinds.POD and hash(copy) == hash(kinds.POD)
+    assert {copy: 1}[kinds.POD] == 1
+    assert hash(kinds.POD) == hash(("", "Pod", ("v1",), True))
+    others = (kinds.KindSpec("", "Pod", ("v1",), False), kinds.KindSpec("x", "Pod", ("v1",), True),
+              kinds.KindSpec("", "Pod", ("v2",), True), kinds.NODE, ("", "Pod"))
+    for other in others:
+        assert copy != other and other != kinds.POD
+    assert set(kinds.V1_KINDS) == kinds.V1_KIND_SET
+    assert copy not in kinds.V1_KIND_SET and kinds.RESOURCE_SLICE in kinds.V1_KIND_SET

@@ -248,3 +248,22 @@ def test_load_documents_validates_parsed_documents_like_text():
         load_documents([("db", good), ("db", bad)])
     assert [str(p) for p in caught.value.problems] == [
         "db:2 (Pod default/p): spec.nodeName: must be a string, not integer"]
+
+
+def test_the_collector_is_paused_while_loading_and_resumed_after():
+    import gc
+
+    from allocation.engine.manifests import load_documents
+
+    seen = []
+
+    def trusted(document):
+        seen.append(gc.isenabled())
+        return False
+
+    assert gc.isenabled()
+    load_documents([("a", node("n1")), ("a", node("n2"))], trusted=trusted)
+    assert seen == [False, False] and gc.isenabled()
+    with pytest.raises(InvalidManifests):
+        load_documents([("a", {"kind": "Nope"})], trusted=trusted)
+    assert gc.isenabled()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -144,3 +145,23 @@ def test_json_fast_path_is_taken_for_plain_manifests():
     assert reader._read_json_fast(text) == json.loads(text)
     assert reader._read_json_fast('{"x": 18446744073709551616}') is reader._SLOW
     assert reader._read_json_fast('{"x": "a:b"}') is reader._SLOW
+
+
+@pytest.mark.parametrize("text, over", [("\u00e9" * 800_000, True), ("\x7f" * 700_000, True),
+                                        ("\u00e9" * 698_000, False), ("x" * 1_000_000, False)])
+def test_a_list_item_is_sized_as_ascii_json(text, over):
+    # The limit applies to an item as json.dumps writes it (non-ASCII escaped); orjson's
+    # UTF-8 text only rules out items far below it.
+    item = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "x": text}
+    filler = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "m"},
+              "x": "y" * 3_500_000}
+    many = json.dumps({"apiVersion": "v1", "kind": "List", "items": [filler, item]},
+                      ensure_ascii=False)
+    [doc] = read_text(many, json_hint=True)
+    size = len(json.dumps(item, separators=(",", ":")))
+    assert (size > MAX_DOCUMENT_BYTES) == over
+    if over:
+        assert doc.error == (f"items[1] is {size} bytes, larger than the 4194304-byte "
+                             "(4 MiB) limit") and doc.path == "items[1]"
+    else:
+        assert doc.error is None

@@ -17,6 +17,7 @@ import yaml
 from allocation.engine import kinds
 from allocation.engine.manifests.kinds import schema_of
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.schema import Int, Obj
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare
 from allocation.engine.v1.features import make_profile
 
@@ -97,3 +98,20 @@ def test_valid_agrees_with_check_on_every_variant(index):
         assert valid == no_problem, variant
         seen_invalid |= not valid
     assert seen_invalid
+
+
+@pytest.mark.parametrize("value", [
+    {}, {"a": 1}, {"b": 1}, {"a": None}, {"a": None, "b": 1}, {"a": 1, "b": None},
+    {"a": None, "b": None}, {"a": 1, "b": 1}, {"a": 1, "b": 1, "c": 1},
+    {"a": 1, "c": 1}, {"c": 1, "d": None}, {"a": 1, "b": None, "c": 1, "d": 1},
+])
+def test_groups_count_set_fields_only(value):
+    # ``valid`` counts a group's fields by set intersection; a field given as null is not
+    # set, as for ``check``.
+    schema = Obj({name: Int() for name in "abcd"}, one_of=(("a", "b"),),
+                 at_most_one=(("c", "d"),))
+    problems = ProblemList()
+    schema.check(value, "", problems)
+    set_ab = sum(value.get(name) is not None for name in "ab")
+    set_cd = sum(value.get(name) is not None for name in "cd")
+    assert schema.valid(value) == (not problems) == (set_ab == 1 and set_cd <= 1)

@@ -3,6 +3,8 @@ defaults (``manifests/v1_convert.py``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from allocation.engine.manifests.v1_convert import source_path
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
@@ -138,7 +140,8 @@ def test_v1beta1_warning_paths():
     assert [w.path for w in load([doc], "1.34").warnings] == ["spec.devices[0].basic.taints"]
 
 
-def test_managed_fields_are_shared_and_the_rest_is_a_copy(monkeypatch):
+@pytest.mark.parametrize("release", ["1.34", "1.36"])
+def test_metadata_and_status_are_shared_and_the_spec_is_a_copy(monkeypatch, release):
     import copy
 
     from allocation.engine.manifests import v1_convert
@@ -147,16 +150,30 @@ def test_managed_fields_are_shared_and_the_rest_is_a_copy(monkeypatch):
 
     managed = [{"manager": "kubectl", "operation": "Update", "fieldsType": "FieldsV1",
                 "fieldsV1": {"f:spec": {}}}]
-    doc = {"apiVersion": BETA1, "kind": "ResourceClaim",
-           "metadata": {"name": "c1", "namespace": "default", "managedFields": managed,
-                        "labels": {"team": "a"}},
-           "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu"}]}}}
-    before = copy.deepcopy(doc)
-    profile = make_profile("1.36", "")
-    prepared = v1_convert.prepare(doc, profile)
-    assert doc == before  # the document read is not changed
-    assert prepared.data["metadata"]["managedFields"] is managed
-    assert prepared.data["metadata"]["labels"] is not doc["metadata"]["labels"]
-    assert prepared.data["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
-    monkeypatch.setattr(v1_convert, "_copy", json_copy)  # as it was: a copy of everything
-    assert v1_convert.prepare(doc, profile).data == prepared.data
+    claim = {"apiVersion": BETA1, "kind": "ResourceClaim",
+             "metadata": {"name": "c1", "namespace": "default", "managedFields": managed,
+                          "labels": {"team": "a"}},
+             "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu",
+                                                "adminAccess": True, "tolerations": [
+                                                    {"key": "k", "effect": "NoSchedule"}]}]}},
+             "status": {"reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}]}}
+    slice_ = {"apiVersion": BETA1, "kind": "ResourceSlice", "metadata": {"name": "s1"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                       "pool": {"name": "node-1", "resourceSliceCount": 1},
+                       "devices": [{"name": "gpu-0", "basic": {
+                           "taints": [{"key": "k", "effect": "NoSchedule"}],
+                           "consumesCounters": []}}]}}
+    profile = make_profile(release, "")
+    for doc in (claim, slice_):
+        before = copy.deepcopy(doc)
+        prepared = v1_convert.prepare(doc, profile)
+        assert doc == before  # the document read is not changed: its spec was copied
+        assert prepared.data["metadata"] is doc["metadata"]
+        assert prepared.data.get("status") is doc.get("status")
+        monkeypatch.setattr(v1_convert, "_copy", json_copy)  # a copy of everything
+        again = v1_convert.prepare(doc, profile)
+        monkeypatch.undo()
+        assert (again.data, again.dropped) == (prepared.data, prepared.dropped)
+    assert prepared.data["metadata"]["name"] == "s1"
+    requests = v1_convert.prepare(claim, profile).data["spec"]["devices"]["requests"]
+    assert requests[0]["exactly"]["count"] == 1

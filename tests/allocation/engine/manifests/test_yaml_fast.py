@@ -120,3 +120,18 @@ def test_random_line_changes_read_the_same(seed):
     texts = [path.read_text(encoding="utf-8") for path in FILES]
     for _ in range(80):
         _assert_same(_mutated(rng.choice(texts), rng))
+
+
+def test_repeated_lines_read_as_written_and_fresh_collections_are_not_shared():
+    # Each distinct line is matched once and its tokens reused: a repeated line (at another
+    # indentation, after a dash, in a later document) reads as it does alone, and an empty
+    # `{}` or `[]` is a new object every time it is written.
+    common = "a: 1\nb:\n  a: 1\n  c: {}\n  d: []\n"
+    text = common + "l:\n- a: 1\n- a: 1\n---\n" + common
+    _assert_same(text)
+    first, second = fast_documents(text, lambda piece: (False, None))
+    assert first == {"a": 1, "b": {"a": 1, "c": {}, "d": []}, "l": [{"a": 1}, {"a": 1}]}
+    assert second == {"a": 1, "b": {"a": 1, "c": {}, "d": []}}
+    assert first["b"]["c"] is not second["b"]["c"]
+    assert first["b"]["d"] is not second["b"]["d"]
+    assert first["l"][0] is not first["l"][1]

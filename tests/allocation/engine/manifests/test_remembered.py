@@ -1,0 +1,96 @@
+"""Remembered verdicts (``manifests/remembered.py``) are the verdicts the schema gives.
+
+The loader checks 8,000 near-identical pods with the verdicts of their specs, containers
+and statuses remembered; a pod that differs in one field (a typo in the last pod of the
+file) must still be checked in full and reported exactly as without remembering.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from allocation.engine.manifests import InvalidManifests, load_texts
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.remembered import VERDICTS_KEPT, Remembered
+from allocation.engine.manifests.schema import Int, ListOf, Obj, Str
+from allocation.engine.writer import to_yaml
+
+
+def _pod(index: int) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"pod-{index:05d}", "namespace": "default"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "example/app",
+                    "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]},
+                }
+            ],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-80gi"}],
+        },
+        "status": {"phase": "Pending"},
+    }
+
+
+def _problems(text: str) -> list[str]:
+    with pytest.raises(InvalidManifests) as raised:
+        load_texts([("pods.yaml", text)])
+    return [str(problem) for problem in raised.value.problems]
+
+
+def _slow(monkeypatch) -> None:
+    monkeypatch.setattr(Remembered, "valid", lambda self, value: self.inner.valid(value))
+
+
+@pytest.mark.parametrize("change", ["spec", "container", "status", "quantity"])
+def test_a_typo_in_the_last_of_8000_pods_is_reported_as_without_remembering(change, monkeypatch):
+    pods = [_pod(i) for i in range(8000)]
+    last = pods[-1]
+    if change == "spec":
+        last["spec"]["nodeSelecter"] = {"zone": "a"}
+    elif change == "container":
+        last["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
+    elif change == "status":
+        last["status"]["phase"] = 1
+    else:
+        last["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "-1"
+    text = "---\n".join(to_yaml(p) for p in pods)
+    remembered = _problems(text)
+    assert len(remembered) == 1 and "pod-07999" in remembered[0]
+    _slow(monkeypatch)
+    assert _problems(text) == remembered
+
+
+def test_values_that_print_alike_in_json_are_told_apart():
+    schema = Remembered(Obj({"n": Int(), "s": Str(), "l": ListOf(Int())}))
+    values = [
+        {"n": 1},
+        {"n": 1.0},
+        {"n": True},
+        {"n": "1"},
+        {"n": 1.5},
+        {"s": "1"},
+        {"s": 1},
+        {"l": [1]},
+        {"l": (1,)},
+        {"l": [True]},
+        {"n": 1},
+        {"n": None},
+        {"x": 1},
+        {"s": None},
+    ]
+    for value in values + values:
+        problems = ProblemList()
+        schema.inner.check(value, "", problems)
+        assert schema.valid(value) == (not problems) == schema.inner.valid(value), value
+
+
+def test_at_most_so_many_verdicts_are_kept():
+    schema = Remembered(Int(maximum=VERDICTS_KEPT))
+    for number in range(VERDICTS_KEPT + 10):
+        assert schema.valid(number) == (number <= VERDICTS_KEPT)
+    assert len(schema._verdicts) == VERDICTS_KEPT
+    assert not schema.valid(VERDICTS_KEPT + 5)
