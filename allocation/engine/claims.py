@@ -74,6 +74,8 @@ class ClaimController:
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
+        if not state.has(ResourceClaimTemplate):
+            return False  # no seed template: no pod needs a claim made (a v1 cluster's)
         return each(state, self.name, self.quiet.unknown(state.pods()),
                     lambda pod: self._create_for(state, pod))
 

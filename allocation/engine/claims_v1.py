@@ -78,8 +78,10 @@ class V1ClaimController:
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
         made = _Made(state)
-        changed = each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
-                       lambda pod: self._create_for(state, pod, made))
+        # without a v1 template no pod needs a claim made (a seed cluster's pods)
+        pods = ([p for p in state.pods() if not self.quiet.known(p)]
+                if state.has(ResourceClaimTemplateV1) else [])
+        changed = each(state, self.name, pods, lambda pod: self._create_for(state, pod, made))
         # A claim made just now is not synced in this round: it has no reservations and
         # its owner is a pod this round found not done and then wrote (its status), so
         # _sync_claim would change nothing and its answer would be dropped at the next

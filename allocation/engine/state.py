@@ -367,6 +367,12 @@ class ClusterState:
             return iter(list(self._by_class[classes[0]].values()) if classes else ())
         return (o for o in list(self.objects.values()) if isinstance(o, cls))
 
+    def has(self, cls: type) -> bool:
+        """Whether any object is an instance of ``cls`` (a class or a union): kept exact by
+        ``add``, ``remove`` and ``writable``, so a controller asks it per object to pass
+        over work only the other DRA dialect's objects can need (docs/v1.md)."""
+        return any(found and issubclass(c, cls) for c, found in self._by_class.items())
+
     def pods(self) -> Iterator[Pod]:
         return self.of_kind(Pod)
 

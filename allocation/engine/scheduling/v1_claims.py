@@ -27,6 +27,10 @@ IN_USE = "resourceclaim in use"
 consumers and the pod is not one of them."""
 
 
+_V1_CLAIM_KINDS = ResourceClaimV1 | ResourceClaimTemplateV1
+"""What a pod's entry must name for the pod to be the v1 scheduler's."""
+
+
 @dataclass
 class PodClaimsV1:
     """A v1 pod's claims in ``spec.resourceClaims`` order (entries needing no claim left
@@ -37,6 +41,8 @@ class PodClaimsV1:
 
 
 def _is_v1(state: ClusterState, pod: Pod) -> bool:
+    if not state.has(_V1_CLAIM_KINDS):
+        return False  # a seed cluster: no entry can name a v1 claim or template
     for entry in pod.claims:
         if entry.template_name:
             found = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)

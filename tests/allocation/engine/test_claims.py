@@ -111,3 +111,25 @@ def test_a_pod_of_the_same_name_in_another_namespace_does_not_keep_a_reservation
     released = sim.state.get("ResourceClaim", "team-a", "c")
     assert released.reserved_for == []
     assert released.allocation is None  # WaitForFirstConsumer: deallocated once unused
+
+
+def test_without_a_seed_template_no_pod_is_visited_and_one_added_later_is_served():
+    """The shortcut (no seed template in the state: no pod is visited for template claims)
+    changes nothing a visit would, and a template added later still gets its claim made."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.state import ClusterState
+    from tests.factories import to_yaml
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(
+        BASE + [pod("p", templates={"gpu": "t"})]))]))
+    controller, visited = ClaimController(), []
+    create = controller._create_for
+    controller._create_for = lambda s, p: visited.append(p.name) or create(s, p)
+    assert not controller._create_from_templates(state)
+    assert visited == []
+    assert not create(state, state.get("Pod", "default", "p"))  # the slow path: nothing
+    [template] = load_texts([("t.yaml", to_yaml([claim_template("t", params="any")]))]).objects
+    state.add(template)
+    assert controller._create_from_templates(state)
+    assert visited == ["p"] and state.get("ResourceClaim", "default", "p-gpu") is not None

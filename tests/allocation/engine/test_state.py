@@ -173,3 +173,17 @@ def test_changed_lists_what_writable_handed_out_and_what_was_added():
     assert fork.changed == set()  # a fork counts its own changes
     fork.writable(second)
     assert second.key in fork.changed and second.key not in state.changed
+
+
+def test_has_follows_adds_removals_and_forks():
+    from allocation.engine.objects import ResourceClaim, ResourceClaimV1
+
+    loaded = load_texts([("in.yaml", to_yaml(BASE + [claim("a")]))])
+    state = ClusterState.build(loaded)
+    assert state.has(ResourceClaim) and not state.has(ResourceClaimV1)
+    assert state.has(ResourceClaimV1 | ResourceClaim)
+    fork = state.fork()
+    fork.remove(fork.get("ResourceClaim", "default", "a"))
+    assert not fork.has(ResourceClaim) and state.has(ResourceClaim)
+    fork.add(state.get("ResourceClaim", "default", "a"))
+    assert fork.has(ResourceClaim)
