@@ -187,3 +187,15 @@ def test_has_follows_adds_removals_and_forks():
     assert not fork.has(ResourceClaim) and state.has(ResourceClaim)
     fork.add(state.get("ResourceClaim", "default", "a"))
     assert fork.has(ResourceClaim)
+
+
+def test_of_kind_and_has_see_a_class_first_added_after_they_were_asked():
+    from allocation.engine.objects import ResourceClaim, ResourceClaimV1
+    from tests.allocation.engine.manifests.v1_docs import claim_doc, load
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE))]))
+    either = ResourceClaim | ResourceClaimV1
+    assert not state.has(either) and list(state.of_kind(either)) == []
+    [v1_claim] = load([claim_doc(name="v")]).objects
+    state.add(v1_claim)
+    assert state.has(either) and list(state.of_kind(either)) == [v1_claim]
