@@ -133,3 +133,23 @@ def test_without_a_seed_template_no_pod_is_visited_and_one_added_later_is_served
     state.add(template)
     assert controller._create_from_templates(state)
     assert visited == ["p"] and state.get("ResourceClaim", "default", "p-gpu") is not None
+
+
+def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
+    """``claim_from_template`` copies with ``json_copy`` (loaded documents are plain data):
+    equal to what ``copy.deepcopy`` gave, and nothing shared with the template."""
+    import copy
+
+    from allocation.engine.claims import claim_from_template
+    from allocation.engine.objects import Pod, ResourceClaimTemplate
+
+    doc = claim_template("t", params="any")
+    doc["spec"]["metadata"] = {"labels": {"a": "b"}, "annotations": {"n": "x"}}
+    template = ResourceClaimTemplate(copy.deepcopy(doc))
+    made = claim_from_template(Pod(pod("p", templates={"gpu": "t"})), "gpu", template)
+    assert made.raw["spec"] == doc["spec"]["spec"]
+    assert made.raw["spec"] is not template.claim_spec
+    assert made.raw["spec"]["parametersRef"] is not template.claim_spec["parametersRef"]
+    assert made.raw["metadata"]["labels"] == {"a": "b"}
+    assert made.raw["metadata"]["labels"] is not template.claim_metadata["labels"]
+    assert made.meta.annotations == {"n": "x", "resource.kubernetes.io/pod-claim-name": "gpu"}
