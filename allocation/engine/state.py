@@ -395,7 +395,9 @@ class ClusterState:
         return self.of_kind(ResourceClaim)
 
     def get(self, kind: str, namespace: str | None, name: str) -> KObject | None:
-        return self.objects.get(ObjectKey(kind, namespace, name))
+        # a plain tuple finds the ObjectKey entry (a named tuple hashes and compares as its
+        # fields) without the named tuple's Python-level constructor: asked per pod and claim
+        return self.objects.get((kind, namespace, name))
 
     def vendor_object(self, api_group: str, kind: str, namespace: str | None,
                       name: str) -> OpaqueObject | None:

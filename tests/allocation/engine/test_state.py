@@ -199,3 +199,18 @@ def test_of_kind_and_has_see_a_class_first_added_after_they_were_asked():
     [v1_claim] = load([claim_doc(name="v")]).objects
     state.add(v1_claim)
     assert state.has(either) and list(state.of_kind(either)) == [v1_claim]
+
+
+def test_get_finds_every_object_by_its_key_and_nothing_else():
+    """``get`` looks up a plain tuple: it finds what ``objects[ObjectKey(...)]`` holds, for
+    namespaced and cluster-scoped objects, and None for a key that is not there."""
+    from allocation.engine.objects import ObjectKey
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE + [claim("a")]))]))
+    assert state.objects
+    for key, obj in state.objects.items():
+        assert state.get(key.kind, key.namespace, key.name) is obj
+        assert state.get(*key) is state.objects[ObjectKey(*key)]
+    assert state.get("ResourceClaim", "default", "b") is None
+    assert state.get("ResourceClaim", "other", "a") is None
+    assert state.get("Node", "default", "n0") is None  # a cluster-scoped key has no namespace
