@@ -9,7 +9,6 @@ resource.k8s.io/v1 claims and templates follow upstream's rules instead; it hand
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
@@ -21,6 +20,7 @@ from allocation.engine.constants import (
 from allocation.engine.faults import each
 from allocation.engine.models import registry
 from allocation.engine.objects import ObjectKey, Pod, ResourceClaim, ResourceClaimTemplate
+from allocation.engine.objects.meta import json_copy
 from allocation.engine.quiet import Quiet
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ class ClaimController:
         return changed
 
     def _create_from_templates(self, state: ClusterState) -> bool:
+        if not state.has(ResourceClaimTemplate):
+            return False  # no seed template: no pod needs a claim made (a v1 cluster's)
         return each(state, self.name, self.quiet.unknown(state.pods()),
                     lambda pod: self._create_for(state, pod))
 
@@ -172,12 +174,12 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTe
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
         "metadata": {
             "name": pod.claim_name(pod_claim_name), "namespace": pod.namespace,
-            "labels": copy.deepcopy(meta.get("labels") or {}),
-            "annotations": {**copy.deepcopy(meta.get("annotations") or {}),
+            "labels": json_copy(meta.get("labels") or {}),
+            "annotations": {**json_copy(meta.get("annotations") or {}),
                             POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
             "ownerReferences": [pod.owner_reference()],
         },
-        "spec": copy.deepcopy(template.claim_spec),
+        "spec": json_copy(template.claim_spec),  # loaded documents: plain JSON-like data
     }
     if not raw["metadata"]["labels"]:
         del raw["metadata"]["labels"]

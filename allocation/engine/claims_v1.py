@@ -78,8 +78,10 @@ class V1ClaimController:
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
         made = _Made(state)
-        changed = each(state, self.name, [p for p in state.pods() if not self.quiet.known(p)],
-                       lambda pod: self._create_for(state, pod, made))
+        # without a v1 template no pod needs a claim made (a seed cluster's pods)
+        pods = ([p for p in state.pods() if not self.quiet.known(p)]
+                if state.has(ResourceClaimTemplateV1) else [])
+        changed = each(state, self.name, pods, lambda pod: self._create_for(state, pod, made))
         # A claim made just now is not synced in this round: it has no reservations and
         # its owner is a pod this round found not done and then wrote (its status), so
         # _sync_claim would change nothing and its answer would be dropped at the next
@@ -97,29 +99,30 @@ class V1ClaimController:
             self.quiet.remember(pod, ())
             return False
         changed = False
+        namespace = pod.meta.namespace  # read per entry and lookup: once, not per use
         # what the answer read: the entries' templates and the claims they resolve to
         deps: list[ObjectKey] = []
         for entry in pod.claims:
             if not entry.template_name:
                 continue
-            deps.append(ObjectKey("ResourceClaimTemplate", pod.namespace, entry.template_name))
-            template = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
+            deps.append(ObjectKey("ResourceClaimTemplate", namespace, entry.template_name))
+            template = state.get("ResourceClaimTemplate", namespace, entry.template_name)
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
             recorded = pod.claim_status(entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
-                claim = state.get("ResourceClaim", pod.namespace, current) if current else None
+                claim = state.get("ResourceClaim", namespace, current) if current else None
                 if current is not None:
-                    deps.append(ObjectKey("ResourceClaim", pod.namespace, current))
+                    deps.append(ObjectKey("ResourceClaim", namespace, current))
                 if current is None or (isinstance(claim, ResourceClaimV1)
                                        and owning_pod(claim) == (pod.name, pod.meta.uid)):
                     continue  # no claim needed, or made already
-            claim = made.get(pod.namespace, pod.meta.uid, entry.name)
+            claim = made.get(namespace, pod.meta.uid, entry.name)
             if claim is None:
                 claim = ResourceClaimV1(claim_from_template(
                     _pod_doc(pod), entry.name, template.as_v1(),
-                    lambda n: state.get("ResourceClaim", pod.namespace, n) is not None))
+                    lambda n: state.get("ResourceClaim", namespace, n) is not None))
                 claim.share_spec_key(template)
                 state.add(claim)
                 made.created.add(id(claim))

@@ -104,5 +104,10 @@ class Quiet:
             self._forget(key)
             self._known[key] = obj
             self._ids[id(obj)] = obj
+        deps_of = self._deps
         for dep in (key, *deps):
-            self._deps.setdefault(dep, set()).add(key)
+            known = deps_of.get(dep)  # not setdefault: no empty set made per dependency
+            if known is None:
+                deps_of[dep] = {key}
+            else:
+                known.add(key)

@@ -127,6 +127,9 @@ class ClusterState:
         # the objects again, per concrete class, in the same (document) order: of_kind
         # reads one class without walking every object (every controller asks every round)
         self._by_class: dict[type, dict[ObjectKey, KObject]] = defaultdict(dict)
+        # per class or union asked: (len(_by_class) then, the classes of _by_class it
+        # covers). _by_class only gains classes, so its length says when to look again.
+        self._covered: dict[type, tuple[int, list[type]]] = {}
         self.vendor: dict[tuple[str, str, str | None, str], OpaqueObject] = {}
         self.nodes: dict[str, Node] = {}
         self.node_order: list[str] = []
@@ -163,6 +166,7 @@ class ClusterState:
         child._owned = set()
         child.objects = dict(self.objects)
         child._by_class = defaultdict(dict, {c: dict(d) for c, d in self._by_class.items()})
+        child._covered = {}
         child.vendor = dict(self.vendor)
         child.nodes = dict(self.nodes)
         child.node_order = self.node_order
@@ -362,10 +366,27 @@ class ClusterState:
     def of_kind(self, cls: type) -> Iterator:
         """The objects that are instances of ``cls`` (a class or a union), in document
         order; a snapshot, so the caller may change the state while iterating."""
-        classes = [c for c, found in self._by_class.items() if found and issubclass(c, cls)]
+        by_class = self._by_class
+        classes = [c for c in self._classes(cls) if by_class[c]]
         if len(classes) <= 1:
             return iter(list(self._by_class[classes[0]].values()) if classes else ())
         return (o for o in list(self.objects.values()) if isinstance(o, cls))
+
+    def has(self, cls: type) -> bool:
+        """Whether any object is an instance of ``cls`` (a class or a union): kept exact by
+        ``add``, ``remove`` and ``writable``, so a controller asks it per object to pass
+        over work only the other DRA dialect's objects can need (docs/v1.md)."""
+        by_class = self._by_class
+        return any(by_class[c] for c in self._classes(cls))
+
+    def _classes(self, cls: type) -> list[type]:
+        """The classes of ``_by_class`` that are ``cls`` or its subclasses (of a union:
+        of one of its members); cached while no class is added."""
+        covered = self._covered.get(cls)
+        if covered is None or covered[0] != len(self._by_class):
+            covered = self._covered[cls] = (len(self._by_class),
+                                            [c for c in self._by_class if issubclass(c, cls)])
+        return covered[1]
 
     def pods(self) -> Iterator[Pod]:
         return self.of_kind(Pod)
@@ -374,7 +395,9 @@ class ClusterState:
         return self.of_kind(ResourceClaim)
 
     def get(self, kind: str, namespace: str | None, name: str) -> KObject | None:
-        return self.objects.get(ObjectKey(kind, namespace, name))
+        # a plain tuple finds the ObjectKey entry (a named tuple hashes and compares as its
+        # fields) without the named tuple's Python-level constructor: asked per pod and claim
+        return self.objects.get((kind, namespace, name))
 
     def vendor_object(self, api_group: str, kind: str, namespace: str | None,
                       name: str) -> OpaqueObject | None:

@@ -149,7 +149,7 @@ class V1Scheduling:
         # that failure's answer per node, reused for a node whose state is the same
         prior = failed[2] if same_epoch else {}
         answers: dict | None = {} if key is not None else None
-        counts: Counter[str] = Counter()
+        counts: dict[str, int] = {}  # a plain dict: made for every pod, most fit at once
         details = []
         # by index from ``start``: neither islice (it steps over the skipped names one by
         # one, and the skip grows with the nodes filled) nor a slice (a copy of the rest
@@ -180,7 +180,7 @@ class V1Scheduling:
                     return True
                 if refusal is v1_place.WAITING:
                     return False
-                counts[refusal] += 1
+                counts[refusal] = counts.get(refusal, 0) + 1
                 if len(details) < MAX_DETAIL_NODES:
                     details.append({"node": name, "reason": refusal})
         except (AllocationError, UnschedulableError) as error:

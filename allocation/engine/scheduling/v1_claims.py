@@ -27,6 +27,10 @@ IN_USE = "resourceclaim in use"
 consumers and the pod is not one of them."""
 
 
+_V1_CLAIM_KINDS = ResourceClaimV1 | ResourceClaimTemplateV1
+"""What a pod's entry must name for the pod to be the v1 scheduler's."""
+
+
 @dataclass
 class PodClaimsV1:
     """A v1 pod's claims in ``spec.resourceClaims`` order (entries needing no claim left
@@ -37,12 +41,15 @@ class PodClaimsV1:
 
 
 def _is_v1(state: ClusterState, pod: Pod) -> bool:
+    if not state.has(_V1_CLAIM_KINDS):
+        return False  # a seed cluster: no entry can name a v1 claim or template
+    namespace = pod.meta.namespace  # read per entry: once, not per use
     for entry in pod.claims:
         if entry.template_name:
-            found = state.get("ResourceClaimTemplate", pod.namespace, entry.template_name)
+            found = state.get("ResourceClaimTemplate", namespace, entry.template_name)
             if isinstance(found, ResourceClaimTemplateV1):
                 return True
-        if isinstance(state.get("ResourceClaim", pod.namespace, pod.claim_name(entry)),
+        if isinstance(state.get("ResourceClaim", namespace, pod.claim_name(entry)),
                       ResourceClaimV1):
             return True
     return False
@@ -59,6 +66,7 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
     if not _is_v1(state, pod):
         return None
     out = PodClaimsV1()
+    namespace = pod.meta.namespace
     pod_doc = None  # the view the helpers below read, made only for a refusal
     uid = pod.meta.uid
     for entry in pod.claims:
@@ -72,10 +80,10 @@ def v1_claims(state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
                 return out
         if name is None:
             continue  # no claim needed for this entry
-        claim = state.get("ResourceClaim", pod.namespace, name)
+        claim = state.get("ResourceClaim", namespace, name)
         if not isinstance(claim, ResourceClaimV1):
             # The scheduler's claim cache (assumecache.NotFoundError) words it.
-            out.error = f'could not find ResourceClaim "{pod.namespace}/{name}"'
+            out.error = f'could not find ResourceClaim "{namespace}/{name}"'
             return out
         if claim.meta.deletion_timestamp is not None:
             out.error = f'resourceclaim "{claim.name}" is being deleted'

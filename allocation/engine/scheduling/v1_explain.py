@@ -117,6 +117,9 @@ class Rendered(NamedTuple):
     text: str
     refs: tuple[str, ...]
     counts: Counter[str]
+    # ``refs`` JSON-quoted when each occurs in ``text`` only as a ``claim`` field (so a
+    # substitution changes those fields alone), else None: checked once per text
+    quoted: tuple[str, ...] | None = None
 
 
 def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
@@ -128,8 +131,13 @@ def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
     counts: Counter[str] = Counter(
         request["claim"] for node in body.get("nodes") or () for request in
         node.get("requests") or ())
-    return Rendered(binding.explain_text(message, body),
-                    tuple(c.ref for c in claims if not c.allocated), counts)
+    text = binding.explain_text(message, body)
+    refs = tuple(c.ref for c in claims if not c.allocated)
+    quoted = tuple(json.dumps(ref) for ref in refs)
+    # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
+    substitutable = all(text.count(q) == counts[ref] for ref, q in zip(refs, quoted,
+                                                                        strict=True))
+    return Rendered(text, refs, counts, quoted if substitutable else None)
 
 
 def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
@@ -146,11 +154,9 @@ def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
     refs = [c.ref for c in claims if not c.allocated]
     if len(refs) != len(rendered.refs) or len(set(rendered.refs)) != len(refs):
         return None
-    pairs = list(zip(rendered.refs, refs, strict=True))
-    # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
-    if any(rendered.text.count(json.dumps(old)) != rendered.counts[old] for old, _ in pairs):
+    if rendered.quoted is None:  # a name occurs elsewhere than in a ``claim`` field
         return None
-    quoted = {json.dumps(old): json.dumps(new) for old, new in pairs}
+    quoted = {old: json.dumps(new) for old, new in zip(rendered.quoted, refs, strict=True)}
     if all(old == new for old, new in quoted.items()):
         return rendered.text
     return substitute(rendered.text, quoted)

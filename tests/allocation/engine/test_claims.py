@@ -111,3 +111,45 @@ def test_a_pod_of_the_same_name_in_another_namespace_does_not_keep_a_reservation
     released = sim.state.get("ResourceClaim", "team-a", "c")
     assert released.reserved_for == []
     assert released.allocation is None  # WaitForFirstConsumer: deallocated once unused
+
+
+def test_without_a_seed_template_no_pod_is_visited_and_one_added_later_is_served():
+    """The shortcut (no seed template in the state: no pod is visited for template claims)
+    changes nothing a visit would, and a template added later still gets its claim made."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.state import ClusterState
+    from tests.factories import to_yaml
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(
+        BASE + [pod("p", templates={"gpu": "t"})]))]))
+    controller, visited = ClaimController(), []
+    create = controller._create_for
+    controller._create_for = lambda s, p: visited.append(p.name) or create(s, p)
+    assert not controller._create_from_templates(state)
+    assert visited == []
+    assert not create(state, state.get("Pod", "default", "p"))  # the slow path: nothing
+    [template] = load_texts([("t.yaml", to_yaml([claim_template("t", params="any")]))]).objects
+    state.add(template)
+    assert controller._create_from_templates(state)
+    assert visited == ["p"] and state.get("ResourceClaim", "default", "p-gpu") is not None
+
+
+def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
+    """``claim_from_template`` copies with ``json_copy`` (loaded documents are plain data):
+    equal to what ``copy.deepcopy`` gave, and nothing shared with the template."""
+    import copy
+
+    from allocation.engine.claims import claim_from_template
+    from allocation.engine.objects import Pod, ResourceClaimTemplate
+
+    doc = claim_template("t", params="any")
+    doc["spec"]["metadata"] = {"labels": {"a": "b"}, "annotations": {"n": "x"}}
+    template = ResourceClaimTemplate(copy.deepcopy(doc))
+    made = claim_from_template(Pod(pod("p", templates={"gpu": "t"})), "gpu", template)
+    assert made.raw["spec"] == doc["spec"]["spec"]
+    assert made.raw["spec"] is not template.claim_spec
+    assert made.raw["spec"]["parametersRef"] is not template.claim_spec["parametersRef"]
+    assert made.raw["metadata"]["labels"] == {"a": "b"}
+    assert made.raw["metadata"]["labels"] is not template.claim_metadata["labels"]
+    assert made.meta.annotations == {"n": "x", "resource.kubernetes.io/pod-claim-name": "gpu"}

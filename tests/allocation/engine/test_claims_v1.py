@@ -67,3 +67,33 @@ def test_a_claim_made_this_round_needs_no_sync_until_the_next():
     # what the slow path remembered depends on the pods, which this round wrote
     assert not controller.reconcile(state)
     assert sorted(synced) == sorted(c.name for c in made)
+
+
+def _template(name: str = "t") -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [request()]}}}}
+
+
+def test_without_a_v1_template_no_pod_is_visited_and_one_added_later_is_served():
+    """The shortcut (no v1 template in the state: the pods are passed over) gives what
+    visiting them gives (nothing), and leaves no memo that would hide a template added
+    later: the pod then gets its claim, as a controller that always visits."""
+    doc = pod("a")
+    doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), doc]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller, visited = V1ClaimController(), []
+    create = controller._create_for
+    controller._create_for = lambda s, p, made: visited.append(p.name) or create(s, p, made)
+    assert not controller.reconcile(state)
+    assert visited == [] and not list(state.of_kind(ResourceClaimV1))
+    assert not create(state, state.get("Pod", "default", "a"), None)  # the slow path
+    fresh = V1ClaimController()
+    assert not fresh.reconcile(state)
+    [template] = load([_template()]).objects
+    state.add(template)
+    assert controller.reconcile(state)
+    assert visited == ["a"]
+    [claim] = state.of_kind(ResourceClaimV1)
+    assert owning_pod(claim) == ("a", state.get("Pod", "default", "a").meta.uid)

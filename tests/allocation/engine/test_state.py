@@ -173,3 +173,44 @@ def test_changed_lists_what_writable_handed_out_and_what_was_added():
     assert fork.changed == set()  # a fork counts its own changes
     fork.writable(second)
     assert second.key in fork.changed and second.key not in state.changed
+
+
+def test_has_follows_adds_removals_and_forks():
+    from allocation.engine.objects import ResourceClaim, ResourceClaimV1
+
+    loaded = load_texts([("in.yaml", to_yaml(BASE + [claim("a")]))])
+    state = ClusterState.build(loaded)
+    assert state.has(ResourceClaim) and not state.has(ResourceClaimV1)
+    assert state.has(ResourceClaimV1 | ResourceClaim)
+    fork = state.fork()
+    fork.remove(fork.get("ResourceClaim", "default", "a"))
+    assert not fork.has(ResourceClaim) and state.has(ResourceClaim)
+    fork.add(state.get("ResourceClaim", "default", "a"))
+    assert fork.has(ResourceClaim)
+
+
+def test_of_kind_and_has_see_a_class_first_added_after_they_were_asked():
+    from allocation.engine.objects import ResourceClaim, ResourceClaimV1
+    from tests.allocation.engine.manifests.v1_docs import claim_doc, load
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE))]))
+    either = ResourceClaim | ResourceClaimV1
+    assert not state.has(either) and list(state.of_kind(either)) == []
+    [v1_claim] = load([claim_doc(name="v")]).objects
+    state.add(v1_claim)
+    assert state.has(either) and list(state.of_kind(either)) == [v1_claim]
+
+
+def test_get_finds_every_object_by_its_key_and_nothing_else():
+    """``get`` looks up a plain tuple: it finds what ``objects[ObjectKey(...)]`` holds, for
+    namespaced and cluster-scoped objects, and None for a key that is not there."""
+    from allocation.engine.objects import ObjectKey
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE + [claim("a")]))]))
+    assert state.objects
+    for key, obj in state.objects.items():
+        assert state.get(key.kind, key.namespace, key.name) is obj
+        assert state.get(*key) is state.objects[ObjectKey(*key)]
+    assert state.get("ResourceClaim", "default", "b") is None
+    assert state.get("ResourceClaim", "other", "a") is None
+    assert state.get("Node", "default", "n0") is None  # a cluster-scoped key has no namespace
