@@ -221,9 +221,16 @@ def test_gathering_a_burst_ends_though_wakes_keep_coming():
             worker.wake()
 
     thread = threading.Thread(target=writes, daemon=True)
+    gathering = threading.Thread(target=worker._gather, daemon=True)
     thread.start()
+    gathering.start()
     try:
-        worker._gather()  # returns: a fixed window, not one restarted by every wake
+        # returns: a fixed window, not one restarted by every wake (which would still be
+        # gathering long after the window; the generous bound only keeps a regression from
+        # hanging the suite)
+        gathering.join(timeout=30)
+        assert not gathering.is_alive()
     finally:
         done.set()
         thread.join()
+        gathering.join()
