@@ -14,8 +14,6 @@ returns; inventories are copied when looked up through ``inventory_index`` (see
 from __future__ import annotations
 
 import bisect
-import copy
-import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -27,7 +25,6 @@ from allocation.engine.inventory_cache import built_inventory
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
 from allocation.engine.models import Inventory, registry
 from allocation.engine.objects import (
-    Allocation,
     KObject,
     Node,
     NodeResourceCapacity,
@@ -39,6 +36,7 @@ from allocation.engine.objects import (
     ResourceSlice,
     stable_uid,
 )
+from allocation.engine.objects.clone import clone
 
 if TYPE_CHECKING:
     from allocation.engine.v1.features import Profile
@@ -84,33 +82,6 @@ class _InventoryIndex(dict):
         if inventory is None:
             raise KeyError(key)
         return inventory
-
-
-def _copy_value(value):
-    """Containers copied two levels deep (conditions, reservations, per-claim lists)."""
-    if isinstance(value, list):
-        return [_copy_value(v) if isinstance(v, list | dict) else v for v in value] \
-            if any(isinstance(v, list | dict) for v in value) else list(value)
-    if isinstance(value, dict):
-        return {k: (copy.copy(v) if isinstance(v, list | dict) else v)
-                for k, v in value.items()}
-    if isinstance(value, Allocation):
-        return dataclasses.replace(value, picks=list(value.picks))
-    return value
-
-
-def _clone(obj: _T) -> _T:
-    """A copy of ``obj`` whose mutable parts are its own; the input document stays shared."""
-    twin = copy.copy(obj)
-    meta = obj.meta
-    twin.meta = dataclasses.replace(
-        meta, labels=dict(meta.labels), annotations=dict(meta.annotations),
-        finalizers=list(meta.finalizers),
-        owner_references=[dict(r) for r in meta.owner_references])
-    for name, value in vars(obj).items():
-        if name not in ("raw", "source", "meta"):
-            setattr(twin, name, _copy_value(value))
-    return twin
 
 
 class ClusterState:
@@ -202,7 +173,7 @@ class ClusterState:
         self.touched.append(key)
         if owned is None or key in owned:
             return current  # type: ignore[return-value]
-        twin = _clone(current)
+        twin = clone(current)
         self.objects[key] = twin
         self._by_class[type(twin)][key] = twin
         owned.add(key)
