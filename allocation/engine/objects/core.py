@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,10 +174,10 @@ class Pod(KObject):
         else:
             spec.pop("nodeName", None)
 
-    def status_manifest(self) -> Any:
-        status = json_copy(self.raw.get("status") or {})
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
+        status = dict(copy_value(self.raw.get("status") or {}))
         if self.conditions:
-            status["conditions"] = json_copy(self.conditions)
+            status["conditions"] = copy_value(self.conditions)
         else:
             status.pop("conditions", None)
         for key, value in (("nominatedNodeName", self.nominated_node_name),
@@ -184,7 +185,7 @@ class Pod(KObject):
                            ("extendedResourceClaimStatus",
                             self.extended_resource_claim_status)):
             if value:
-                status[key] = json_copy(value)
+                status[key] = copy_value(value)
             else:
                 status.pop(key, None)
         if self.phase:

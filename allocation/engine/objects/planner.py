@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from allocation.engine import kinds
-from allocation.engine.objects.meta import KObject
+from allocation.engine.objects.meta import KObject, json_copy
 from allocation.engine.objects.provisioning import ATOMIC, CHECK_CAPACITY
 
 __all__ = ["ProvisioningRequest", "NodeGroup", "DriverSimulation", "is_v1_slice_spec",
@@ -43,10 +44,10 @@ class ProvisioningRequest(KObject):
     def canonical_class(self) -> str:
         return CLASS_ALIASES.get(self.class_name, self.class_name)
 
-    def status_manifest(self) -> Any:
-        status = copy.deepcopy(self.raw.get("status") or {})
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
+        status = dict(copy_value(self.raw.get("status") or {}))
         if self.conditions:
-            status["conditions"] = copy.deepcopy(self.conditions)
+            status["conditions"] = copy_value(self.conditions)
         if self.statuses:
             status["statuses"] = dict(self.statuses)
         return status
@@ -72,7 +73,7 @@ class NodeGroup(KObject):
         status = raw.get("status") or {}
         self.nodes: list[str] = list(status.get("nodes") or ())
 
-    def status_manifest(self) -> Any:
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
         return {"size": len(self.nodes), "nodes": list(self.nodes)} if self.nodes else {}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -114,12 +114,12 @@ class Allocation:
             return True
         return node_selector_matches(self.available_on_nodes, node)
 
-    def to_manifest(self) -> dict:
-        out: dict[str, Any] = {"resourceHandles": json_copy(self.handles)}
+    def to_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> dict:
+        out: dict[str, Any] = {"resourceHandles": copy_value(self.handles)}
         if self.shareable:
             out["shareable"] = True
         if self.available_on_nodes is not None:
-            out["availableOnNodes"] = copy.deepcopy(self.available_on_nodes)
+            out["availableOnNodes"] = copy_value(self.available_on_nodes)
         return out
 
 
@@ -170,16 +170,16 @@ class ResourceClaim(KObject):
     def spec_changes(self, out: dict) -> None:
         return None
 
-    def status_manifest(self) -> Any:
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
         status: dict[str, Any] = {}
         if self.driver_name:
             status["driverName"] = self.driver_name
         if self.controller_name:
             status["controllerName"] = self.controller_name
         if self.allocation is not None:
-            status["allocation"] = self.allocation.to_manifest()
+            status["allocation"] = self.allocation.to_manifest(copy_value)
         if self.reserved_for:
-            status["reservedFor"] = json_copy(self.reserved_for)
+            status["reservedFor"] = copy_value(self.reserved_for)
         if self.deallocation_requested:
             status["deallocationRequested"] = True
         return status
@@ -218,7 +218,7 @@ class PodSchedulingContext(KObject):
             spec["potentialNodes"] = list(self.potential_nodes)
         out["spec"] = spec
 
-    def status_manifest(self) -> Any:
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
         if not self.claim_status:
             return {}
         return {"resourceClaims": [{"name": name, **({"unsuitableNodes": nodes} if nodes

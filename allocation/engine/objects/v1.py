@@ -12,6 +12,7 @@ scheduler change and ``to_manifest`` writes in a fixed field order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from allocation.engine import kinds
@@ -190,15 +191,15 @@ class ResourceClaimV1(KObject):
         """The v1 document with the current status, as the allocator takes claims."""
         return self.to_manifest()
 
-    def status_manifest(self) -> Any:
+    def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
         status: dict[str, Any] = {}
         if self.allocation is not None:
-            status["allocation"] = json_copy(self.allocation)
+            status["allocation"] = copy_value(self.allocation)
         if self.reserved_for:
-            status["reservedFor"] = json_copy(self.reserved_for)
+            status["reservedFor"] = copy_value(self.reserved_for)
         if self.device_statuses:
-            status["devices"] = json_copy(self.device_statuses)
-        status.update(json_copy(self._status_extra))
+            status["devices"] = copy_value(self.device_statuses)
+        status.update(copy_value(self._status_extra))
         return status
 
 
