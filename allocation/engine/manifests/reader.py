@@ -26,10 +26,31 @@ from allocation.engine.manifests.limits import (
     MAX_FILE_BYTES,
     MAX_NESTING_DEPTH,
 )
-from allocation.engine.manifests.yaml_documents import iter_yaml_documents, yaml_error_message
+from allocation.engine.manifests.yaml_documents import iter_yaml_documents
 
 __all__ = ["RawDocument", "read_text", "read_json_value", "MAX_DOCUMENT_BYTES",
            "MAX_EXPANDED_NODES", "MAX_NESTING_DEPTH", "DocumentError"]
+
+
+def _yaml_error_message(exc: yaml.YAMLError) -> str:
+    """One line for a YAML syntax error: where, what, and in which construct.
+
+    PyYAML's own ``str()`` spans several lines and names the input ``"<unicode string>"``.
+    """
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+    message = f"invalid YAML{where}: {problem}"
+    context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    if context:
+        message += f" ({context}"
+        if context_mark is not None and (mark is None or context_mark.line != mark.line):
+            message += f" at line {context_mark.line + 1}"
+        message += ")"
+    if "mapping values are not allowed" in problem:
+        message += "; a plain value containing ': ' or ending in ':' must be quoted"
+    return message
 
 
 @dataclass(slots=True)
@@ -100,7 +121,7 @@ def _read_yaml(text: str) -> Iterator[RawDocument]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         hint = _hint_from_text(text, mark.index) if mark is not None else None
-        yield RawDocument(doc + 1, error=yaml_error_message(exc), hint=hint)
+        yield RawDocument(doc + 1, error=_yaml_error_message(exc), hint=hint)
 
 
 def _no_constant(name: str) -> Any:

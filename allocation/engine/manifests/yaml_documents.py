@@ -35,7 +35,7 @@ from allocation.engine.manifests.limits import (
 )
 from allocation.engine.manifests.yaml_fast import fast_documents
 
-__all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents", "yaml_error_message"]
+__all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALAR, _MAPPING_START, _MAPPING_END, _SEQUENCE_START, _SEQUENCE_END = (
@@ -78,27 +78,6 @@ class YamlLimitError(Exception):
         super().__init__(message)
         self.message = message
         self.line = line
-
-
-def yaml_error_message(exc: yaml.YAMLError) -> str:
-    """One line for a YAML syntax error: where, what, and in which construct.
-
-    PyYAML's own ``str()`` spans several lines and names the input ``"<unicode string>"``.
-    """
-    mark = getattr(exc, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-    message = f"invalid YAML{where}: {problem}"
-    context = getattr(exc, "context", None)
-    context_mark = getattr(exc, "context_mark", None)
-    if context:
-        message += f" ({context}"
-        if context_mark is not None and (mark is None or context_mark.line != mark.line):
-            message += f" at line {context_mark.line + 1}"
-        message += ")"
-    if "mapping values are not allowed" in problem:
-        message += "; a plain value containing ': ' or ending in ':' must be quoted"
-    return message
 
 
 class _Frame:
@@ -360,7 +339,7 @@ def iter_yaml_documents(text: str, fast: bool = True) -> Iterator[YamlDocument]:
 
     Raises:
         yaml.YAMLError: on a syntax error, after the documents before it were yielded; the
-            caller reports it with :func:`yaml_error_message` against the next number.
+            caller reports it with the reader (``reader.py``) against the next number.
     """
     found = fast_documents(text, _read_one) if fast else None
     if found is not None:
