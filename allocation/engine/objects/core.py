@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from allocation.engine import kinds
@@ -17,20 +18,29 @@ __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "w
 DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
 
 
-def _value(quantity: Any):
-
+def _text(quantity: Any) -> str:
     # A number is a quantity too (`cpu: 1`): the schema accepts both forms.
-    return Quantity.parse(quantity if isinstance(quantity, str) else str(quantity)).value
+    return quantity if isinstance(quantity, str) else str(quantity)
+
+
+@lru_cache(maxsize=4096)  # a cluster repeats a few requests thousands of times
+def _milli(text: str) -> int:
+    return math.ceil(Quantity.parse(text).value * 1000)
+
+
+@lru_cache(maxsize=4096)
+def _whole(text: str) -> int:
+    return math.ceil(Quantity.parse(text).value)
 
 
 def milli(quantity: Any) -> int:
     """A quantity in thousandths, rounded up (cpu in millicores)."""
-    return math.ceil(_value(quantity) * 1000)
+    return _milli(_text(quantity))
 
 
 def whole(quantity: Any) -> int:
     """A quantity as a whole number, rounded up (memory in bytes, pod counts)."""
-    return math.ceil(_value(quantity))
+    return _whole(_text(quantity))
 
 
 class Node(KObject):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from allocation.engine.objects.core import milli, whole
 
 
@@ -13,6 +15,14 @@ def test_requests_round_up_to_millicores_and_whole_units() -> None:
     assert whole("-1.5") == -1
     assert whole("16Gi") == 17179869184
     assert whole("2k") == 2000
+    assert milli(2) == 2000 and whole(3) == 3  # a number is a quantity too (`cpu: 2`)
+    assert milli("100m") == 100  # the remembered answer is the computed one
+
+
+def test_a_bad_quantity_is_refused_every_time() -> None:
+    for _ in range(2):  # an error is not remembered as an answer
+        with pytest.raises(ValueError):
+            milli("1.5.5")
 
 
 def test_a_pods_claim_status_is_found_by_its_entrys_name() -> None:
