@@ -76,8 +76,11 @@ def first_free(search: Search) -> bool | None:
                     if p.partitionable_devices:
                         return None  # counters depend on the picks: the search decides
                     continue  # never allocatable with the gate off (search._take)
-                if taints and dev.taints and untolerated_taint(dev, rd.tolerations,
-                                                               p.every_taint_blocks):
+                if (
+                    taints
+                    and dev.taints
+                    and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks)
+                ):
                     continue
                 picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
                 if len(picks) == wanted:

@@ -28,8 +28,9 @@ from tests.allocation.engine.v1.builders import (
 from tests.allocation.engine.v1.random_clusters import Cluster, schedule
 from tests.allocation.engine.v1.random_clusters import clusters as v1_clusters
 
-PROFILES = st.sampled_from([("1.36", ""), ("1.35", ""), ("1.35", "AllAlpha=true"),
-                            ("1.34", ""), ("1.34", "AllAlpha=true")])
+PROFILES = st.sampled_from(
+    [("1.36", ""), ("1.35", ""), ("1.35", "AllAlpha=true"), ("1.34", ""), ("1.34", "AllAlpha=true")]
+)
 
 
 @contextmanager
@@ -63,8 +64,13 @@ def _run(cluster: Cluster, pods: list[list[dict]]) -> list:
     return [seen, trace.placements, trace.allocations]
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(st.data())
 def test_the_shortcut_answers_as_the_search_on_random_clusters(data):
     """Every profile; each claim of the cluster also as a pod of its own (one claim: the
@@ -72,9 +78,8 @@ def test_the_shortcut_answers_as_the_search_on_random_clusters(data):
     release, gates = data.draw(PROFILES)
     cluster = data.draw(v1_clusters(release, gates))
     pods = [*cluster.pods, *([_alone(c)] for pod in cluster.pods for c in pod)]
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        with _without_shortcut(monkeypatch):
-            expected = _run(cluster, pods)
+    with pytest.MonkeyPatch.context() as monkeypatch, _without_shortcut(monkeypatch):
+        expected = _run(cluster, pods)
     assert _run(cluster, pods) == expected
 
 
@@ -92,7 +97,9 @@ def test_the_first_free_devices_in_scan_order(monkeypatch):
     search = _planned(a, [c])
     assert first_free(search) is True  # decided by the shortcut
     assert [(p.request_name, p.device.name) for p in search.claims[0].picks] == [
-        ("req", "dev-1"), ("req", "dev-3")]
+        ("req", "dev-1"),
+        ("req", "dev-3"),
+    ]
     out = a.allocate(node(), [c])
     with _without_shortcut(monkeypatch):
         assert a.allocate(node(), [c]) == out
@@ -102,10 +109,16 @@ def test_the_first_free_devices_in_scan_order(monkeypatch):
 
 def _counters() -> list[dict]:
     part = {"consumesCounters": [{"counterSet": "set", "counters": {"mem": {"value": "4"}}}]}
-    return [slice_("counters", [], sharedCounters=[
-                {"name": "set", "counters": {"mem": {"value": "8"}}}], count=2, pool="node-1"),
-            slice_("devices", [{"name": "dev-0", **part}, {"name": "dev-1", **part}],
-                   count=2)]
+    return [
+        slice_(
+            "counters",
+            [],
+            sharedCounters=[{"name": "set", "counters": {"mem": {"value": "8"}}}],
+            count=2,
+            pool="node-1",
+        ),
+        slice_("devices", [{"name": "dev-0", **part}, {"name": "dev-1", **part}], count=2),
+    ]
 
 
 @pytest.mark.parametrize("why", ["too few", "multi", "counters"])
@@ -133,10 +146,13 @@ def test_only_one_claim_of_one_plain_request_is_the_shortcuts():
     a = allocator([slice_("s1", [device(f"dev-{i}", numa=0) for i in range(4)])])
     single = [claim("c0")]
     assert _planned(a, single).plan.single is not None
-    others = [[claim("c0"), claim("c1")], [claim("c0", request("r0"), request("r1"))],
-              [claim("c0", request(adminAccess=True))],
-              [claim("c0", request(mode="All"))],
-              [claim("c0", constraints=[{"matchAttribute": f"{DRIVER}/numa"}])]]
+    others = [
+        [claim("c0"), claim("c1")],
+        [claim("c0", request("r0"), request("r1"))],
+        [claim("c0", request(adminAccess=True))],
+        [claim("c0", request(mode="All"))],
+        [claim("c0", constraints=[{"matchAttribute": f"{DRIVER}/numa"}])],
+    ]
     for claims in others:
         first = Search(a, node(), claims)
         first.run()
@@ -145,8 +161,7 @@ def test_only_one_claim_of_one_plain_request_is_the_shortcuts():
 
 @pytest.mark.parametrize("tolerated", [False, True])
 def test_the_shortcut_skips_an_untolerated_taint_as_the_search(tolerated, monkeypatch):
-    tainted = {**device("dev-0"), "taints": [{"key": "k", "value": "v",
-                                              "effect": "NoSchedule"}]}
+    tainted = {**device("dev-0"), "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}
     a = allocator([slice_("s1", [tainted, device("dev-1")])])
     tolerations = [{"key": "k", "operator": "Exists"}] if tolerated else []
     c = claim("c0", request(tolerations=tolerations) if tolerated else request())
