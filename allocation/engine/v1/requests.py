@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from allocation.engine.quantity import quantity_format
-from allocation.engine.v1.pools import quantity_value
+from allocation.engine.v1.devices import quantity_value
 
 __all__ = ["ClaimState", "Pick", "RequestData", "claim_key"]
 
