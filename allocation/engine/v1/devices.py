@@ -31,9 +31,24 @@ def _parsed(text: str) -> Fraction:
 class Device:
     """One device of one slice, with its parsed fields; built once per slice version."""
 
-    __slots__ = ("key", "name", "driver", "pool", "raw", "slice", "multi_raw", "capacity",
-                 "consumes", "taints", "binding_conditions", "binding_failure_conditions",
-                 "binds_to_node", "selector_cache", "attributes", "no_policy")
+    __slots__ = (
+        "key",
+        "name",
+        "driver",
+        "pool",
+        "raw",
+        "slice",
+        "multi_raw",
+        "capacity",
+        "consumes",
+        "taints",
+        "binding_conditions",
+        "binding_failure_conditions",
+        "binds_to_node",
+        "selector_cache",
+        "attributes",
+        "no_policy",
+    )
 
     def __init__(self, raw: dict, slice_: dict) -> None:
         spec = slice_["spec"]
@@ -52,9 +67,17 @@ class Device:
             if capacity.has_policy:
                 self.no_policy = False
         consumes = raw.get("consumesCounters")
-        self.consumes = [(c["counterSet"], {n: quantity_value(v["value"]) for n, v in
-                                            (c.get("counters") or {}).items()})
-                         for c in consumes] if consumes else []
+        self.consumes = (
+            [
+                (
+                    c["counterSet"],
+                    {n: quantity_value(v["value"]) for n, v in (c.get("counters") or {}).items()},
+                )
+                for c in consumes
+            ]
+            if consumes
+            else []
+        )
         self.taints = raw.get("taints") or ()
         self.binding_conditions = raw.get("bindingConditions") or ()
         self.binding_failure_conditions = raw.get("bindingFailureConditions") or ()
@@ -84,8 +107,18 @@ def _capacity(raw: dict) -> _Capacity:
 
 
 class _Capacity:
-    __slots__ = ("raw", "value", "default", "valid_values", "min", "max", "step", "has_policy",
-                 "has_range", "_formats")
+    __slots__ = (
+        "raw",
+        "value",
+        "default",
+        "valid_values",
+        "min",
+        "max",
+        "step",
+        "has_policy",
+        "has_range",
+        "_formats",
+    )
 
     def __init__(self, raw: dict) -> None:
         self.raw = raw
@@ -114,9 +147,10 @@ class _Capacity:
         if self._formats is None:
             policy = self.raw.get("requestPolicy") or {}
             rng = policy.get("validRange") or {}
-            self._formats = {"value": quantity_format(self.raw["value"]),
-                             "default": quantity_format(policy.get("default", "")),
-                             "min": quantity_format(rng.get("min", "")),
-                             "valid": [quantity_format(v)
-                                       for v in policy.get("validValues") or ()]}
+            self._formats = {
+                "value": quantity_format(self.raw["value"]),
+                "default": quantity_format(policy.get("default", "")),
+                "min": quantity_format(rng.get("min", "")),
+                "valid": [quantity_format(v) for v in policy.get("validValues") or ()],
+            }
         return self._formats

@@ -16,16 +16,30 @@ def _devices(*capacities: dict) -> list[Device]:
 
 
 def _answers(capacity) -> tuple:
-    return (capacity.value, capacity.default, capacity.valid_values, capacity.min,
-            capacity.max, capacity.step, capacity.has_policy, capacity.has_range,
-            capacity.formats)
+    return (
+        capacity.value,
+        capacity.default,
+        capacity.valid_values,
+        capacity.min,
+        capacity.max,
+        capacity.step,
+        capacity.has_policy,
+        capacity.has_range,
+        capacity.formats,
+    )
 
 
 def test_plain_capacities_are_shared_and_answer_as_their_own():
-    policy = {"value": "40Gi", "requestPolicy": {"default": "1Gi", "validRange": {
-        "min": "1Gi", "step": "1Gi"}}}
-    a, b, c, d = _devices({"memory": {"value": "40Gi"}}, {"memory": {"value": "40Gi"}},
-                          {"memory": {"value": 40}}, {"memory": policy})
+    policy = {
+        "value": "40Gi",
+        "requestPolicy": {"default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}},
+    }
+    a, b, c, d = _devices(
+        {"memory": {"value": "40Gi"}},
+        {"memory": {"value": "40Gi"}},
+        {"memory": {"value": 40}},
+        {"memory": policy},
+    )
     shared = a.capacity["memory"]
     assert b.capacity["memory"] is shared  # one parse for every device of that value
     assert c.capacity["memory"] is not shared  # 40 (a number) is another value's text
