@@ -120,6 +120,9 @@ class Rendered(NamedTuple):
     # ``refs`` JSON-quoted when each occurs in ``text`` only as a ``claim`` field (so a
     # substitution changes those fields alone), else None: checked once per text
     quoted: tuple[str, ...] | None = None
+    # one claim's ``quoted`` name substitutable: ``text`` split at it, once per text (the
+    # pods renamed join the parts: ``str.replace`` searched the whole text per pod)
+    parts: tuple[str, ...] | None = None
 
 
 def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
@@ -137,7 +140,10 @@ def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
     # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
     substitutable = all(text.count(q) == counts[ref] for ref, q in zip(refs, quoted,
                                                                         strict=True))
-    return Rendered(text, refs, counts, quoted if substitutable else None)
+    if not substitutable:
+        return Rendered(text, refs, counts)
+    parts = tuple(text.split(quoted[0])) if len(quoted) == 1 else None
+    return Rendered(text, refs, counts, quoted, parts)
 
 
 def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
@@ -159,6 +165,8 @@ def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
     quoted = {old: json.dumps(new) for old, new in zip(rendered.quoted, refs, strict=True)}
     if all(old == new for old, new in quoted.items()):
         return rendered.text
+    if rendered.parts is not None:  # ``substitute``'s one replacement, searched once
+        return quoted[rendered.quoted[0]].join(rendered.parts)
     return substitute(rendered.text, quoted)
 
 

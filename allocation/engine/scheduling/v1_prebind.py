@@ -33,8 +33,14 @@ PREBIND_ERROR = 'running PreBind plugin "DynamicResources": '
 
 
 def waits(claim: ResourceClaimV1) -> bool:
-    """Whether the claim's allocation has results with binding conditions."""
-    return any(r.get("bindingConditions") for r in claim.results)
+    """Whether the claim's allocation has results with binding conditions (read in place,
+    not through ``claim.results``' copy: asked for every claim of every pod bound)."""
+    if claim.allocation is None:
+        return False
+    for result in (claim.allocation.get("devices") or {}).get("results") or ():
+        if result.get("bindingConditions"):
+            return True
+    return False
 
 
 def stamp(state: ClusterState, allocation: dict) -> None:

@@ -98,6 +98,10 @@ class Allocator:
         # requests): a spec that passed the preflight once, prepared (``preflight.prepare``);
         # specs are immutable, so the claims of one template share one entry
         self.prepared: dict[int, tuple] = {}
+        # ids of a pod's claim specs -> the last reusable plan of claims of those very specs
+        # (``Attempt``: the next pod of the same templates skips the preflight; docs/v1.md,
+        # "Speed"); made under ``prepared``, so dropped with it
+        self.plans: dict[tuple[int, ...], Plan] = {}
 
     def compiled(self, expression: str):
         """The compiled selector for ``expression`` (cached). Raises CelCompileError."""
@@ -251,12 +255,20 @@ class Attempt:
         plan = self._plan
         if plan is not None and plan.prepared is not alloc.prepared:
             plan = self._plan = None  # set_classes: prepared under the old classes
+        key = None
+        if plan is None:
+            # another pod's plan of the very same specs (an id is reused once its object
+            # is gone, hence same_specs)
+            key = tuple([id(c["spec"]) for c in self._claims])
+            plan = alloc.plans.get(key)
+            if plan is not None and not plan.same_specs(self._claims):
+                plan = None
         search = Search(alloc, node, self._claims, plan)
         outcome = search.run()
-        if plan is None:
+        if self._plan is None:
             plan = search.plan
             if plan.reusable:
-                self._plan = plan
+                self._plan = alloc.plans[key] = plan
             if self._skip is None and plan.full_node_refuses:
                 self._skip = alloc._full
         return outcome

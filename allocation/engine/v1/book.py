@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from allocation.engine.v1.pools import quantity_value
+from allocation.engine.v1.devices import quantity_value
 
 __all__ = ["AllocationBook", "DeviceKey"]
 

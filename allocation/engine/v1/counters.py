@@ -9,8 +9,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from allocation.engine.v1.book import AllocationBook
+from allocation.engine.v1.devices import quantity_value
 from allocation.engine.v1.features import Profile
-from allocation.engine.v1.pools import Pool, quantity_value
+from allocation.engine.v1.pools import Pool
 
 __all__ = ["CounterLedger"]
 

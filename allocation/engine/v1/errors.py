@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["AllocationError", "CelRuntimeError", "UnschedulableError", "selector_name"]
+__all__ = ["AllocationError", "CelRuntimeError", "UnschedulableError", "invalid_pool",
+           "selector_name"]
 
 
 def selector_name(owner: str, index: int) -> str:
@@ -19,6 +20,15 @@ class AllocationError(Exception):
     """A fatal allocator error: upstream fails the Allocate call and the scheduling attempt
     ends with SchedulerError on every node (CEL runtime errors, bad requests, an All
     request meeting an incomplete or invalid pool or a failing constraint)."""
+
+
+def invalid_pool(pool) -> AllocationError:
+    """[1.34] The fatal error of a search that reaches an invalid pool (upstream's text).
+
+    Returns:
+        The error, to raise.
+    """
+    return AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
 
 
 class CelRuntimeError(AllocationError):

@@ -31,7 +31,7 @@ class Plan:
     requests, new constraints (of the same settings, see ``_Constraint.fresh``), no picks.
     """
 
-    __slots__ = ("claims", "prepared", "exact_only", "needs_devices", "reusable",
+    __slots__ = ("claims", "prepared", "exact_only", "needs_devices", "reusable", "single",
                  "_constraints")
 
     def __init__(self, claims: list[ClaimState], prepared: dict) -> None:
@@ -51,6 +51,7 @@ class Plan:
             self.reusable &= not all_mode
         # kept before any add(): fresh() copies their settings, not their state
         self._constraints = [[con.fresh() for con in c.constraints] for c in claims]
+        self.single = _single(claims)
 
     @property
     def full_node_refuses(self) -> bool:
@@ -59,14 +60,42 @@ class Plan:
         skip): only normal ExactCount requests, and at least one device asked for."""
         return self.exact_only and self.needs_devices
 
-    def fresh(self) -> list[ClaimState]:
-        """The claims, prepared, with empty constraints and no picks (another call)."""
+    def fresh(self, claims: list[dict] | None = None) -> list[ClaimState]:
+        """The claims, prepared, with empty constraints and no picks (another call).
+
+        ``claims``: other claims of the very same spec objects, in order (another pod of
+        the same templates, ``same_specs``), prepared alike: a reusable plan's preflight read
+        only the specs, the classes and the profile, never a node or a claim's identity,
+        which only names the claim (``ClaimState.key``, ``owner``) and its results."""
         out = []
-        for claim, constraints in zip(self.claims, self._constraints, strict=True):
-            twin = claim.fresh()
+        raws = claims if claims is not None else [None] * len(self.claims)
+        for claim, constraints, raw in zip(self.claims, self._constraints, raws,
+                                           strict=True):
+            twin = claim.fresh(raw)
             twin.constraints = [con.fresh() for con in constraints]
             out.append(twin)
         return out
+
+    def same_specs(self, claims: list[dict]) -> bool:
+        """Whether ``claims`` have this plan's claims' very spec objects, in order (the
+        plan may then be searched for them: ``fresh(claims)``)."""
+        mine = self.claims
+        return len(mine) == len(claims) and all(
+            c.raw["spec"] is other["spec"] for c, other in zip(mine, claims, strict=True))
+
+
+def _single(claims: list[ClaimState]) -> RequestData | None:
+    """The request of a call of one claim with one plain request (ExactCount, not admin,
+    no subrequests, no constraints), which ``single.first_free`` may serve, else None."""
+    if len(claims) != 1:
+        return None
+    claim = claims[0]
+    if claim.constraints or claim.subs or len(claim.data) != 1:
+        return None
+    rd = claim.data.get((0, 0))
+    if rd is None or rd.parent is not None or rd.all_mode or rd.admin:
+        return None
+    return rd
 
 
 def prepare(search: Search) -> Plan:

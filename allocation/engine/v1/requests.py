@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from allocation.engine.quantity import quantity_format
-from allocation.engine.v1.pools import quantity_value
+from allocation.engine.v1.devices import quantity_value
 
 __all__ = ["ClaimState", "Pick", "RequestData", "claim_key"]
 
@@ -19,6 +19,11 @@ def claim_key(claim: Mapping) -> str:
     """``namespace/name`` of a claim, as upstream's klog.KObj prints it."""
     meta = claim.get("metadata") or {}
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+def _owner(key: str) -> str:
+    """What a request selector's error names a claim by (``ClaimState.owner``)."""
+    return f"claim {key}"
 
 
 class Pick:
@@ -73,7 +78,7 @@ class ClaimState:
     def __init__(self, raw: dict) -> None:
         self.raw = raw
         self.key = claim_key(raw)
-        self.owner = f"claim {self.key}"  # what a request selector's error names
+        self.owner = _owner(self.key)
         self.requests = raw["spec"]["devices"].get("requests") or []
         self.data: dict[tuple[int, int], RequestData] = {}
         self.subs: dict[int, int] = {}  # request index -> number of subrequests
@@ -84,11 +89,18 @@ class ClaimState:
         # preflight (``preflight.Plan``)
         self.kinds: tuple[bool, bool, bool] = (True, False, False)
 
-    def fresh(self) -> ClaimState:
+    def fresh(self, raw: dict | None = None) -> ClaimState:
         """The same claim and prepared requests (shared) for another call: no picks, no
-        choices, no constraints (``preflight.Plan.fresh`` gives it new ones)."""
+        choices, no constraints (``preflight.Plan.fresh`` gives it new ones). ``raw``:
+        another claim of the very same spec object, prepared alike
+        (``preflight.Plan.for_claims``)."""
         twin = ClaimState.__new__(ClaimState)
-        twin.raw, twin.key, twin.owner = self.raw, self.key, self.owner
+        if raw is None or raw is self.raw:
+            twin.raw, twin.key, twin.owner = self.raw, self.key, self.owner
+        else:
+            twin.raw = raw
+            twin.key = claim_key(raw)
+            twin.owner = _owner(twin.key)
         twin.requests, twin.data, twin.subs = self.requests, self.data, self.subs
         twin.kinds = self.kinds
         twin.constraints, twin.picks, twin.chosen = [], [], {}

@@ -69,9 +69,12 @@ def _claim_name(claim: dict) -> str:
 
 
 def _config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
-    if not claim["spec"]["devices"].get("config") and not any(
-            (c.get("spec") or {}).get("config") for c in classes.values() if c is not None):
-        return []  # nothing to copy (the usual case)
+    if not claim["spec"]["devices"].get("config"):
+        for c in classes.values():  # a loop, not any(): asked for every allocation
+            if c is not None and (c.get("spec") or {}).get("config"):
+                break
+        else:
+            return []  # nothing to copy (the usual case)
     requests = claim["spec"]["devices"].get("requests") or ()
     out: list[dict] = []
     ranges: dict[str, tuple[int, int]] = {}

@@ -21,10 +21,11 @@ from allocation.engine.v1.capacity import (
     slot_device,
 )
 from allocation.engine.v1.counters import CounterLedger
-from allocation.engine.v1.errors import AllocationError, CelRuntimeError
+from allocation.engine.v1.errors import AllocationError, CelRuntimeError, invalid_pool
 from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
+from allocation.engine.v1.single import first_free
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
@@ -55,15 +56,16 @@ class Search:
 
     def __init__(self, alloc: Allocator, node: dict, claims: list[dict],
                  plan: Plan | None = None) -> None:
-        """``plan``: the same claims prepared by an earlier call (``Plan.reusable``, made
-        under the allocator's current classes); the preflight is not run again."""
+        """``plan``: the same claims, or claims of the same spec objects
+        (``Plan.same_specs``), prepared by an earlier call (``Plan.reusable``, made under
+        the allocator's current classes); the preflight is not run again."""
         self.alloc = alloc
         self.profile = alloc.profile
         self.book = alloc.book
         self.node = node
         self.node_name = (node.get("metadata") or {}).get("name", "")
         self.plan = plan
-        self.claims = [ClaimState(c) for c in claims] if plan is None else plan.fresh()
+        self.claims = [ClaimState(c) for c in claims] if plan is None else plan.fresh(claims)
         self.pools = alloc.pools_for(node)
         self.allocating: dict = {}
         self.allocating_capacity: dict = {}
@@ -87,7 +89,11 @@ class Search:
             outcome = self._no_fit()
             self.alloc.note_full(self.node_name, self.pools, outcome.reason)
             return outcome
-        done = self._one(0, 0, 0, 0, False, None)
+        # one claim of one plain request: its first free devices, unless that shortcut
+        # cannot decide (``single.py``); then, or when nothing fits, the search itself
+        done = first_free(self) if self.plan.single is not None else None
+        if done is None:
+            done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
             return self._no_fit()
         out = []
@@ -207,7 +213,7 @@ class Search:
         for pi in range(p0, len(pools)):
             pool = pools[pi]
             if pool.invalid and self.profile.invalid_pools_fatal:
-                raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
+                raise invalid_pool(pool)
             if pool.invalid or (pool.incomplete and not use_incomplete):
                 continue
             views = pool.slices
@@ -226,7 +232,7 @@ class Search:
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue
-                    undo = self._take(ci, claim, rd, pool, dev, False, (view, di))
+                    undo = self._take(ci, claim, rd, pool, dev, False, (view, di), True)
                     if undo is None:
                         continue
                     nxt = (pi, vi, dj + 1) if combinations else None
@@ -238,9 +244,11 @@ class Search:
                         return res
         return False
 
-    def _take(self, ci, claim, rd, pool, dev, must, slot):
+    def _take(self, ci, claim, rd, pool, dev, must, slot, capacity_checked=False):
         """allocateDevice: the checks of steps 1 and 3-6; returns an undo or None. ``slot``
-        is (the device's slice view, the index of the slot in its request)."""
+        is (the device's slice view, the index of the slot in its request);
+        ``capacity_checked``: ``_scan`` found ``dev``'s capacity sufficient just before
+        (nothing below changes what that check reads before the last one here)."""
         p = self.profile
         key = dev.key
         multi = self.consumable and dev.multi_raw
@@ -255,7 +263,8 @@ class Search:
                 key in self.book.shared or key in self.allocating_capacity)
             if not skip and self.counters.short(pool, dev, consume=True):
                 return None
-        if p.device_taints and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks):
+        if p.device_taints and dev.taints and untolerated_taint(dev, rd.tolerations,
+                                                                 p.every_taint_blocks):
             return None  # counters stay consumed: upstream does not release them here
         base, sub = (rd.parent, rd.name) if rd.parent else (rd.name, "")
         constraints = claim.constraints
@@ -273,7 +282,8 @@ class Search:
             holders.add(ci)
         consumed = texts = None
         if self.consumable:
-            if self.capacity_reason(rd, slot_device(p, dev, *slot)):
+            target = slot_device(p, dev, *slot)
+            if not (capacity_checked and target is dev) and self.capacity_reason(rd, target):
                 return None  # as upstream: constraints and marks are not rolled back
             if multi:
                 consumed = consumed_capacity(rd.capacity, dev)

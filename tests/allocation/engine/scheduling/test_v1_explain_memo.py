@@ -84,8 +84,10 @@ def test_an_identical_pods_annotation_is_the_rendered_text_with_its_claims_renam
     rendered = v1_explain.render("0/1 nodes are available", first, [c1])
 
     assert rendered.counts == {"default/c1": 1}
+    assert rendered.parts is not None  # one claim: renamed by joining the text's parts
     assert v1_explain.renamed(rendered, [c2]) == v1_explain.render(
-        "0/1 nodes are available", second, [c2]).text
+        "0/1 nodes are available", second, [c2]).text == v1_explain.substitute(
+        rendered.text, {'"default/c1"': '"default/c2"'})
     assert v1_explain.renamed(rendered, [c1]) == rendered.text
 
 

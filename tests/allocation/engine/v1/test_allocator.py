@@ -11,6 +11,7 @@ from tests.allocation.engine.v1.builders import (
     allocator,
     claim,
     device,
+    device_class,
     first_available,
     node,
     request,
@@ -176,3 +177,44 @@ def test_allocations_of_vanished_devices_do_not_make_a_node_look_full():
     a.book.commit("default/old", {"devices": {"results": [
         {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": "gone"}]}})
     assert a.first_fit([node()], [claim("c")]) is not None
+
+
+def _of_spec(name: str, spec: dict) -> dict:
+    """Another claim of the very ``spec`` object (claims of one template share it)."""
+    return {**claim(name), "spec": spec}
+
+
+def test_attempts_of_one_spec_reuse_the_plan_and_answer_as_allocate():
+    fast, slow = _cluster(), _cluster()
+    spec = claim("t", request(count=2))["spec"]
+    plans = []
+    for i in range(5):
+        c = _of_spec(f"c{i}", spec)
+        if i == 3:  # a class edited: the plans made under the old classes are not reused
+            for a in (fast, slow):
+                a.set_classes([device_class("gpu", 'device.driver == "other.example.com"')])
+        attempt = fast.attempt([c])
+        got = [attempt.allocate(n) for n in NODES]
+        want = [slow.allocate(n, [c]) for n in NODES]
+        assert [(o.allocations, o.reason) for o in got] == [
+            (o.allocations, o.reason) for o in want]
+        plans.append(fast.plans.get((id(spec),)))
+        fitting = next((o for o in got if o.fits), None)
+        if fitting is not None:
+            fast.commit(c, fitting.allocations[0])
+            slow.commit(c, fitting.allocations[0])
+    assert plans[0] is not None and plans[1] is plans[0] and plans[2] is plans[0]
+    assert plans[3] is not None and plans[3] is not plans[0] and plans[4] is plans[3]
+
+
+def test_a_plan_serves_only_claims_of_its_very_spec_objects():
+    a = _cluster()
+    spec = claim("t", request(count=2))["spec"]
+    a.attempt([_of_spec("c0", spec)]).allocate(NODES[0])
+    plan = a.plans[(id(spec),)]
+    assert plan.same_specs([_of_spec("c1", spec)])
+    assert not plan.same_specs([claim("c2", request(count=2))])  # an equal spec, another
+    assert not plan.same_specs([_of_spec("c1", spec), _of_spec("c2", spec)])
+    twin = plan.fresh([_of_spec("c1", spec)])[0]
+    assert (twin.key, twin.owner, twin.picks) == ("default/c1", "claim default/c1", [])
+    assert twin.data is plan.claims[0].data

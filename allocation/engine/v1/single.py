@@ -1,0 +1,91 @@
+"""The search's shortcut for one claim with one plain request (docs/v1.md, "Speed").
+
+Most pods of a large cluster have one claim from a template asking ``count`` devices of
+one class: no subrequests, no constraints, no admin access. When every device the scan
+meets is plain as well (it consumes no counters, cannot be allocated several times, and
+the capacity check does not read another slot's device), a device that fails a check for
+one slot fails it for every slot of the request: the checks read the device, the request
+and the book, never the devices picked in this call. The depth-first search then takes
+the first ``count`` devices that pass, in scan order, with no backtracking: exactly what
+``first_free`` takes, without the search's recursion, undo closures and marks.
+
+``first_free`` decides only a fit. When the scan meets a device that is not plain, or
+fewer devices pass than asked, it answers None and the search runs as before from the
+start (its failure, its counts and its errors are the search's own). What it evaluates
+before it answers (selectors, in scan order) the search evaluates in the same order, so a
+CEL runtime error or an invalid pool in 1.34 is raised at the same device either way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allocation.engine.v1.errors import invalid_pool
+from allocation.engine.v1.requests import Pick
+from allocation.engine.v1.taints import untolerated_taint
+
+if TYPE_CHECKING:
+    from allocation.engine.v1.search import Search
+
+__all__ = ["first_free"]
+
+
+def first_free(search: Search) -> bool | None:
+    """Fill the one claim's picks with the first free devices of its one request.
+
+    Returns:
+        True, with ``search``'s claim picked and ``invocations`` counted as the search's
+        first descent counts them (one per slot, then the request, the claim, the end);
+        None when the search must decide (a device that is not plain, too few devices),
+        with nothing of ``search`` changed.
+
+    Raises:
+        AllocationError: as the search would at the same device (a CEL runtime error; a
+            1.34 invalid pool).
+    """
+    rd = search.plan.single
+    p = search.profile
+    wanted = rd.num_devices
+    consumable = search.consumable
+    if wanted < 1 or (consumable and p.capacity_reads_slot_device):
+        return None
+    claim = search.claims[0]
+    dedicated = search.book.dedicated
+    use_incomplete = p.incomplete_pools_for_exact_count
+    taints = p.device_taints
+    picks: list[Pick] = []
+    taken: set = set()
+    for pool in search.pools:
+        if pool.invalid and p.invalid_pools_fatal:
+            raise invalid_pool(pool)
+        if pool.invalid or (pool.incomplete and not use_incomplete):
+            continue
+        for view in pool.slices:
+            for dev in view.devices:
+                key = dev.key
+                if key in dedicated or key in taken:
+                    continue
+                if not search.selectable(claim, rd, view, dev):
+                    continue
+                if consumable:
+                    if dev.multi_raw:
+                        return None  # may fill several slots: the search decides
+                    if search.capacity_reason(rd, dev):
+                        continue
+                if dev.consumes:
+                    if p.partitionable_devices:
+                        return None  # counters depend on the picks: the search decides
+                    continue  # never allocatable with the gate off (search._take)
+                if (
+                    taints
+                    and dev.taints
+                    and untolerated_taint(dev, rd.tolerations, p.every_taint_blocks)
+                ):
+                    continue
+                picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
+                if len(picks) == wanted:
+                    claim.picks = picks
+                    search.invocations += wanted + 3
+                    return True
+                taken.add(key)
+    return None
