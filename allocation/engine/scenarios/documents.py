@@ -87,7 +87,6 @@ class DocumentIndex:
                 self.shadowed.append(self.at[key])
             self.by_key[key] = doc
             self.at[key] = at
-        self.rank = {key: rank for rank, key in enumerate(self.order)}
         # the claims reserved for each pod, so unbinding a pod looks at its own claims,
         # not at every claim of a large cluster
         self._reserving: dict[tuple[str | None, object], list[ObjectKey]] = {}
@@ -158,8 +157,9 @@ class Documents:
         if index.shadowed:
             return None
         appended = set(self.appended)
+        # with no key twice, a key's place in ``order`` is its document's in the list
         stayed = sorted((k for k in self.owned if k in by_key and k not in appended),
-                        key=index.rank.__getitem__)
+                        key=index.at.__getitem__)
         keys = [*stayed, *(k for k in self.appended if k in by_key)]
         if any(by_key[k] is index.by_key.get(k) for k in keys):
             return None
