@@ -8,8 +8,10 @@ name in :data:`EventType`, its payload as a ``TypedDict``, its group and a const
 
 * ``cluster.changed`` to ``cluster``: the kinds written and the new revision; sent by
   ``allocation.services.broadcast``, handled by ``allocation.consumers.PageConsumer``.
-* ``scenario.updated`` to ``scenario-<id>``: the scenario and its position in its history;
-  sent by ``scenarios.services``, handled by ``scenarios.consumers.ScenarioConsumer``.
+* ``scenario.updated`` to ``scenario-<id>``: the scenario, its position in its history and
+  the page whose request made the change (``origin``; empty when no page did), which
+  already has the new body from its answer; sent by ``scenarios.services``, handled by
+  ``scenarios.consumers.ScenarioConsumer``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ class ScenarioUpdated(TypedDict):
     type: Literal["scenario.updated"]
     id: int
     position: int
+    origin: str
+    """The page (its own random id) whose request made the change, or ``""``: that page's
+    answer carries the new body, so its socket needs no second one."""
 
 
 Event = ClusterChanged | ScenarioUpdated
@@ -74,10 +79,11 @@ def cluster_changed(kinds: Iterable[str], revision: int) -> Publication:
     return Publication(CLUSTER_GROUP, event)
 
 
-def scenario_updated(scenario_id: int, position: int) -> Publication:
-    """``scenario.updated`` for scenario ``scenario_id`` now at ``position``."""
+def scenario_updated(scenario_id: int, position: int, origin: str = "") -> Publication:
+    """``scenario.updated`` for scenario ``scenario_id`` now at ``position``, changed by a
+    request of page ``origin`` (``""``: by no page, such as a refresh or the API)."""
     event: ScenarioUpdated = {"type": "scenario.updated", "id": scenario_id,
-                              "position": position}
+                              "position": position, "origin": origin}
     return Publication(scenario_group(scenario_id), event)
 
 

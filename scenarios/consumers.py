@@ -2,11 +2,17 @@
 
 It joins the scenario's group (``scenario-<id>``) once the user may see the scenario (its
 owner, staff, or the holder of a shared link's token) and relays ``scenario.updated`` as
-the body fragment with ``hx-swap-oob``. It never writes.
+the body fragment with ``hx-swap-oob``, except to the page whose own request made the
+change: the page says its id once the socket is open (``{"page": id}``,
+``static/js/scenario.js``), its requests name it too (``scenarios.views.PAGE_HEADER``), and
+the answer to the request already carries the new body, so rendering it again for that
+page's socket would only double the work of every drop (docs/scenarios.md, "Drag and
+drop"). It never writes.
 """
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
@@ -30,6 +36,7 @@ class ScenarioConsumer(AsyncWebsocketConsumer):
     """One open scenario page."""
 
     group: str | None = None
+    page: str = ""  # the id the page said (``receive``); "" until it does
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -55,9 +62,18 @@ class ScenarioConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None
                       ) -> None:
-        """The page sends nothing that matters."""
+        """The page says its id (``{"page": id}``); anything else is ignored."""
+        try:
+            said = json.loads(text_data or "")
+        except ValueError:
+            return
+        page = said.get("page") if isinstance(said, dict) else None
+        if isinstance(page, str) and page:
+            self.page = page[:64]  # as long as a request's header may name it (views.origin)
 
     async def scenario_updated(self, event: dict) -> None:
+        if self.page and event.get("origin") == self.page:
+            return  # this page's own change: the answer to its request carries the body
         html = await sync_to_async(self._render)()
         if html:
             await self.send(text_data=html)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import insort
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from allocation.engine.autoscaler.nodegroups import group_nodes
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects.provisioning import CLASS_NAMES
 from allocation.engine.scenarios import ChangeError, Evaluation, pinned_node, read
+from allocation.engine.state import ClusterState
 from allocation.presenters.nodes import NodeDevices, node_devices
 from allocation.presenters.status import pod_state
 from allocation.services.read_model import pending_reason
@@ -128,6 +131,80 @@ def _touched(diff: dict) -> set[str]:
     return nodes
 
 
+@dataclass
+class _Pods:
+    """A state's pods that are not terminated, as the page groups them: ``(pod, ref)``
+    pairs by node and waiting, and every ref sorted. Never changed once made: a baseline's
+    are shared by the pages of all its forks."""
+
+    by_node: dict[str, list[tuple[Any, str]]]
+    waiting: list[tuple[Any, str]]
+    refs: list[str]
+
+
+_settled_pods: WeakKeyDictionary[ClusterState, _Pods] = WeakKeyDictionary()
+
+
+def _ref(pod: Any) -> str:
+    return f"{pod.namespace}/{pod.name}"
+
+
+def _all_pods(state: ClusterState) -> _Pods:
+    by_node: dict[str, list[tuple[Any, str]]] = {}
+    waiting: list[tuple[Any, str]] = []
+    refs: list[str] = []
+    for pod in state.pods():  # in document order; what is drawn is sorted by ``page``
+        if pod.terminated:
+            continue
+        ref = _ref(pod)
+        refs.append(ref)
+        if pod.node_name:
+            by_node.setdefault(pod.node_name, []).append((pod, ref))
+        else:
+            waiting.append((pod, ref))
+    refs.sort()
+    return _Pods(by_node, waiting, refs)
+
+
+def _pods(result: Evaluation) -> _Pods:
+    """``result``'s pods grouped for the page.
+
+    A scenario evaluated on a fork of the settled baseline differs from it only in the
+    objects its state changed (``Evaluation.base``, ``ClusterState.changed``), and shares
+    every other object with it. So the baseline's grouping is made once per baseline state
+    and a fork's is that with the pods it changed taken out and put in again: a drop on a
+    cluster of 40,000 pods costs what it changed (docs/scenarios.md, "Evaluation, diff and
+    undo"). A test holds it equal to a grouping made afresh.
+    """
+    state, base = result.state, result.base
+    if base is None:
+        return _all_pods(state)
+    settled = _settled_pods.get(base.state)
+    if settled is None:
+        settled = _settled_pods[base.state] = _all_pods(base.state)
+    keys = [key for key in state.changed if key.kind == "Pod"]
+    if not keys:
+        return settled
+    removed = [p for p in (base.state.objects.get(k) for k in keys)
+               if p is not None and not p.terminated]
+    added = [p for p in (state.objects.get(k) for k in keys)
+             if p is not None and not p.terminated]
+    dropped = {id(p) for p in removed}  # the baseline's own objects, as its lists hold them
+    by_node = dict(settled.by_node)
+    for node in {p.node_name for p in (*removed, *added) if p.node_name}:
+        by_node[node] = [e for e in settled.by_node.get(node, ()) if id(e[0]) not in dropped]
+        by_node[node] += [(p, _ref(p)) for p in added if p.node_name == node]
+        if not by_node[node]:
+            del by_node[node]
+    waiting = [e for e in settled.waiting if id(e[0]) not in dropped]
+    waiting += [(p, _ref(p)) for p in added if not p.node_name]
+    gone = {_ref(p) for p in removed}
+    refs = [r for r in settled.refs if r not in gone]
+    for pod in added:
+        insort(refs, _ref(pod))
+    return _Pods(by_node, waiting, refs)
+
+
 def _by_name(entry: tuple[Any, str]) -> tuple[str, str]:
     """A ``(pod, ref)`` pair's place in the page: by namespace, then name."""
     pod = entry[0]
@@ -157,20 +234,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
 
     # Every pod is offered to the Move forms; chips are made only for those drawn (the
     # queue's and the shown nodes'), not for thousands of pods on nodes left out.
-    by_node: dict[str, list[tuple[Any, str]]] = {}
+    pods = _pods(result)
+    by_node = pods.by_node
     queue: list[PodChip] = []
-    refs: list[str] = []
-    waiting: list[Any] = []
-    for pod in state.pods():  # in document order; what is drawn is sorted below
-        if pod.terminated:
-            continue
-        ref = f"{pod.namespace}/{pod.name}"
-        refs.append(ref)
-        if pod.node_name:
-            by_node.setdefault(pod.node_name, []).append((pod, ref))
-        else:
-            waiting.append((pod, ref))
-    for pod, ref in sorted(waiting, key=_by_name):
+    for pod, ref in sorted(pods.waiting, key=_by_name):
         pending = chip(pod, ref)
         pending.reason = pending_reason(pod)
         queue.append(pending)
@@ -211,8 +278,10 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
                              "conditions": status.get("conditions") or []})
     return ScenarioPage(nodes, queue, groups, templates, selectors, diff,
                         result.applied.strategy, requests, diff["nodes_removed"],
-                        hidden=len(names) - len(shown), node_names=list(state.node_order),
-                        pod_refs=sorted(refs),
+                        hidden=len(names) - len(shown),
+                        # a state's node_order is replaced, never changed (ClusterState),
+                        # so its forks share it with the baseline, and so do their pages
+                        node_names=state.node_order, pod_refs=pods.refs,
                         queue_groups=queue_groups(queue), match=match, group=group)
 
 

@@ -69,9 +69,11 @@ def _check_edit(user, scenario: Scenario) -> None:
         raise PermissionDenied("only the scenario's owner may change it")
 
 
-def _announce(scenario: Scenario) -> None:
-    """``scenario.updated`` to the scenario's open pages once the change commits."""
-    publication = scenario_updated(scenario.pk, scenario.position)
+def _announce(scenario: Scenario, origin: str = "") -> None:
+    """``scenario.updated`` to the scenario's open pages once the change commits; the page
+    ``origin`` whose request made it is named, so its socket does not render the body its
+    answer already carries (``scenarios.consumers``)."""
+    publication = scenario_updated(scenario.pk, scenario.position, origin)
     transaction.on_commit(lambda: publish(publication))
 
 
@@ -93,7 +95,8 @@ class _Moved(Exception):
     """The scenario's changes moved on since the caller read them (another tab, a promotion)."""
 
 
-def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+def _save(scenario: Scenario, changes: list[dict], position: int,
+          origin: str = "") -> Scenario:
     """Store ``changes`` up to ``position`` with their evaluation, unless the stored scenario
     moved on since ``scenario`` was read: :class:`_Moved` then, and nothing is written.
 
@@ -114,13 +117,14 @@ def _save(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
         scenario.evaluated_position = position
         scenario.evaluation_error = ""
         scenario.save()
-        _announce(scenario)
+        _announce(scenario, origin)
     return scenario
 
 
-def _edit(scenario: Scenario, changes: list[dict], position: int) -> Scenario:
+def _edit(scenario: Scenario, changes: list[dict], position: int,
+          origin: str = "") -> Scenario:
     try:
-        return _save(scenario, changes, position)
+        return _save(scenario, changes, position, origin)
     except _Moved:
         raise Refused("this scenario was changed meanwhile (in another tab, or promoted); "
                       "reload it and try again") from None
@@ -138,8 +142,12 @@ def create(user, name: str) -> Scenario:
     return scenario
 
 
-def add_change(user, scenario: Scenario, change: dict) -> Scenario:
-    """Apply ``change`` on top of the changes in effect (dropping any undone ones)."""
+def add_change(user, scenario: Scenario, change: dict, origin: str = "") -> Scenario:
+    """Apply ``change`` on top of the changes in effect (dropping any undone ones).
+
+    ``origin`` (here and in the other writers) is the page whose request asks, if one does
+    (docs/scenarios.md, "Drag and drop").
+    """
     _check_edit(user, scenario)
     try:
         check_change(change, scenario.position)
@@ -150,40 +158,40 @@ def add_change(user, scenario: Scenario, change: dict) -> Scenario:
     reason = refusal(result, change)
     if reason:
         raise Refused(reason)
-    return _edit(scenario, changes, len(changes))
+    return _edit(scenario, changes, len(changes), origin)
 
 
-def undo(user, scenario: Scenario) -> Scenario:
+def undo(user, scenario: Scenario, origin: str = "") -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_undo:
         raise Refused("nothing to undo")
-    return _edit(scenario, list(scenario.changes), scenario.position - 1)
+    return _edit(scenario, list(scenario.changes), scenario.position - 1, origin)
 
 
-def redo(user, scenario: Scenario) -> Scenario:
+def redo(user, scenario: Scenario, origin: str = "") -> Scenario:
     _check_edit(user, scenario)
     if not scenario.can_redo:
         raise Refused("nothing to redo")
-    return _edit(scenario, list(scenario.changes), scenario.position + 1)
+    return _edit(scenario, list(scenario.changes), scenario.position + 1, origin)
 
 
-def rebase(user, scenario: Scenario) -> Scenario:
+def rebase(user, scenario: Scenario, origin: str = "") -> Scenario:
     """Accept the current baseline as the scenario's base (its changes are kept)."""
     _check_edit(user, scenario)
     with transaction.atomic():
         scenario.base_revision = cluster.revision()
         scenario.forked_at = timezone.now()
         scenario.save()
-        _announce(scenario)
-    return refresh(scenario)
+        _announce(scenario, origin)
+    return refresh(scenario, origin)
 
 
-def set_shared(user, scenario: Scenario, shared: bool) -> Scenario:
+def set_shared(user, scenario: Scenario, shared: bool, origin: str = "") -> Scenario:
     _check_edit(user, scenario)
     with transaction.atomic():
         scenario.shared = shared
         scenario.save(update_fields=["shared", "updated_at"])
-        _announce(scenario)
+        _announce(scenario, origin)
     return scenario
 
 
@@ -193,11 +201,11 @@ def delete(user, scenario: Scenario) -> None:
         scenario.delete()
 
 
-def refresh(scenario: Scenario) -> Scenario:
+def refresh(scenario: Scenario, origin: str = "") -> Scenario:
     """Re-evaluate on the current baseline (``scenarios.tasks.refresh_scenarios`` does this
     after the baseline moves)."""
     try:
-        return _save(scenario, list(scenario.changes), scenario.position)
+        return _save(scenario, list(scenario.changes), scenario.position, origin)
     except _Moved:  # whoever moved it evaluated it
         return Scenario.objects.filter(pk=scenario.pk).first() or scenario
     except Refused as exc:  # the baseline changed so that a change no longer applies
@@ -206,7 +214,7 @@ def refresh(scenario: Scenario) -> Scenario:
             scenario.evaluated_revision = cluster.revision()
             scenario.save(update_fields=["evaluation_error", "evaluated_revision",
                                          "updated_at"])
-            _announce(scenario)
+            _announce(scenario, origin)
         return scenario
 
 
@@ -247,7 +255,7 @@ def _changed_documents(documents: Sequence[dict],
             [d for d in documents if id(d) not in after_ids])
 
 
-def promote(user, scenario: Scenario) -> Scenario:
+def promote(user, scenario: Scenario, origin: str = "") -> Scenario:
     """Apply the scenario's own changes to the baseline (staff), in one transaction.
 
     Only what the changes add, modify or delete is written, computed on the baseline as it
@@ -291,7 +299,7 @@ def promote(user, scenario: Scenario) -> Scenario:
         scenario.forked_at = timezone.now()
         scenario.promoted_at = timezone.now()
         scenario.save()
-        _announce(scenario)
+        _announce(scenario, origin)
     return scenario
 
 

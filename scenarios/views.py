@@ -21,7 +21,17 @@ from scenarios.models import Scenario
 from scenarios.presenters import PR_CLASSES, describe_change, page
 
 __all__ = ["scenario_list", "scenario_create", "scenario_detail", "scenario_change",
-           "scenario_action", "scenario_export", "render_body"]
+           "scenario_action", "scenario_export", "render_body", "PAGE_HEADER", "origin"]
+
+PAGE_HEADER = "X-Scenario-Page"
+"""The header naming the open page a request comes from (``static/js/scenario.js`` makes
+one id per page and also tells its socket): that page gets the new body in the answer, so
+the socket's push skips it (docs/scenarios.md, "Drag and drop")."""
+
+
+def origin(request: HtmxHttpRequest) -> str:
+    """The page id the request names (:data:`PAGE_HEADER`), or ``""``."""
+    return request.headers.get(PAGE_HEADER, "")[:64]
 
 
 def _visible(request: HtmxHttpRequest, pk: int) -> tuple[Scenario, bool]:
@@ -137,7 +147,7 @@ def scenario_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied("only the scenario's owner may change it")
     change = change_from_form(request.POST, scenario)
     try:
-        scenario = services.add_change(request.user, scenario, change)
+        scenario = services.add_change(request.user, scenario, change, origin(request))
     except services.Refused as exc:
         return _answer(request, scenario, str(exc), refused=True)
     return _answer(request, scenario, describe_change(change))
@@ -148,18 +158,19 @@ def scenario_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpRespo
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     scenario, _editable = _visible(request, pk)
+    page_id = origin(request)
     try:
         if action == "undo":
-            scenario = services.undo(request.user, scenario)
+            scenario = services.undo(request.user, scenario, page_id)
         elif action == "redo":
-            scenario = services.redo(request.user, scenario)
+            scenario = services.redo(request.user, scenario, page_id)
         elif action == "rebase":
-            scenario = services.rebase(request.user, scenario)
+            scenario = services.rebase(request.user, scenario, page_id)
         elif action == "share":
             scenario = services.set_shared(request.user, scenario,
-                                           request.POST.get("shared") == "on")
+                                           request.POST.get("shared") == "on", page_id)
         elif action == "promote":
-            scenario = services.promote(request.user, scenario)
+            scenario = services.promote(request.user, scenario, page_id)
             return _answer(request, scenario, "Promoted to the baseline.")
         elif action == "delete":
             services.delete(request.user, scenario)

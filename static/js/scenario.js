@@ -16,8 +16,26 @@
 // - the drop target says "evaluating" while the change is evaluated;
 // - Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) press Undo / Redo outside text fields;
 // - after a change the keyboard's focus is where it was (docs/scenarios.md, "Changes").
+//
+// The page has an id of its own: its requests name it (X-Scenario-Page) and it tells its
+// socket once open, so the server's push of a change skips the page that asked for it (the
+// answer to its request already carries the new body; scenarios/consumers.py).
 (function () {
   "use strict";
+
+  const PAGE_ID = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+  document.addEventListener("htmx:configRequest", (event) => {
+    const elt = event.detail.elt;
+    if (elt && elt.closest && elt.closest(".scenario")) event.detail.headers["X-Scenario-Page"] = PAGE_ID;
+  });
+  document.addEventListener("htmx:wsOpen", (event) => {
+    if (event.target.matches && event.target.matches(".scenario")) {
+      event.detail.socketWrapper.send(JSON.stringify({ page: PAGE_ID }));
+      event.target.dataset.pageSaid = "true"; // the socket now skips this page's own changes
+    }
+  });
 
   const THRESHOLD = 4; // pixels before a press becomes a drag (so clicks still work)
   const EDGE = 48; // pixels from the window's edge where auto-scroll starts
@@ -96,8 +114,8 @@
   }
 
   // The last successful drop: its zone (found again after each re-render) and what was done,
-  // said there until the next request. The body is swapped twice after a change (the
-  // answer, then the socket's push, which carries no message), so it is placed after both.
+  // said there until the next request. It is placed after every swap of the body: the
+  // answer, and any push that follows (a change of another page, or a refresh).
   const DONE_SHOWN_MS = 6000;
   let lastDrop = null; // {key, text, until}
 
@@ -215,7 +233,7 @@
   document.addEventListener("htmx:oobAfterSwap", restoreScroll);
   document.addEventListener("htmx:afterSwap", restoreScroll);
 
-  // The socket's push of the same change often arrives before the answer and replaces the
+  // A push (another page's change, a refresh) may arrive before the answer and replace the
   // body the request aimed at: aim the answer at the body in the page now (beforeOnLoad is
   // fired on the request's source; a drop's is the planner, which stays).
   document.addEventListener("htmx:beforeOnLoad", (event) => {

@@ -1,5 +1,6 @@
-"""Driving the scenario page in Chromium: a stored cluster and its scenario, pointer drags,
-element boxes and waiting for a change's two swaps (shared by the scenario browser tests)."""
+"""Driving the scenario page in Chromium: a stored cluster and its scenario, opening its page,
+pointer drags, element boxes and waiting for a change's answer (shared by the scenario
+browser tests)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from tests.browser.live_server import in_thread
 from tests.factories import device, named_slice, node
 from tests.scenarios.cluster import documents, store
 
-__all__ = ["three_nodes_two_pods", "new_scenario", "box_of", "drag", "settled"]
+__all__ = ["three_nodes_two_pods", "new_scenario", "open_scenario", "box_of", "drag",
+           "settled"]
 
 
 def three_nodes_two_pods() -> list[dict]:
@@ -24,11 +26,18 @@ def new_scenario(django_user_model, name: str, docs: list[dict] | None = None):
                      name)
 
 
+def open_scenario(page, scenario) -> None:
+    """Go to ``scenario``'s page and wait until its socket is open and knows the page, so the
+    page's own changes come back once, in the answers (``static/js/scenario.js``)."""
+    page.goto(f"/scenarios/{scenario.pk}/")
+    page.locator(".scenario[data-page-said]").wait_for(state="attached")
+
+
 def box_of(locator) -> dict:
     """The element's box, read in the page in one step.
 
-    The scenario body is swapped twice after a change (the htmx answer, then the socket's
-    push), so an element found a moment ago may be detached by now, where Playwright's
+    The scenario body may be swapped at any moment (a push of another page's change, a
+    refresh), so an element found a moment ago may be detached by now, where Playwright's
     ``bounding_box()`` answers None; ``evaluate`` waits for the locator to match again.
     """
     return locator.evaluate("e => { const r = e.getBoundingClientRect();"
@@ -46,8 +55,10 @@ def drag(page, source, target) -> None:
     page.mouse.up()
 
 
-def settled(page, socket, action) -> None:
-    """Run ``action`` (a change) and wait for both swaps: the POST's answer, the socket's push."""
-    with socket.expect_event("framereceived"), page.expect_response(
-            lambda r: r.request.method == "POST"):
+def settled(page, action) -> None:
+    """Run ``action`` (a change) and wait until its answer is swapped in: the page is no
+    longer busy (``static/js/scenario.js`` clears ``data-busy`` after the request's swap).
+    The page's socket pushes no second body for its own change (``scenarios.consumers``)."""
+    with page.expect_response(lambda r: r.request.method == "POST"):
         action()
+    page.wait_for_function("document.querySelector('.scenario').dataset.busy === undefined")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.scenario_page import box_of, drag, new_scenario, settled
+from tests.browser.scenario_page import box_of, drag, new_scenario, open_scenario, settled
 
 pytestmark = pytest.mark.browser
 
@@ -113,20 +113,18 @@ def test_the_keyboard_alone_reaches_each_action_and_keeps_its_place(asgi_page,
     tabbing through the page again (docs/scenarios.md, "Changes")."""
     page = asgi_page
     scenario = new_scenario(django_user_model, "keyboard only")
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
+    open_scenario(page, scenario)
     card = page.locator('article[data-node="worker-1"]')
     assert card.locator('[data-pod="default/p0"]').count() == 1  # a card with a pod's buttons
 
     card.focus()
     page.keyboard.press("Enter")
     expect(card.get_by_role("button", name="Remove node")).to_be_focused()
-    settled(page, socket, lambda: page.keyboard.press("Enter"))
+    settled(page, lambda: page.keyboard.press("Enter"))
     card.wait_for(state="detached")
     expect(page.get_by_role("button", name="Undo")).to_be_focused()  # the card is gone
 
-    settled(page, socket, lambda: page.keyboard.press("Enter"))
+    settled(page, lambda: page.keyboard.press("Enter"))
     card.wait_for()
     expect(page.get_by_role("button", name="Redo")).to_be_focused()  # Undo has nothing left
     assert page.locator(".history li.undone").count() == 1
@@ -136,7 +134,7 @@ def test_the_keyboard_alone_reaches_each_action_and_keeps_its_place(asgi_page,
     pod.focus()
     page.keyboard.press("Enter")
     page.keyboard.type("worker-3")
-    settled(page, socket, lambda: page.keyboard.press("Enter"))
+    settled(page, lambda: page.keyboard.press("Enter"))
     moved = page.locator('article[data-node="worker-3"] [data-pod="default/p1"]')
     moved.wait_for()
     expect(moved).to_be_focused()

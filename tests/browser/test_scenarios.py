@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
-from tests.browser.scenario_page import box_of, drag, new_scenario, settled
+from tests.browser.scenario_page import box_of, drag, new_scenario, open_scenario, settled
 from tests.factories import node
 
 pytestmark = pytest.mark.browser
@@ -78,19 +78,15 @@ def test_dragging_two_nodes_of_a_group_provisions_a_pending_atomic_request(
     docs = [node("worker-1"), *gpu_basics(), node_group("gpu-pool", max_size=0, devices=1),
             pod_template("worker"), provreq("req", pod_sets=[("worker", 2)])]
     scenario = new_scenario(django_user_model, "scale", docs)
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
+    open_scenario(page, scenario)
     request = page.locator('[data-request="default/req"]')
     assert "Provisioned=False (CapacityIsNotFound)" in request.inner_text()
 
     group = page.locator('[data-drag="group"][data-group="gpu-pool"]')
     for added in ("gpu-pool-1", "gpu-pool-2"):
-        # A change swaps the body twice: the POST's answer and the socket's push. The next
-        # drag starts once both arrived, or it may press on a body about to be replaced.
-        with socket.expect_event("framereceived"), page.expect_response(
-                lambda r: r.url.endswith("/changes/") and r.request.method == "POST"):
-            drag(page, group, page.locator("section.canvas"))
+        # The next drag starts once the answer is in, or it may press on a body about to be
+        # replaced.
+        settled(page, lambda: drag(page, group, page.locator("section.canvas")))
         page.locator(f'article[data-node="{added}"]').wait_for()
     assert "Provisioned=True" in page.locator('[data-request="default/req"]').inner_text()
 
@@ -120,9 +116,8 @@ def test_another_tab_of_the_same_scenario_follows_over_the_websocket(
     scenario = new_scenario(django_user_model, "two tabs")
     other = page.open_another()
     log_in(other)
-    other.goto(f"/scenarios/{scenario.pk}/")
-    page.goto(f"/scenarios/{scenario.pk}/")
-    page.wait_for_timeout(300)  # both sockets open
+    open_scenario(other, scenario)
+    open_scenario(page, scenario)  # both sockets open
     page.locator('article[data-node="worker-2"]').get_by_role(
         "button", name="Remove node").click()
     other.locator('article[data-node="worker-2"]').wait_for(state="detached")
@@ -133,9 +128,7 @@ def test_a_refusal_is_shown_at_the_drop_target_and_goes_with_the_next_success(
         asgi_page, django_user_model):
     page = asgi_page
     scenario = new_scenario(django_user_model, "answers")
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
+    open_scenario(page, scenario)
 
     drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
           page.locator('article[data-node="worker-2"]'))
@@ -145,7 +138,7 @@ def test_a_refusal_is_shown_at_the_drop_target_and_goes_with_the_next_success(
     assert page.locator('#scenario-message [data-refused="true"]').count() == 0
     assert page.locator("[data-refused]").count() == 1
 
-    settled(page, socket, lambda: drag(
+    settled(page, lambda: drag(
         page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
         page.locator('article[data-node="worker-3"]')))
     page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
@@ -159,16 +152,14 @@ def test_a_drop_keeps_the_page_where_it_was(asgi_page, django_user_model):
     page = asgi_page
     page.set_viewport_size({"width": 1280, "height": 600})
     scenario = new_scenario(django_user_model, "no jump")
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
+    open_scenario(page, scenario)
     target = page.locator('article[data-node="worker-3"]')
     target.scroll_into_view_if_needed()
     page.evaluate("window.scrollBy(0, 40)")
     before = page.evaluate("window.scrollY")
     assert before > 0
 
-    settled(page, socket, lambda: drag(
+    settled(page, lambda: drag(
         page, page.locator('[data-drag="pod"][data-pod="default/p1"]'),
         page.locator('article[data-node="worker-3"]')))
     page.locator('article[data-node="worker-3"] [data-pod="default/p1"]').wait_for()
@@ -208,20 +199,18 @@ def test_dragging_selects_no_text_and_shows_it_is_busy(asgi_page, django_user_mo
 def test_undo_and_redo_by_keyboard(asgi_page, django_user_model):
     page = asgi_page
     scenario = new_scenario(django_user_model, "ctrl z")
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
-    settled(page, socket, lambda: page.locator('article[data-node="worker-1"]').get_by_role(
+    open_scenario(page, scenario)
+    settled(page, lambda: page.locator('article[data-node="worker-1"]').get_by_role(
         "button", name="Remove node").click())
     page.locator('article[data-node="worker-1"]').wait_for(state="detached")
 
     page.locator("h1").click()  # focus on the page, not in a field
-    settled(page, socket, lambda: page.keyboard.press("Control+z"))
+    settled(page, lambda: page.keyboard.press("Control+z"))
     page.locator('article[data-node="worker-1"]').wait_for()
     assert page.locator(".history li.undone").count() == 1
     assert "− worker-1" not in page.locator(".outcome").inner_text()
 
-    settled(page, socket, lambda: page.keyboard.press("Control+Shift+Z"))
+    settled(page, lambda: page.keyboard.press("Control+Shift+Z"))
     page.locator('article[data-node="worker-1"]').wait_for(state="detached")
     assert page.locator(".history li.undone").count() == 0
 
@@ -229,12 +218,10 @@ def test_undo_and_redo_by_keyboard(asgi_page, django_user_model):
 def test_node_cards_keep_their_order_after_a_change(asgi_page, django_user_model):
     page = asgi_page
     scenario = new_scenario(django_user_model, "order")
-    with page.expect_websocket() as opened:
-        page.goto(f"/scenarios/{scenario.pk}/")
-    socket = opened.value
+    open_scenario(page, scenario)
     order = "Array.from(document.querySelectorAll('article[data-node]'), e => e.dataset.node)"
     assert page.evaluate(order) == ["worker-1", "worker-2", "worker-3"]
-    settled(page, socket, lambda: drag(
+    settled(page, lambda: drag(
         page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
         page.locator('article[data-node="worker-3"]')))
     page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()

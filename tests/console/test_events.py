@@ -45,9 +45,13 @@ def test_cluster_changed():
 def test_scenario_updated():
     publication = events.scenario_updated(12, 3)
     assert publication.group == events.scenario_group(12) == "scenario-12"
-    assert publication.event == {"type": "scenario.updated", "id": 12, "position": 3}
+    assert publication.event == {"type": "scenario.updated", "id": 12, "position": 3,
+                                 "origin": ""}
     assert set(publication.event) == set(get_type_hints(events.ScenarioUpdated))
     assert _delivered(publication) == publication.event
+    from_page = events.scenario_updated(12, 4, origin="page-1")
+    assert from_page.event["origin"] == "page-1"
+    assert _delivered(from_page) == from_page.event
 
 
 def test_a_broken_channel_layer_is_logged_not_raised(monkeypatch):

@@ -3,8 +3,16 @@ is what sorting every pod and making every chip gave."""
 
 from __future__ import annotations
 
-from allocation.engine.scenarios import evaluate
+import random
+from dataclasses import replace
+
+import pytest
+
+from allocation.engine.events import DEFAULT_START
+from allocation.engine.manifests import InvalidManifests
+from allocation.engine.scenarios import ChangeError, evaluate
 from scenarios.presenters import page
+from tests.allocation.engine.scenarios.test_fork import _example, _random_changes, _settled
 from tests.factories import node, pod
 
 
@@ -39,3 +47,21 @@ def test_the_drawn_pods_are_in_the_order_sorting_every_pod_gave() -> None:
         n.name: by_node.get(n.name, []) for n in view.nodes}
     assert [c.ref for c in view.queue] == queue and len(queue) == 2
     assert view.pod_refs == refs
+
+
+@pytest.mark.parametrize("example", ["demo.yaml", "quickstart.yaml", "v1-gpus.yaml"])
+def test_a_forks_page_made_from_the_baselines_pods_equals_one_made_afresh(example) -> None:
+    documents, base = _settled(_example(example))
+    rng = random.Random(f"page-{example}")
+    forked = with_pods = 0
+    for _ in range(12):
+        changes = _random_changes(rng, documents)
+        try:
+            result = evaluate(documents, changes, now=DEFAULT_START, settled=base)
+        except (ChangeError, InvalidManifests):
+            continue
+        afresh = replace(result, base=None)  # no baseline to start from: every pod looked at
+        assert page(result) == page(afresh), changes
+        forked += result.base is not None
+        with_pods += any(k.kind == "Pod" for k in result.state.changed)
+    assert forked >= 5 and with_pods >= 3  # the fork's path is the one taken

@@ -141,3 +141,21 @@ def test_a_large_queue_is_grouped_by_reason_and_nodes_are_found_by_name_or_group
     grouped = client.get(url, {"group": "spare"}).content.decode()
     assert grouped.count('<article class="node-card') == 35
     assert 'data-node="spare-001"' in grouped and 'data-node="spare-000"' not in grouped
+
+
+def test_a_change_names_the_page_that_asked_so_its_socket_skips_it(client, alice,
+                                                                   monkeypatch,
+                                                                   django_capture_on_commit_callbacks):
+    sent = []
+    monkeypatch.setattr(services, "publish", sent.append)
+    store()
+    scenario = services.create(alice, "origin")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/scenarios/{scenario.pk}/changes/", {"op": "remove-node",
+                                                           "node": "worker-2"},
+                    HTTP_HX_REQUEST="true", HTTP_X_SCENARIO_PAGE="page-1")
+        client.post(f"/scenarios/{scenario.pk}/undo/", HTTP_HX_REQUEST="true",
+                    HTTP_X_SCENARIO_PAGE="page-2")
+        client.post(f"/scenarios/{scenario.pk}/redo/", HTTP_HX_REQUEST="true")
+    assert [(p.event["position"], p.event["origin"]) for p in sent] == [
+        (1, "page-1"), (0, "page-2"), (1, "")]

@@ -74,4 +74,5 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
         read(change, index).apply(docs, applied)
     applied.documents = docs.documents()
     applied.moved = docs.moved
+    applied.delta = docs.delta()
     return applied

@@ -39,6 +39,9 @@ class Evaluation:
     outcome: Outcome
     diff: Diff
     problems: list[str] = field(default_factory=list)
+    base: Simulation | None = None
+    """The settled simulation ``simulation`` is a fork of (its state differs from
+    ``base.state`` only in ``state.changed``), or None when the documents were simulated."""
 
     @property
     def state(self):
@@ -85,8 +88,11 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
                 simulation.settle()
                 # the fork differs from the settled baseline only in what it changed
                 base = summarize(settled.state) if settled_outcome is None else settled_outcome
-                outcome = summarize(simulation.state, base, simulation.state.changed)
-                return Evaluation(applied, simulation, outcome, diff(baseline, outcome))
+                changed = simulation.state.changed
+                outcome = summarize(simulation.state, base, changed)
+                # ``baseline`` is ``base``, or a summary of the same documents afresh
+                return Evaluation(applied, simulation, outcome,
+                                  diff(baseline, outcome, changed), base=settled)
     # The baseline's documents were validated when stored; only what changed is checked.
     unchanged = {id(d) for d in documents}
     loaded = load_documents(((source, d) for d in applied.documents),

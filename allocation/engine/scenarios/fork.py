@@ -62,23 +62,25 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     base_state = settled.state
     if base_state.clock.now != now:
         return None
-    base = {id(d) for d in documents}
-    kept = {id(d) for d in applied.documents}
-    fresh = [d for d in applied.documents if id(d) not in base]
+    numbers = range(1, len(documents) + 1) if positions is None else positions
+    if len(numbers) != len(documents):
+        raise ValueError("one position per document")
+    found = _delta(documents, applied)
+    if found is None:
+        return None  # one document twice: a duplicate
+    fresh, gone_at = found
     at = _positions(base_state, base_source)
     removed: list[ObjectKey] = []
-    numbers = range(1, len(documents) + 1) if positions is None else positions
-    for position, document in zip(numbers, documents, strict=True):
-        if id(document) not in kept:
-            if position not in at:
-                return None
-            removed.append(at[position])
+    for index in gone_at:
+        if numbers[index] not in at:
+            return None
+        removed.append(at[numbers[index]])
     try:
         loaded = load_documents(((source, d) for d in fresh), profile=base_state.profile)
     except InvalidManifests:
         return None
-    if loaded.events or len(kept) != len(applied.documents):
-        return None  # an Event is history, not state; one document twice a duplicate
+    if loaded.events:
+        return None  # an Event is history, not state
     replaced = {obj.key for obj in loaded.objects}
     simulation = settled.fork(applied.strategy)
     fork = simulation.state
@@ -91,6 +93,25 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
                                                          gone):
         return None
     return simulation
+
+
+def _delta(documents: Sequence[dict], applied: Applied) -> tuple[list[dict], list[int]] | None:
+    """(the documents of ``applied`` that are not ``documents``', in their order; the
+    indexes of ``documents`` no longer among them), or None when one document is in
+    ``applied`` twice.
+
+    The edits' own account (``Applied.delta``) answers in what they touched; without it,
+    both lists are scanned by identity (tens of thousands of documents on a large cluster).
+    """
+    delta = applied.delta
+    if delta is not None and delta.of is documents:
+        return delta.fresh, delta.gone
+    base = {id(d) for d in documents}
+    kept = {id(d) for d in applied.documents}
+    if len(kept) != len(applied.documents):
+        return None
+    return ([d for d in applied.documents if id(d) not in base],
+            [i for i, d in enumerate(documents) if id(d) not in kept])
 
 
 def _positions(state: ClusterState, file: str) -> dict[int, ObjectKey]:

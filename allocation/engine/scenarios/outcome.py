@@ -86,7 +86,7 @@ def summarize(state: ClusterState, base: Outcome | None = None,
                       requests=dict(base.requests), nodes=list(state.node_order))
         requests = []
         for key in changed:
-            ref = f"{key.namespace}/{key.name}" if key.namespace else key.name
+            ref = _ref(key)
             obj = state.objects.get(key)
             if key.kind == "Pod":
                 out.pods.pop(ref, None)
@@ -121,6 +121,11 @@ def summarize(state: ClusterState, base: Outcome | None = None,
     out.classes = dict(classes)
     out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
     return out
+
+
+def _ref(key: ObjectKey) -> str:
+    """The name an object's entries go by in an :class:`Outcome`."""
+    return f"{key.namespace}/{key.name}" if key.namespace else key.name
 
 
 def _pod_entry(out: Outcome, pod: Pod) -> None:
@@ -179,10 +184,28 @@ def _count_v1(state: ClusterState, v1_claims: list[ResourceClaimV1],
         drivers[driver][1] += total
 
 
-def diff(before: Outcome, after: Outcome) -> Diff:
-    """How ``after`` (a scenario) differs from ``before`` (its baseline)."""
+def diff(before: Outcome, after: Outcome,
+         changed: Collection[ObjectKey] | None = None) -> Diff:
+    """How ``after`` (a scenario) differs from ``before`` (its baseline).
+
+    ``changed``, when given, are the keys of every object whose pod, claim or request entry
+    may differ between the two: ``after`` was summarized from ``before`` with them
+    (:func:`summarize`'s ``base`` and ``changed``), so every other entry is the same in
+    both and only theirs are compared (a scenario changes a few pods of tens of thousands);
+    the result equals the whole comparison.
+    """
+    if changed is None:
+        pods = set(before.pods) | set(after.pods)
+        claims = set(before.claims) | set(after.claims)
+        requests = set(before.requests) | set(after.requests)
+    else:
+        refs: dict[str, set[str]] = defaultdict(set)
+        for key in changed:
+            refs[key.kind].add(_ref(key))
+        pods, claims, requests = (refs["Pod"], refs["ResourceClaim"],
+                                  refs["ProvisioningRequest"])
     result = Diff()
-    for pod in sorted(set(before.pods) | set(after.pods)):
+    for pod in sorted(pods):
         was, now = before.pods.get(pod), after.pods.get(pod)
         if now and not was:
             result.newly_scheduled.append({"pod": pod, "node": now})
@@ -194,7 +217,7 @@ def diff(before: Outcome, after: Outcome) -> Diff:
         elif not was and not now and pod in after.reasons and pod not in before.pods:
             result.newly_pending.append({"pod": pod, "was": None,
                                          "reason": after.reasons[pod]})
-    for claim in sorted(set(before.claims) | set(after.claims)):
+    for claim in sorted(claims):
         was, now = before.claims.get(claim, []), after.claims.get(claim, [])
         if was != now:
             result.moved_claims.append({"claim": claim, "before": was, "after": now})
@@ -204,7 +227,7 @@ def diff(before: Outcome, after: Outcome) -> Diff:
     for name in sorted(set(before.classes) | set(after.classes)):
         result.classes.append({"class": name, "before": before.classes.get(name, 0),
                                "after": after.classes.get(name, 0)})
-    for name in sorted(set(before.requests) | set(after.requests)):
+    for name in sorted(requests):
         was, now = before.requests.get(name, {}), after.requests.get(name, {})
         if was != now:
             result.requests.append({"request": name, "before": was, "after": now})

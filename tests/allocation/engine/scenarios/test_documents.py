@@ -4,9 +4,14 @@ reservations edits the very claims a scan of every claim would."""
 from __future__ import annotations
 
 import copy
+import random
+
+import pytest
 
 from allocation.engine.objects import ObjectKey
+from allocation.engine.scenarios import ChangeError, apply_changes
 from allocation.engine.scenarios.documents import DocumentIndex, Documents, key_of, unbind
+from tests.allocation.engine.scenarios.test_fork import _example, _random_changes
 
 
 def _claim(name: str, namespace: str, *pods: str, v1: bool = False) -> dict:
@@ -81,3 +86,41 @@ def test_the_index_names_the_claims_reserved_for_a_pod() -> None:
                                                                     "gone"]
     assert [k.name for k in index.reserving("other", "web")] == ["theirs"]
     assert index.reserving("default", "nobody") == []
+
+
+@pytest.mark.parametrize("example", ["demo.yaml", "quickstart.yaml", "v1-gpus.yaml"])
+def test_the_edits_account_of_what_changed_equals_a_scan_of_both_lists(example) -> None:
+    documents = _example(example)
+    rng = random.Random(f"delta-{example}")
+    checked = 0
+    for _ in range(30):
+        changes = _random_changes(rng, documents)
+        # a removed object added again goes last, as a new one: exercised every time
+        if rng.random() < 0.3:
+            pod = next(d for d in documents if d.get("kind") == "Pod")
+            again = copy.deepcopy(pod)
+            meta = again["metadata"]
+            changes += [{"op": "remove-object", "kind": "Pod", "name": meta["name"],
+                         "namespace": meta.get("namespace", "default")},
+                        {"op": "add-object", "manifest": again}]
+        try:
+            applied = apply_changes(documents, changes)
+        except ChangeError:
+            continue
+        base = {id(d) for d in documents}
+        kept = {id(d) for d in applied.documents}
+        assert applied.delta is not None and applied.delta.of is documents
+        assert [id(d) for d in applied.delta.fresh] == [
+            id(d) for d in applied.documents if id(d) not in base], changes
+        assert applied.delta.gone == [i for i, d in enumerate(documents)
+                                      if id(d) not in kept], changes
+        checked += bool(applied.delta.fresh or applied.delta.gone)
+    assert checked >= 10
+
+
+def test_a_baseline_with_two_documents_of_one_key_is_left_to_the_scan() -> None:
+    documents = [_pod("a"), _pod("a"), _pod("b")]
+    docs = Documents(documents)
+    docs.writable(key_of(documents[2]))
+    assert DocumentIndex(documents).shadowed == [0]
+    assert docs.delta() is None

@@ -12,7 +12,7 @@ import yaml
 
 from allocation.engine.events import DEFAULT_START
 from allocation.engine.manifests import InvalidManifests, load_documents
-from allocation.engine.scenarios import ChangeError, apply_changes, evaluate, summarize
+from allocation.engine.scenarios import ChangeError, apply_changes, diff, evaluate, summarize
 from allocation.engine.scenarios.fork import fork_state
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.scenarios.cluster import baseline_documents
@@ -158,7 +158,10 @@ def test_a_forks_outcome_made_from_the_baselines_equals_one_made_afresh(example)
             continue
         forked.settle()
         assert forked.state.changed, changes
-        assert summarize(forked.state, summarize(base.state), forked.state.changed) == \
-            summarize(forked.state), changes
+        made = summarize(forked.state, summarize(base.state), forked.state.changed)
+        assert made == summarize(forked.state), changes
+        # and the diff of only what changed is the whole comparison
+        before = summarize(base.state)
+        assert diff(before, made, forked.state.changed) == diff(before, made), changes
         checked += 1
     assert checked >= 5
