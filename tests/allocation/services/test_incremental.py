@@ -12,8 +12,7 @@ import pytest
 from allocation import models
 from allocation.engine.events import VirtualClock, format_time
 from allocation.engine.manifests import InvalidManifests
-from allocation.engine.objects import ObjectKey
-from allocation.services import changes, incremental, read_model
+from allocation.services import changes, read_model
 from allocation.services import reconcile as passes
 from allocation.services.events import plan_events
 from allocation.services.manifests import import_texts
@@ -144,18 +143,6 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
         kept = result.kept
         assert _read_model() == read_model.rows_of(kept.state), f"step {step}"
     assert len(full_passes) == 1  # only the first pass built the whole cluster
-
-
-def test_what_a_pass_changed_is_found_in_the_objects_order():
-    rng = random.Random(7)
-    objects = {ObjectKey("Pod", "default", f"p{i}"): None for i in range(50)}
-    keys = list(objects)
-    for _ in range(20):
-        picked = set(rng.sample(keys, rng.randint(0, 6)))
-        picked.add(ObjectKey("Pod", "default", "removed"))  # a key of a removed object
-
-        assert incremental._in_document_order(objects, picked) == [
-            k for k in objects if k in picked]
 
 
 def test_a_pass_catches_up_only_the_rows_written_since(monkeypatch):
