@@ -76,7 +76,7 @@ class ClaimController:
     def _create_from_templates(self, state: ClusterState) -> bool:
         if not state.has(ResourceClaimTemplate):
             return False  # no seed template: no pod needs a claim made (a v1 cluster's)
-        return each(state, self.name, self.quiet.unknown(state.pods()),
+        return each(state, self.name, self.quiet.unknown_of(state, Pod),
                     lambda pod: self._create_for(state, pod))
 
     def _create_for(self, state: ClusterState, pod: Pod) -> bool:
@@ -107,7 +107,7 @@ class ClaimController:
         # reservedFor names pods of the claim's own namespace. A pod that failed in this
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         # (A reservation's uid must be a live pod's: any live pod's, as upstream's check.)
-        claims = self.quiet.unknown(state.claims())
+        claims = self.quiet.unknown_of(state, ResourceClaim)
         live = _Live(state) if claims else None
         return each(state, self.name, claims,
                     lambda claim: self._release_claim(state, claim, live))
