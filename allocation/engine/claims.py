@@ -116,9 +116,7 @@ class ClaimController:
         """Drop reservations of pods that are gone or finished; deallocate if unused."""
         changed = False
         kept = [r for r in claim.reserved_for
-                if r.get("resource") != "pods" or (
-                    live.pod(claim.namespace, r.get("name")) is not None
-                    and (not r.get("uid") or r["uid"] in live.uids))]
+                if r.get("resource") != "pods" or live.reserved(claim.namespace, r)]
         if len(kept) != len(claim.reserved_for):
             gone = [r["name"] for r in claim.reserved_for if r not in kept]
             claim = state.writable(claim)
@@ -158,6 +156,16 @@ class _Live:
     def pod(self, namespace: str | None, name: str | None) -> Pod | None:
         pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
         return pod if isinstance(pod, Pod) and not pod.terminated else None
+
+    def reserved(self, namespace: str | None, ref: dict) -> bool:
+        """Whether a pod reservation stands: its named pod runs and its uid, if given, is
+        a running pod's. The named pod's own uid answers without :attr:`uids`, which walks
+        every pod: a kept pass (docs/console.md, "The kept state") looks at a few claims."""
+        pod = self.pod(namespace, ref.get("name"))
+        if pod is None:
+            return False
+        uid = ref.get("uid")
+        return not uid or uid == pod.meta.uid or uid in self.uids
 
     @property
     def uids(self) -> set[str]:
