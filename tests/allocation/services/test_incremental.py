@@ -62,7 +62,9 @@ def _events_now(now: datetime) -> set:
 
 class _Ops:
     """Random writes through the services: nodes, pods with claims of both dialects,
-    pods finishing, pods and nodes deleted, pods' annotations changed (what the autoscaler
+    pods with template claims alone (a catch-up of new pods only keeps the epoch, so the
+    scans resume where the last pass left them), pods finishing (freed devices wake pods
+    left pending), pods and nodes deleted, pods' annotations changed (what the autoscaler
     checks on every pod that changed)."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -72,8 +74,8 @@ class _Ops:
         self.n += 1
         pods = list(models.Pod.objects.values_list("name", flat=True))
         nodes = list(models.Node.objects.values_list("name", flat=True))
-        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "node", "v1node", "done",
-                                  "delete", "delete-node", "annotate"])
+        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "tpod", "node",
+                                  "v1node", "done", "delete", "delete-node", "annotate"])
         n = self.n
         if choice == "node":
             docs = _seed_node(f"n{n}")
@@ -84,6 +86,9 @@ class _Ops:
         elif choice == "spod":  # a claim of the seed's structured model (named devices)
             docs = [f.claim(f"s{n}", class_name="seed-gpu", params="one"),
                     f.pod(f"r{n}", claims={"g": f"s{n}"})]
+        elif choice == "tpod":  # new pods only, their claims made from a template
+            docs = [f.pod(f"t{n}-{i}", templates={"g": "tpl"})
+                    for i in range(self.rng.randint(1, 2))]
         elif choice == "v1pod":
             docs = [claim_doc([request()], name=f"v{n}"), f.pod(f"q{n}", claims={"g": f"v{n}"})]
         elif choice == "done" and pods:
@@ -113,6 +118,7 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
     import_texts([("base.yaml", f.to_yaml([
         f.resource_class(), class_doc(selectors=[{"cel": {"expression": SEL}}]),
         f.resource_class("seed-gpu"), f.claim_parameters("one", "true"),
+        f.claim_template("tpl", class_name="seed-gpu", params="one"),
         *_seed_node("n0"), *_v1_node("m0")]))])
     full_passes = []
     real = passes._compute
