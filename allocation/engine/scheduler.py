@@ -28,7 +28,7 @@ from allocation.engine.scheduling.v1 import V1Scheduling
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from allocation.engine.objects import Node, ResourceClaim
+    from allocation.engine.objects import Node, ObjectKey, ResourceClaim
     from allocation.engine.state import ClusterState
 
 __all__ = ["Scheduler", "Negotiator"]
@@ -69,7 +69,7 @@ class Scheduler:
         self.quiet = Quiet()
         self.v1 = V1Scheduling(self.quiet)
         self._order: list[str] | None = None  # state.node_order at the last look
-        self._astray: set = set()  # pods visited bound to a node that does not exist
+        self._astray: set[ObjectKey] = set()  # pods visited bound to a node that does not exist
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
         """What ``pod`` needs now (see ``scheduling/needs.py``)."""
