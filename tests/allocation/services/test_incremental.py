@@ -19,12 +19,14 @@ from allocation.services.manifests import import_texts
 from allocation.services.store import build_state, row_identity, stored_rows
 from allocation.services.writes import write
 from tests import factories as f
+from tests.allocation.engine.controlplane.cp_factories import cp_claim, cp_class, driver_sim
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, request, slice_doc
 
 pytestmark = pytest.mark.django_db
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 SEL = 'device.driver == "gpu.example.com"'
+CTRL = "net.example.com"
 SEED_CLASS = "cluster-autoscaler.kubernetes.io/provisioning-class-name"
 SEED_CONSUME = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
 
@@ -64,18 +66,21 @@ class _Ops:
     """Random writes through the services: nodes, pods with claims of both dialects,
     pods with template claims alone (a catch-up of new pods only keeps the epoch, so the
     scans resume where the last pass left them), pods finishing (freed devices wake pods
-    left pending), pods and nodes deleted, pods' annotations changed (what the autoscaler
-    checks on every pod that changed)."""
+    left pending), pods whose claims a simulated control-plane driver allocates (the first
+    one brings the driver and its class: the drivers then walk the claims), pods and nodes
+    deleted, pods' annotations changed (what the autoscaler checks on every pod that
+    changed)."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng, self.n = rng, 0
+        self.rng, self.n, self.driver = rng, 0, False
 
     def step(self) -> None:
         self.n += 1
         pods = list(models.Pod.objects.values_list("name", flat=True))
         nodes = list(models.Node.objects.values_list("name", flat=True))
-        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "tpod", "node",
-                                  "v1node", "done", "delete", "delete-node", "annotate"])
+        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "tpod", "cpod",
+                                  "node", "v1node", "done", "delete", "delete-node",
+                                  "annotate"])
         n = self.n
         if choice == "node":
             docs = _seed_node(f"n{n}")
@@ -89,6 +94,11 @@ class _Ops:
         elif choice == "tpod":  # new pods only, their claims made from a template
             docs = [f.pod(f"t{n}-{i}", templates={"g": "tpl"})
                     for i in range(self.rng.randint(1, 2))]
+        elif choice == "cpod":  # a claim a control-plane driver allocates (KEP-3063)
+            docs = [cp_claim(f"k{n}", "net"), f.pod(f"u{n}", claims={"g": f"k{n}"})]
+            if not self.driver:
+                self.driver = True
+                docs = [driver_sim(CTRL, [("pool", 3, None)]), cp_class("net", CTRL), *docs]
         elif choice == "v1pod":
             docs = [claim_doc([request()], name=f"v{n}"), f.pod(f"q{n}", claims={"g": f"v{n}"})]
         elif choice == "done" and pods:
