@@ -78,7 +78,7 @@ class _Ops:
         self.n += 1
         pods = list(models.Pod.objects.values_list("name", flat=True))
         nodes = list(models.Node.objects.values_list("name", flat=True))
-        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "tpod", "cpod",
+        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "vtpod", "cpod",
                                   "node", "v1node", "done", "delete", "delete-node",
                                   "annotate"])
         n = self.n
@@ -94,6 +94,10 @@ class _Ops:
         elif choice == "tpod":  # new pods only, their claims made from a template
             docs = [f.pod(f"t{n}-{i}", templates={"g": "tpl"})
                     for i in range(self.rng.randint(1, 2))]
+        elif choice == "vtpod":  # a new pod alone, its v1 claim made from a v1 template
+            doc = f.pod(f"w{n}")
+            doc["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "vtpl"}]
+            docs = [doc]
         elif choice == "cpod":  # a claim a control-plane driver allocates (KEP-3063)
             docs = [cp_claim(f"k{n}", "net"), f.pod(f"u{n}", claims={"g": f"k{n}"})]
             if not self.driver:
@@ -129,6 +133,9 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
         f.resource_class(), class_doc(selectors=[{"cel": {"expression": SEL}}]),
         f.resource_class("seed-gpu"), f.claim_parameters("one", "true"),
         f.claim_template("tpl", class_name="seed-gpu", params="one"),
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "vtpl", "namespace": "default"},
+         "spec": {"spec": {"devices": {"requests": [request()]}}}},
         *_seed_node("n0"), *_v1_node("m0")]))])
     full_passes = []
     real = passes._compute
