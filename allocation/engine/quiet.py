@@ -169,6 +169,10 @@ class Quiet:
             self._forget(key)
             self._known[key] = obj
             self._ids[id(obj)] = obj
+        if self._state is not None and self._state.objects.get(key) is obj:
+            # known now rather than pruned by the next unknown_of (after a walk, every key
+            # is there); an older copy than the state's leaves the key, as it is unknown
+            self._maybe.discard(key)
         deps_of = self._deps
         for dep in (key, *deps):
             known = deps_of.get(dep)  # not setdefault: no empty set made per dependency

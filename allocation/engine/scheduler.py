@@ -109,6 +109,7 @@ class Scheduler:
         order, self._order = self._order, state.node_order
         if order is not state.node_order:
             self._astray.clear()
+            self.quiet.unknown_of(state, Pod)  # the memo's walk, in the pass that walks anyway
             return list(state.pods())
         pods = self.quiet.unknown_of(state, Pod)
         if not self._astray:
