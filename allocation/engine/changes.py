@@ -49,8 +49,10 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
         the caller must rebuild, the state is then not to be used.
     """
     reindex = False
+    only_new_pods = True  # nothing that could make a node take what it refused
     pods: list[tuple[Pod | None, Pod | None]] = []
     for key in gone:
+        only_new_pods = False
         old = state.objects.get(key)
         if old is not None:
             reindex |= _indexed(old)
@@ -58,6 +60,7 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
             _drop(state, old)
     for obj in objects:
         old = state.objects.get(obj.key)
+        only_new_pods &= old is None and isinstance(obj, Pod)
         if not _same_allocation(old, obj):
             reindex |= _indexed(obj) or (old is not None and _indexed(old))
         if isinstance(obj, Pod) or isinstance(old, Pod):
@@ -77,7 +80,10 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
                 state.charge(old, old.node_name, -1)
             if new is not None and _charged(state, new):
                 state.charge(new, new.node_name, +1)
-        state.epoch += 1  # what nodes refused before may fit now
+        if not only_new_pods:
+            # what nodes refused before may fit now; new pods only take (a full pass places
+            # them within one epoch too), so the scans' cursors stay (scheduling/cache.py)
+            state.epoch += 1
     return all(not p.node_name or p.node_name in state.nodes
                for _old, p in pods if p is not None)
 

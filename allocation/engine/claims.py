@@ -76,7 +76,7 @@ class ClaimController:
     def _create_from_templates(self, state: ClusterState) -> bool:
         if not state.has(ResourceClaimTemplate):
             return False  # no seed template: no pod needs a claim made (a v1 cluster's)
-        return each(state, self.name, self.quiet.unknown(state.pods()),
+        return each(state, self.name, self.quiet.unknown_of(state, Pod),
                     lambda pod: self._create_for(state, pod))
 
     def _create_for(self, state: ClusterState, pod: Pod) -> bool:
@@ -107,7 +107,7 @@ class ClaimController:
         # reservedFor names pods of the claim's own namespace. A pod that failed in this
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         # (A reservation's uid must be a live pod's: any live pod's, as upstream's check.)
-        claims = self.quiet.unknown(state.claims())
+        claims = self.quiet.unknown_of(state, ResourceClaim)
         live = _Live(state) if claims else None
         return each(state, self.name, claims,
                     lambda claim: self._release_claim(state, claim, live))
@@ -116,9 +116,7 @@ class ClaimController:
         """Drop reservations of pods that are gone or finished; deallocate if unused."""
         changed = False
         kept = [r for r in claim.reserved_for
-                if r.get("resource") != "pods" or (
-                    live.pod(claim.namespace, r.get("name")) is not None
-                    and (not r.get("uid") or r["uid"] in live.uids))]
+                if r.get("resource") != "pods" or live.reserved(claim.namespace, r)]
         if len(kept) != len(claim.reserved_for):
             gone = [r["name"] for r in claim.reserved_for if r not in kept]
             claim = state.writable(claim)
@@ -158,6 +156,16 @@ class _Live:
     def pod(self, namespace: str | None, name: str | None) -> Pod | None:
         pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
         return pod if isinstance(pod, Pod) and not pod.terminated else None
+
+    def reserved(self, namespace: str | None, ref: dict) -> bool:
+        """Whether a pod reservation stands: its named pod runs and its uid, if given, is
+        a running pod's. The named pod's own uid answers without :attr:`uids`, which walks
+        every pod: a kept pass (docs/console.md, "The kept state") looks at a few claims."""
+        pod = self.pod(namespace, ref.get("name"))
+        if pod is None:
+            return False
+        uid = ref.get("uid")
+        return not uid or uid == pod.meta.uid or uid in self.uids
 
     @property
     def uids(self) -> set[str]:

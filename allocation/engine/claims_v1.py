@@ -79,7 +79,7 @@ class V1ClaimController:
         self.quiet.observe(state)
         made = _Made(state)
         # without a v1 template no pod needs a claim made (a seed cluster's pods)
-        pods = ([p for p in state.pods() if not self.quiet.known(p)]
+        pods = (self.quiet.unknown_of(state, Pod)
                 if state.has(ResourceClaimTemplateV1) else [])
         changed = each(state, self.name, pods, lambda pod: self._create_for(state, pod, made))
         # A claim made just now is not synced in this round: it has no reservations and
@@ -87,9 +87,8 @@ class V1ClaimController:
         # _sync_claim would change nothing and its answer would be dropped at the next
         # round's observe, which then syncs the claim (a made claim means a next round).
         fresh = made.created
-        changed |= each(state, self.name, [c for c in state.of_kind(ResourceClaimV1)
-                                           if not self.quiet.known(c)
-                                           and id(c) not in fresh],
+        changed |= each(state, self.name, [c for c in self.quiet.unknown_of(state, ResourceClaimV1)
+                                           if id(c) not in fresh],
                         lambda claim: self._sync_claim(state, claim))
         return changed
 

@@ -19,6 +19,7 @@ A failure is reported three ways (see ``docs/console.md``, "Failures"):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -129,11 +130,55 @@ def _last_message(state: ClusterState, obj: KObject) -> str | None:
 
 
 def clear_recovered(state: ClusterState) -> None:
-    """Remove :data:`ERROR_ANNOTATION` from objects that did not fail in this simulation."""
-    failures = state.failures
-    for obj in state.all_objects():
-        if ERROR_ANNOTATION in obj.meta.annotations and obj.key not in failures:
-            state.writable(obj).meta.annotations.pop(ERROR_ANNOTATION, None)
+    """Remove :data:`ERROR_ANNOTATION` from objects that did not fail in this simulation.
+
+    The objects carrying it are found by :class:`_Flagged`, which walks every object once
+    per state and then only the keys touched since, so a kept pass (docs/console.md, "The
+    kept state") does not look at every object; they are cleared in document order.
+    """
+    flagged = _FLAGGED.get(state)
+    if flagged is None:
+        flagged = _FLAGGED[state] = _Flagged(state)
+    else:
+        flagged.update(state)
+    failures, objects = state.failures, state.objects
+    for key in state.in_order(flagged.keys):
+        if key not in failures:
+            state.writable(objects[key]).meta.annotations.pop(ERROR_ANNOTATION, None)
+            flagged.keys.discard(key)
+
+
+class _Flagged:
+    """The keys of a state's objects that carry :data:`ERROR_ANNOTATION`, kept up to date
+    from ``state.touched`` (every change of an object touches its key). It holds the
+    state's ``touched`` list, never the state (the state is its weak key)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.keys = {obj.key for obj in state.objects.values()
+                     if ERROR_ANNOTATION in obj.meta.annotations}
+        self._touched = state.touched
+        self._read = len(state.touched)
+
+    def update(self, state: ClusterState) -> None:
+        """Look again at the objects touched since the last look (in a replaced
+        ``touched`` list, the worker's catch-up's, the rest of the old one as well)."""
+        touched = state.touched
+        keys = set(self._touched[self._read:])
+        if touched is not self._touched:
+            keys.update(touched)
+            self._touched = touched
+        self._read = len(touched)
+        objects = state.objects
+        for key in keys:
+            obj = objects.get(key)
+            if obj is not None and ERROR_ANNOTATION in obj.meta.annotations:
+                self.keys.add(key)
+            else:
+                self.keys.discard(key)
+
+
+_FLAGGED: weakref.WeakKeyDictionary[ClusterState, _Flagged] = weakref.WeakKeyDictionary()
+"""Per state: a state's objects are written by many callers, read here after each settle."""
 
 
 def fallback_manifest(obj: KObject) -> dict:

@@ -17,18 +17,26 @@ whose ``touched`` is a new list (the worker's catch-up) is read from its start.
 An answer is looked up by the object's identity (``id``), not its key: the memo holds every
 object it knows, so no other live object can have that identity, and a pass of a settled
 cluster asks once per object per controller (:meth:`Quiet.unknown` for a whole kind).
+
+:meth:`Quiet.unknown_of` answers for a whole kind without asking per object: after one walk
+of the kind, the objects not known are among the keys then not known, touched since or
+forgotten since (``_maybe``), so a kept pass (docs/console.md, "The kept state") costs what
+it touched and what still needs work, not every object, and gives the same objects in the
+same (document) order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from allocation.engine.objects import KObject, ObjectKey
     from allocation.engine.state import ClusterState
 
 __all__ = ["Quiet"]
+
+_T = TypeVar("_T")
 
 
 class Quiet:
@@ -41,6 +49,12 @@ class Quiet:
         self._known: dict[ObjectKey, KObject] = {}
         self._ids: dict[int, KObject] = {}  # id(obj) -> obj, for every obj in ``_known``
         self._deps: dict[ObjectKey, set[ObjectKey]] = {}
+        # for unknown_of: the classes walked once in this state, and a superset of the keys
+        # of their objects not known (gathered from ``touched`` up to ``_seen``)
+        self._walked: set[type] = set()
+        self._maybe: set[ObjectKey] = set()
+        self._seen_list: list | None = None
+        self._seen = 0
 
     def observe(self, state: ClusterState) -> None:
         """Forget what depends on keys touched since the last call (call at the start of
@@ -49,6 +63,10 @@ class Quiet:
             self._known.clear()
             self._ids.clear()
             self._deps.clear()
+            self._walked.clear()
+            self._maybe.clear()
+            # what was touched before is in the walk each kind gets first (unknown_of)
+            self._seen_list, self._seen = state.touched, len(state.touched)
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
         touched = state.touched
@@ -61,6 +79,19 @@ class Quiet:
         obj = self._known.pop(key, None)
         if obj is not None:
             del self._ids[id(obj)]
+            self._maybe.add(key)
+
+    def _gather(self, state: ClusterState) -> None:
+        """Add the keys ``state`` touched since the last look to ``_maybe``. A new
+        ``touched`` list (the worker's catch-up) is read from its start, after the rest of
+        the list it replaced: a key touched there and not repeated would otherwise be lost."""
+        maybe, touched = self._maybe, state.touched
+        if touched is not self._seen_list:
+            if self._seen_list is not None:
+                maybe.update(self._seen_list[self._seen:])
+            self._seen_list, self._seen = touched, 0
+        maybe.update(touched[self._seen:])
+        self._seen = len(touched)
 
     def fork_for(self, state: ClusterState) -> Quiet:
         """What this memo knows, for a fork of its state (``ClusterState.fork``): the fork
@@ -85,7 +116,11 @@ class Quiet:
             twin._known = dict(self._known)
             twin._ids = dict(self._ids)
             twin._deps = {key: set(known) for key, known in self._deps.items()}
+            self._gather(self._state)
+            twin._walked = set(self._walked)
+            twin._maybe = set(self._maybe)
         twin._state, twin._touched = state, state.touched
+        twin._seen_list = state.touched
         return twin
 
     def known(self, obj: KObject) -> bool:
@@ -97,6 +132,36 @@ class Quiet:
         ids = self._ids
         return [obj for obj in objects if id(obj) not in ids]
 
+    def unknown_of(self, state: ClusterState, cls: type[_T]) -> list[_T]:
+        """``unknown(state.of_kind(cls))``, found among the keys that may be unknown
+        (``_maybe``) once the kind was walked in this state: its cost follows what was
+        touched and what still needs work. Call after :meth:`observe` of ``state``.
+
+        Returns:
+            The objects of ``cls`` (a class or a union) not known to need nothing, in
+            document order.
+        """
+        if state is not self._state:
+            return self.unknown(state.of_kind(cls))
+        self._gather(state)
+        if cls not in self._walked:
+            found = self.unknown(state.of_kind(cls))
+            self._maybe.update(obj.key for obj in found)
+            self._walked.add(cls)
+            return found
+        objects, ids, maybe = state.objects, self._ids, self._maybe
+        walked = tuple(self._walked)
+        keys = []
+        for key in list(maybe):
+            obj = objects.get(key)
+            if obj is None or id(obj) in ids or not isinstance(obj, walked):
+                # gone, known or of no kind asked for: it comes back when touched or
+                # forgotten, and a kind first asked for later is walked then
+                maybe.discard(key)
+            elif isinstance(obj, cls):
+                keys.append(key)
+        return [objects[key] for key in state.in_order(keys)]
+
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
         """``obj`` needs nothing while it and ``deps`` do not change."""
         key = obj.key
@@ -104,6 +169,10 @@ class Quiet:
             self._forget(key)
             self._known[key] = obj
             self._ids[id(obj)] = obj
+        if self._state is not None and self._state.objects.get(key) is obj:
+            # known now rather than pruned by the next unknown_of (after a walk, every key
+            # is there); an older copy than the state's leaves the key, as it is unknown
+            self._maybe.discard(key)
         deps_of = self._deps
         for dep in (key, *deps):
             known = deps_of.get(dep)  # not setdefault: no empty set made per dependency

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from allocation.engine.faults import each
 from allocation.engine.models import Strategy
+from allocation.engine.objects import Pod
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
 from allocation.engine.scheduling import binding, diagnosis, fit
@@ -27,7 +28,7 @@ from allocation.engine.scheduling.v1 import V1Scheduling
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from allocation.engine.objects import Node, Pod, ResourceClaim
+    from allocation.engine.objects import Node, ObjectKey, ResourceClaim
     from allocation.engine.state import ClusterState
 
 __all__ = ["Scheduler", "Negotiator"]
@@ -67,6 +68,8 @@ class Scheduler:
         self.plans = Plans()
         self.quiet = Quiet()
         self.v1 = V1Scheduling(self.quiet)
+        self._order: list[str] | None = None  # state.node_order at the last look
+        self._astray: set[ObjectKey] = set()  # pods visited bound to a node that does not exist
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
         """What ``pod`` needs now (see ``scheduling/needs.py``)."""
@@ -92,12 +95,37 @@ class Scheduler:
         # it): a finished pod, or one bound with nothing to do (engine/quiet.py), is passed
         # over before ``each``, as most of a settled cluster is
         known, nodes = self.quiet.known, state.nodes
-        todo = (pod for pod in list(state.pods())
+        todo = (pod for pod in self._candidates(state)
                 if not (known(pod) and pod.node_name and pod.node_name in nodes)
                 and not pod.terminated)
         return each(state, self.name, todo, lambda pod: self._pod(state, pod))
 
+    def _candidates(self, state: ClusterState) -> list[Pod]:
+        """Every pod, or, while the nodes stand as at the last look, only the pods not known
+        to need nothing (``Quiet.unknown_of``) and those visited bound to a missing node
+        (a known pod is passed over only while its node exists): a kept pass
+        (docs/console.md, "The kept state") visits what it touched, not every pod. A change
+        of nodes (a new ``node_order``) takes every pod once."""
+        order, self._order = self._order, state.node_order
+        if order is not state.node_order:
+            self._astray.clear()
+            self.quiet.unknown_of(state, Pod)  # the memo's walk, in the pass that walks anyway
+            return list(state.pods())
+        pods = self.quiet.unknown_of(state, Pod)
+        if not self._astray:
+            return pods
+        keys = {pod.key for pod in pods}
+        for key in list(self._astray):
+            pod = state.objects.get(key)
+            if isinstance(pod, Pod) and pod.node_name and pod.node_name not in state.nodes:
+                keys.add(key)
+            else:
+                self._astray.discard(key)  # it comes back when visited astray again
+        return [state.objects[key] for key in state.in_order(keys)]
+
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
+        if pod.node_name and pod.node_name not in state.nodes:
+            self._astray.add(pod.key)
         claims = self.v1.claims(state, pod)
         if claims is not None:  # resource.k8s.io/v1 claims (scheduling/v1.py)
             return self.v1.pod(state, pod, claims)

@@ -122,7 +122,7 @@ def changed_plan(state: ClusterState) -> Plan:
     """
     changed = state.changed
     desired: list[tuple[KObject, str]] = []
-    for key in _in_document_order(state.objects, changed):  # new rows take positions so
+    for key in state.in_order(changed):  # new rows take positions so
         obj = state.objects[key]
         try:
             desired.append((obj, canonical_json(obj.to_manifest())))
@@ -132,20 +132,3 @@ def changed_plan(state: ClusterState) -> Plan:
               if key not in state.objects}
     rows = rows_of([*(identity_of(o) for o, _d in desired), *doomed])
     return plan_changes(rows, desired, deletes=doomed)
-
-
-def _in_document_order(objects: dict[ObjectKey, KObject], keys: set[ObjectKey]
-                       ) -> list[ObjectKey]:
-    """The ``keys`` present in ``objects``, in the objects' order, found from the end: what
-    a pass changes is mostly what it or the catch-up just added, at the end, so the walk
-    over every object stops after a few (the order is a full walk's all the same)."""
-    left = sum(1 for key in keys if key in objects)
-    found: list[ObjectKey] = []
-    for key in reversed(objects):
-        if not left:
-            break
-        if key in keys:
-            found.append(key)
-            left -= 1
-    found.reverse()
-    return found

@@ -134,7 +134,7 @@ class ProvisioningController:
                 self.checked.remember(pod, ())
 
         self.checked.observe(state)
-        each(state, self.name, self.checked.unknown(state.pods()), check)
+        each(state, self.name, self.checked.unknown_of(state, Pod), check)
 
     # -- one request --------------------------------------------------------------------
     def _deadline(self, req: ProvisioningRequest) -> datetime | None:

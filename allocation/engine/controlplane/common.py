@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
-from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim
+from allocation.engine.objects import Pod, PodSchedulingContext, ResourceClaim, ResourceClass
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 __all__ = [
     "POTENTIAL_NODES", "SELECTED_NODE", "UNSUITABLE_NODES",
     "ALLOCATED", "ALLOCATION_FAILED", "DEALLOCATION_REQUESTED", "DEALLOCATED",
-    "CONTROLLER_MISSING", "new_context", "driver_finalizer", "pod_claims", "short_list",
+    "CONTROLLER_MISSING", "controlled_claims", "new_context", "driver_finalizer", "pod_claims",
+    "short_list",
 ]
 
 POTENTIAL_NODES = "PotentialNodes"
@@ -34,6 +35,27 @@ def driver_finalizer(controller_name: str) -> str:
     """The finalizer a driver puts on claims it allocates (as upstream's controller helper)."""
     return f"{controller_name}/deletion-protection"
 
+
+def controlled_claims(state: ClusterState
+                      ) -> dict[str, list[tuple[ResourceClaim, ResourceClass]]]:
+    """The claims of classes a control-plane controller allocates, by controller, in
+    document order, each with its class.
+
+    Without such a class no claim is any controller's, and the claims are not walked: a
+    kept pass (docs/console.md, "The kept state") of a structured-only cluster visits none.
+    """
+    claims: dict[str, list[tuple[ResourceClaim, ResourceClass]]] = {}
+    if not any(rc.controller_name for rc in state.of_kind(ResourceClass)):
+        return claims
+    classes: dict = {}  # class name -> its ResourceClass (or None): most claims share one
+    for claim in state.claims():
+        name = claim.class_name
+        if name not in classes:
+            classes[name] = state.get("ResourceClass", None, name)
+        rc = classes[name]
+        if isinstance(rc, ResourceClass) and rc.controller_name:
+            claims.setdefault(rc.controller_name, []).append((claim, rc))
+    return claims
 
 
 def new_context(pod: Pod) -> PodSchedulingContext:

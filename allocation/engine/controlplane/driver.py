@@ -30,6 +30,7 @@ from allocation.engine.controlplane.common import (
     DEALLOCATED,
     DEALLOCATION_REQUESTED,
     UNSUITABLE_NODES,
+    controlled_claims,
     driver_finalizer,
     pod_claims,
     short_list,
@@ -116,15 +117,7 @@ class DriverController:
         for sim in sorted(state.of_kind(DriverSimulation), key=lambda s: s.name):
             sims.setdefault(sim.controller_name, sim)
         changed = self._collect_orphans(state)
-        claims: dict[str, list[tuple[ResourceClaim, ResourceClass]]] = {}
-        classes: dict = {}  # class name -> its ResourceClass (or None): most claims share one
-        for claim in state.claims():
-            name = claim.class_name
-            if name not in classes:
-                classes[name] = state.get("ResourceClass", None, name)
-            rc = classes[name]
-            if isinstance(rc, ResourceClass) and rc.controller_name:
-                claims.setdefault(rc.controller_name, []).append((claim, rc))
+        claims = controlled_claims(state)
         changed |= self._no_longer_used(state, claims)
         books, broken = {}, set()
         for controller, sim in list(sims.items()):

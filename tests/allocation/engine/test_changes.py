@@ -70,3 +70,20 @@ def test_a_claim_holding_other_devices_rebuilds_the_inventories():
     claim = state.get("ResourceClaim", "default", "p0-gpu")
     assert [d.id for _inventory, d in claim.allocation.picks] == [now]
     assert _held(state) == _held(_rebuilt(state))
+
+
+def test_new_pods_alone_keep_the_epoch_and_anything_else_moves_it():
+    """New pods only take capacity, so the scans' cursors (scheduling/cache.py) stay; a
+    replaced pod (it may have given capacity back) or a removed object moves the epoch."""
+    state = _settled()
+    epoch = state.epoch
+    assert apply_changes(state, [], [build_object(pod("p2", templates={"gpu": "gpu"}))])
+    assert state.epoch == epoch
+    old = state.get("Pod", "default", "p2")
+    replaced = copy.deepcopy(old.to_manifest())
+    replaced["metadata"].setdefault("labels", {})["changed"] = "yes"
+    assert apply_changes(state, [], [build_object(replaced)])
+    assert state.epoch > epoch
+    epoch = state.epoch
+    assert apply_changes(state, [state.get("Pod", "default", "p2").key], [])
+    assert state.epoch > epoch

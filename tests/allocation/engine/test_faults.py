@@ -163,3 +163,27 @@ def test_an_autoscaler_failure_on_one_request_is_confined_to_it(monkeypatch):
     assert a.meta.annotations[faults.ERROR_ANNOTATION] == "autoscaler: KeyError: 'injected'"
     assert condition(a, "Provisioned") is None
     assert condition(b, "Provisioned")["reason"] == "CapacityIsFound"
+
+
+def test_clear_recovered_sees_annotations_added_since_its_last_look_and_only_those_left():
+    """After its first walk of a state, clear_recovered looks only at touched objects: an
+    annotation written since (touched) is cleared, one on a failing object stays, and a new
+    ``touched`` list (the worker's catch-up) loses nothing touched in the old one."""
+    from allocation.engine.state import ClusterState
+
+    state = ClusterState.build(load_texts([("c.yaml", f.to_yaml(
+        [f.node("n0"), f.pod("a"), f.pod("b"), f.pod("c")]))]))
+    faults.clear_recovered(state)  # the first look walks every object
+    a, b, c = (state.get("Pod", "default", n) for n in "abc")
+    state.writable(a).meta.annotations[faults.ERROR_ANNOTATION] = "x"
+    state.writable(b).meta.annotations[faults.ERROR_ANNOTATION] = "x"
+    state.failures[b.key] = faults.Failure("scheduler", "x")
+    faults.clear_recovered(state)
+    assert faults.ERROR_ANNOTATION not in state.get("Pod", "default", "a").meta.annotations
+    assert faults.ERROR_ANNOTATION in state.get("Pod", "default", "b").meta.annotations
+    state.writable(c).meta.annotations[faults.ERROR_ANNOTATION] = "x"
+    state.touched = []  # replaced, as the catch-up does
+    state.failures.clear()
+    faults.clear_recovered(state)
+    for name in "abc":
+        assert faults.ERROR_ANNOTATION not in state.get("Pod", "default", name).meta.annotations

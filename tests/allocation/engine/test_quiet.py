@@ -70,3 +70,45 @@ def test_unknown_keeps_order_and_a_new_object_at_a_known_key_is_unknown():
     state.writable(a)
     quiet.observe(state)
     assert quiet.unknown([a, b, copy]) == [a, b, copy]
+
+
+def test_unknown_of_equals_unknown_of_every_object_after_random_changes():
+    """``unknown_of`` (the objects that may be unknown, after one walk) gives what
+    ``unknown`` of the whole kind gives, in the same order, whatever was added, removed,
+    changed, remembered or forgotten since."""
+    import random
+
+    from allocation.engine.manifests import build_object
+    from allocation.engine.objects import Node, Pod
+
+    rng = random.Random(3)
+    for _trial in range(30):
+        state = _state()
+        quiet = Quiet()
+        quiet.observe(state)
+        serial = 0
+        for _step in range(25):
+            pods = list(state.pods())
+            action = rng.choice(["add", "remove", "touch", "remember", "remember", "observe",
+                                 "replace", "node"])
+            if action == "add" or not pods:
+                serial += 1
+                state.add(build_object(pod(f"new{serial}")))
+            elif action == "remove":
+                state.remove(rng.choice(pods))
+            elif action == "touch":
+                state.writable(rng.choice(pods))
+            elif action == "remember":
+                target = rng.choice(pods)
+                quiet.remember(target, [rng.choice(pods).key])
+            elif action == "replace":  # removed and added again: it goes last
+                gone = rng.choice(pods)
+                state.remove(gone)
+                state.add(build_object(pod(gone.name)))
+            elif action == "node":
+                serial += 1
+                state.add(build_object(node(f"m{serial}")), index=False)
+            else:
+                quiet.observe(state)
+            for cls in (Pod, Node):
+                assert quiet.unknown_of(state, cls) == quiet.unknown(state.of_kind(cls))

@@ -246,3 +246,53 @@ def test_node_affinity_is_validated():
     [problem] = problems_of(to_yaml([bad]))
     assert "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution." \
         "nodeSelectorTerms[0].matchFields[0].operator" in problem
+
+
+def test_the_pods_a_round_visits_are_those_a_walk_of_every_pod_would_visit(monkeypatch):
+    """The scheduler looks only at the pods its memo does not know (Quiet.unknown_of) while
+    the nodes stand: each round, the pods it would visit are those the filter over every
+    pod gives, through pods added, finishing and placed, and a node added."""
+    import random
+
+    from allocation.engine.manifests import build_object, load_texts
+    from allocation.engine.scheduler import Scheduler
+    from allocation.engine.simulation import simulate
+    from tests.factories import to_yaml
+
+    checked = []
+    real = Scheduler._candidates
+
+    def candidates(self, state):
+        got = real(self, state)
+        known, nodes = self.quiet.known, state.nodes
+
+        def todo(pods):
+            return [p for p in pods if not (known(p) and p.node_name and p.node_name in nodes)
+                    and not p.terminated]
+
+        assert todo(got) == todo(state.pods())
+        checked.append(len(got))
+        return got
+
+    monkeypatch.setattr(Scheduler, "_candidates", candidates)
+    docs = [resource_class(), claim_template("one"),
+            *(x for i in range(3) for x in (node(f"n{i}"), named_slice(f"n{i}", [
+                device(f"g{j}") for j in range(2)]))),
+            *(pod(f"p{i}", templates={"g": "one"}) for i in range(5))]
+    sim = simulate(load_texts([("c.yaml", to_yaml(docs))]))
+    state, rng = sim.state, random.Random(11)
+    for step in range(12):
+        pods = [p for p in state.pods() if not p.terminated]
+        choice = rng.choice(["pod", "pod", "done", "node"])
+        if choice == "done" and pods:
+            target = state.writable(rng.choice(pods))
+            if target.node_name:
+                state.charge(target, target.node_name, -1)
+            target.phase = "Succeeded"
+        elif choice == "node":
+            state.add_node(build_object(node(f"m{step}")), [build_object(named_slice(
+                f"m{step}", [device(f"h{step}")]))])
+        else:
+            state.add(build_object(pod(f"q{step}", templates={"g": "one"})))
+        sim.settle()
+    assert checked and min(checked) < len(list(state.pods()))  # the memo did pass over pods

@@ -214,3 +214,35 @@ def test_get_finds_every_object_by_its_key_and_nothing_else():
     assert state.get("ResourceClaim", "default", "b") is None
     assert state.get("ResourceClaim", "other", "a") is None
     assert state.get("Node", "default", "n0") is None  # a cluster-scoped key has no namespace
+
+
+def test_in_order_sorts_keys_as_the_objects_are_ordered():
+    """A replaced object keeps its place, a removed and added one goes last, a fork keeps
+    its parent's order and goes on from there; keys of no object are left out."""
+    import random
+
+    from allocation.engine.manifests import build_object
+    from allocation.engine.objects import ObjectKey
+
+    rng = random.Random(5)
+    state = ClusterState.build(load_texts([("c.yaml", to_yaml(
+        [node("n0"), *(pod(f"p{i}") for i in range(8))]))]))
+    for step in range(60):
+        pods = list(state.pods())
+        action = rng.choice(["add", "remove", "replace", "readd", "fork"])
+        if action == "add" or not pods:
+            state.add(build_object(pod(f"q{step}")))
+        elif action == "remove":
+            state.remove(rng.choice(pods))
+        elif action == "replace":
+            state.add(build_object(pod(rng.choice(pods).name)))
+        elif action == "readd":
+            gone = rng.choice(pods)
+            state.remove(gone)
+            state.add(build_object(pod(gone.name)))
+        else:
+            state = state.fork()
+        keys = list(state.objects)
+        picked = set(rng.sample(keys, min(len(keys), rng.randint(0, 6))))
+        picked.add(ObjectKey("Pod", "default", "nowhere"))
+        assert state.in_order(picked) == [k for k in state.objects if k in picked]

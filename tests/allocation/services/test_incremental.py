@@ -12,20 +12,21 @@ import pytest
 from allocation import models
 from allocation.engine.events import VirtualClock, format_time
 from allocation.engine.manifests import InvalidManifests
-from allocation.engine.objects import ObjectKey
-from allocation.services import changes, incremental, read_model
+from allocation.services import changes, read_model
 from allocation.services import reconcile as passes
 from allocation.services.events import plan_events
 from allocation.services.manifests import import_texts
 from allocation.services.store import build_state, row_identity, stored_rows
 from allocation.services.writes import write
 from tests import factories as f
+from tests.allocation.engine.controlplane.cp_factories import cp_claim, cp_class, driver_sim
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, request, slice_doc
 
 pytestmark = pytest.mark.django_db
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 SEL = 'device.driver == "gpu.example.com"'
+CTRL = "net.example.com"
 SEED_CLASS = "cluster-autoscaler.kubernetes.io/provisioning-class-name"
 SEED_CONSUME = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
 
@@ -63,18 +64,23 @@ def _events_now(now: datetime) -> set:
 
 class _Ops:
     """Random writes through the services: nodes, pods with claims of both dialects,
-    pods finishing, pods and nodes deleted, pods' annotations changed (what the autoscaler
-    checks on every pod that changed)."""
+    pods with template claims alone (a catch-up of new pods only keeps the epoch, so the
+    scans resume where the last pass left them), pods finishing (freed devices wake pods
+    left pending), pods whose claims a simulated control-plane driver allocates (the first
+    one brings the driver and its class: the drivers then walk the claims), pods and nodes
+    deleted, pods' annotations changed (what the autoscaler checks on every pod that
+    changed)."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng, self.n = rng, 0
+        self.rng, self.n, self.driver = rng, 0, False
 
     def step(self) -> None:
         self.n += 1
         pods = list(models.Pod.objects.values_list("name", flat=True))
         nodes = list(models.Node.objects.values_list("name", flat=True))
-        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "node", "v1node", "done",
-                                  "delete", "delete-node", "annotate"])
+        choice = self.rng.choice(["pod", "pod", "v1pod", "spod", "tpod", "vtpod", "cpod",
+                                  "node", "v1node", "done", "delete", "delete-node",
+                                  "annotate"])
         n = self.n
         if choice == "node":
             docs = _seed_node(f"n{n}")
@@ -85,6 +91,18 @@ class _Ops:
         elif choice == "spod":  # a claim of the seed's structured model (named devices)
             docs = [f.claim(f"s{n}", class_name="seed-gpu", params="one"),
                     f.pod(f"r{n}", claims={"g": f"s{n}"})]
+        elif choice == "tpod":  # new pods only, their claims made from a template
+            docs = [f.pod(f"t{n}-{i}", templates={"g": "tpl"})
+                    for i in range(self.rng.randint(1, 2))]
+        elif choice == "vtpod":  # a new pod alone, its v1 claim made from a v1 template
+            doc = f.pod(f"w{n}")
+            doc["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "vtpl"}]
+            docs = [doc]
+        elif choice == "cpod":  # a claim a control-plane driver allocates (KEP-3063)
+            docs = [cp_claim(f"k{n}", "net"), f.pod(f"u{n}", claims={"g": f"k{n}"})]
+            if not self.driver:
+                self.driver = True
+                docs = [driver_sim(CTRL, [("pool", 3, None)]), cp_class("net", CTRL), *docs]
         elif choice == "v1pod":
             docs = [claim_doc([request()], name=f"v{n}"), f.pod(f"q{n}", claims={"g": f"v{n}"})]
         elif choice == "done" and pods:
@@ -114,6 +132,10 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
     import_texts([("base.yaml", f.to_yaml([
         f.resource_class(), class_doc(selectors=[{"cel": {"expression": SEL}}]),
         f.resource_class("seed-gpu"), f.claim_parameters("one", "true"),
+        f.claim_template("tpl", class_name="seed-gpu", params="one"),
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "vtpl", "namespace": "default"},
+         "spec": {"spec": {"devices": {"requests": [request()]}}}},
         *_seed_node("n0"), *_v1_node("m0")]))])
     full_passes = []
     real = passes._compute
@@ -144,18 +166,6 @@ def test_kept_passes_write_what_full_passes_would(seed, monkeypatch):
         kept = result.kept
         assert _read_model() == read_model.rows_of(kept.state), f"step {step}"
     assert len(full_passes) == 1  # only the first pass built the whole cluster
-
-
-def test_what_a_pass_changed_is_found_in_the_objects_order():
-    rng = random.Random(7)
-    objects = {ObjectKey("Pod", "default", f"p{i}"): None for i in range(50)}
-    keys = list(objects)
-    for _ in range(20):
-        picked = set(rng.sample(keys, rng.randint(0, 6)))
-        picked.add(ObjectKey("Pod", "default", "removed"))  # a key of a removed object
-
-        assert incremental._in_document_order(objects, picked) == [
-            k for k in objects if k in picked]
 
 
 def test_a_pass_catches_up_only_the_rows_written_since(monkeypatch):
