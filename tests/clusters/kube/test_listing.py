@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from clusters.kube.listing import list_all
 from clusters.kube.resources import by_kind
 from tests.clusters.objects import pod
@@ -36,3 +38,13 @@ def test_an_expired_continue_token_starts_over(fake, connection):
     snapshot = list_all(connection, by_kind("Pod"), page_size=4, progress=progress)
     assert len(snapshot.items) == 6
     assert calls[:2] == [4, 4]  # the list began again
+
+
+def test_the_collector_is_paused_while_listing(fake, connection):
+    # a large list makes millions of objects and no cycles (allocation/engine/gcpause.py)
+    enabled = []
+    assert gc.isenabled()
+    list_all(connection, by_kind("Pod"), page_size=1,
+             progress=lambda r, n: enabled.append(gc.isenabled()))
+    assert enabled and not any(enabled)
+    assert gc.isenabled()
