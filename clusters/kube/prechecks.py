@@ -1,0 +1,140 @@
+"""Checking the pages of an import's lists in a second process while the lists go on.
+
+The loader checks every document against the Kubernetes schema and the v1 rules before it
+builds the engine objects; for a large cluster that check is about half of storing it
+(docs/live-cluster.md, "Speed of an import"). A :class:`Prechecker` sends each page's bytes,
+as they arrive, to one worker process, which parses them the same way
+(``listing.items_of``) and loads them with the same loader and profile; the store then
+skips the check of a document the worker loaded without a problem (``load_documents``'
+``trusted``), and checks every other one itself, so every problem is still found, worded
+and numbered by the store's own load. While the lists run the worker has a core to itself;
+after them the store takes back every page the worker has not begun, so neither waits long
+for the other.
+
+Nothing else crosses the processes: the worker answers one flag per item. A worker that
+fails or dies only leaves its pages to be checked by the store.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from allocation.engine.manifests import InvalidManifests, load_documents
+from allocation.engine.v1 import Profile
+from clusters.kube.client import parse_json
+from clusters.kube.listing import PAGE_SIZE, items_of
+from clusters.kube.resources import Resource
+
+__all__ = ["Prechecker"]
+
+_PAGE_FILE = "page"
+"""The source name of a page's documents in the worker (its problems are not reported)."""
+
+_profile: Profile | None = None
+"""The worker process's profile, set once when it starts."""
+
+
+@dataclass
+class _Page:
+    future: Future
+    items: list[dict]
+    """The store's own items of the page (kept: their ``id`` names them while checking)."""
+
+
+class Prechecker:
+    """Checks list pages in a worker process (a context manager: the worker ends with it).
+
+    ``start_after`` items must have been read before the worker starts (its start costs
+    more than checking a small cluster); earlier pages are left to the store.
+    """
+
+    def __init__(self, profile: Profile, start_after: int = PAGE_SIZE) -> None:
+        self.profile, self.start_after = profile, start_after
+        self._seen = 0
+        self._executor: ProcessPoolExecutor | None = None
+        self._pages: list[_Page] = []
+        self._where: dict[int, tuple[int, int]] = {}  # id(item) -> (page, index)
+        self._verdicts: dict[int, list[bool] | None] = {}
+
+    def __enter__(self) -> Prechecker:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def page(self, resource: Resource, body: bytes, items: list[dict]) -> None:
+        """A page read (a ``listing.PageHook``): send it to the worker."""
+        self._seen += len(items)
+        if self._seen <= self.start_after or not items:
+            return
+        if self._executor is None:
+            self._executor = _start(self.profile)
+        number = len(self._pages)
+        self._pages.append(_Page(self._executor.submit(_check, resource, body), items))
+        for index, item in enumerate(items):
+            self._where[id(item)] = (number, index)
+
+    def valid(self, item: dict) -> bool:
+        """Whether the worker loaded ``item`` (one of the items of a page given to
+        :meth:`page`) without a problem. A page the worker has begun is waited for; one it
+        has not is taken back (False for all its items: the caller checks them itself)."""
+        where = self._where.get(id(item))
+        if where is None:
+            return False
+        number, index = where
+        if number not in self._verdicts:
+            self._verdicts[number] = _outcome(self._pages[number].future)
+        verdicts = self._verdicts[number]
+        return verdicts is not None and verdicts[index]
+
+    def close(self) -> None:
+        """End the worker; pages not begun are dropped."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+_WAIT_SECONDS = 60.0
+"""How long the store waits for a page the worker has begun (one page takes well under a
+second) before it checks the page itself."""
+
+
+def _outcome(future: Future) -> list[bool] | None:
+    if future.cancel():
+        return None
+    try:
+        return future.result(timeout=_WAIT_SECONDS)
+    except Exception:  # noqa: BLE001 - a failed, dead or stuck worker: the store checks it
+        return None
+
+
+def _start(profile: Profile) -> ProcessPoolExecutor:
+    # fork on Linux: the worker has the engine imported already and starts at once; it runs
+    # only the loader (no database, no lock another thread may hold). Elsewhere: spawn.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
+                               initializer=_set_profile, initargs=(profile,))
+
+
+def _set_profile(profile: Profile) -> None:
+    global _profile
+    _profile = profile
+
+
+def _check(resource: Resource, body: bytes) -> list[bool]:
+    """In the worker: for each item of the page, whether the loader takes it (the same
+    parse as the store's; a problem that names no item fails the whole page)."""
+    items = items_of(parse_json(body, resource.path), resource)
+    try:
+        load_documents([(_PAGE_FILE, item) for item in items], profile=_profile)
+    except InvalidManifests as error:
+        blamed = set()
+        for problem in error.problems:
+            if problem.file != _PAGE_FILE or not isinstance(problem.doc, int):
+                return [False] * len(items)
+            blamed.add(problem.doc)
+        return [number not in blamed for number in range(1, len(items) + 1)]
+    return [True] * len(items)
