@@ -8,8 +8,8 @@ as they arrive, to one worker process, which parses them the same way
 skips the check of a document the worker loaded without a problem (``load_documents``'
 ``trusted``), and checks every other one itself, so every problem is still found, worded
 and numbered by the store's own load. While the lists run the worker has a core to itself;
-after them the store takes back every page the worker has not begun, so neither waits long
-for the other.
+after them it works from the last page back while the store loads from the first, taking
+back every page the worker has not had, so neither waits for the other but once.
 
 Nothing else crosses the processes: the worker answers one flag per item. A worker that
 fails or dies only leaves its pages to be checked by the store.
@@ -39,16 +39,24 @@ _profile: Profile | None = None
 
 @dataclass
 class _Page:
-    future: Future
+    resource: Resource
+    body: bytes | None
+    """The page as sent, until it goes to the worker."""
     items: list[dict]
     """The store's own items of the page (kept: their ``id`` names them while checking)."""
+    future: Future | None = None
+    """The worker's verdicts, once the page went to it."""
 
 
 class Prechecker:
     """Checks list pages in a worker process (a context manager: the worker ends with it).
 
-    ``start_after`` items must have been read before the worker starts (its start costs
-    more than checking a small cluster); earlier pages are left to the store.
+    The worker has one page at a time, the newest one waiting: while the lists run it keeps
+    up with them, and after them it works from the last page back while the store's load
+    goes from the first page on, so they meet once, near the middle, and neither checks a
+    page the other has checked. ``start_after`` items must have been read before the worker
+    starts (its start costs more than checking a small cluster); earlier pages are left to
+    the store.
     """
 
     def __init__(self, profile: Profile, start_after: int = PAGE_SIZE) -> None:
@@ -56,6 +64,8 @@ class Prechecker:
         self._seen = 0
         self._executor: ProcessPoolExecutor | None = None
         self._pages: list[_Page] = []
+        self._waiting: list[int] = []  # pages not sent yet, the newest last
+        self._sent: int | None = None  # the page the worker has
         self._where: dict[int, tuple[int, int]] = {}  # id(item) -> (page, index)
         self._verdicts: dict[int, list[bool] | None] = {}
 
@@ -66,45 +76,68 @@ class Prechecker:
         self.close()
 
     def page(self, resource: Resource, body: bytes, items: list[dict]) -> None:
-        """A page read (a ``listing.PageHook``): send it to the worker."""
+        """A page read (a ``listing.PageHook``): queue it for the worker."""
         self._seen += len(items)
         if self._seen <= self.start_after or not items:
             return
         if self._executor is None:
             self._executor = _start(self.profile)
         number = len(self._pages)
-        self._pages.append(_Page(self._executor.submit(_check, resource, body), items))
+        self._pages.append(_Page(resource, body, items))
+        self._waiting.append(number)
         for index, item in enumerate(items):
             self._where[id(item)] = (number, index)
+        self._feed()
 
     def valid(self, item: dict) -> bool:
         """Whether the worker loaded ``item`` (one of the items of a page given to
-        :meth:`page`) without a problem. A page the worker has begun is waited for; one it
-        has not is taken back (False for all its items: the caller checks them itself)."""
+        :meth:`page`) without a problem. A page the worker has is waited for; one it has
+        not had is taken back (False for all its items: the caller checks them itself)."""
+        self._feed()
         where = self._where.get(id(item))
         if where is None:
             return False
         number, index = where
         if number not in self._verdicts:
-            self._verdicts[number] = _outcome(self._pages[number].future)
+            self._verdicts[number] = self._take(number)
         verdicts = self._verdicts[number]
         return verdicts is not None and verdicts[index]
 
     def close(self) -> None:
-        """End the worker; pages not begun are dropped."""
+        """End the worker; pages not checked are dropped."""
+        self._waiting.clear()
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
 
+    def _feed(self) -> None:
+        """Give the worker the newest waiting page once it is done with the last one (asked
+        on every page and every verdict, so it idles for one of those at most)."""
+        if self._sent is not None:
+            future = self._pages[self._sent].future
+            if not future.done():
+                return
+            self._sent = None
+        if self._waiting and self._executor is not None:
+            number = self._waiting.pop()
+            page = self._pages[number]
+            page.future = self._executor.submit(_check, page.resource, page.body)
+            page.body = None
+            self._sent = number
+
+    def _take(self, number: int) -> list[bool] | None:
+        if number in self._waiting:  # not begun: the store checks it
+            self._waiting.remove(number)
+            return None
+        return _outcome(self._pages[number].future)
+
 
 _WAIT_SECONDS = 60.0
-"""How long the store waits for a page the worker has begun (one page takes well under a
+"""How long the store waits for the page the worker has (one page takes well under a
 second) before it checks the page itself."""
 
 
 def _outcome(future: Future) -> list[bool] | None:
-    if future.cancel():
-        return None
     try:
         return future.result(timeout=_WAIT_SECONDS)
     except Exception:  # noqa: BLE001 - a failed, dead or stuck worker: the store checks it
