@@ -78,7 +78,7 @@ def _load(named: list[tuple[str, dict]], report: SyncReport,
         def trusted(data: dict) -> bool:
             # The loader asks about the document it checks, for a v1 kind its converted
             # copy: kind and metadata stay those of the document given.
-            return checked(given.get(_ident(data)))
+            return isinstance(data, dict) and checked(given.get(_ident(data)))
     while True:
         try:
             return load_documents(named, trusted=trusted, profile=console_profile()).objects

@@ -51,7 +51,7 @@ class _Page:
 class Prechecker:
     """Checks list pages in a worker process (a context manager: the worker ends with it).
 
-    The worker has one page at a time, the newest one waiting: while the lists run it keeps
+    The worker has two pages at a time, the newest ones waiting: while the lists run it keeps
     up with them, and after them it works from the last page back while the store's load
     goes from the first page on, so they meet once, near the middle, and neither checks a
     page the other has checked. ``start_after`` items must have been read before the worker
@@ -65,7 +65,7 @@ class Prechecker:
         self._executor: ProcessPoolExecutor | None = None
         self._pages: list[_Page] = []
         self._waiting: list[int] = []  # pages not sent yet, the newest last
-        self._sent: int | None = None  # the page the worker has
+        self._sent: list[int] = []  # the pages the worker has (at most _IN_FLIGHT)
         self._where: dict[int, tuple[int, int]] = {}  # id(item) -> (page, index)
         self._verdicts: dict[int, list[bool] | None] = {}
 
@@ -111,19 +111,15 @@ class Prechecker:
             self._executor = None
 
     def _feed(self) -> None:
-        """Give the worker the newest waiting page once it is done with the last one (asked
-        on every page and every verdict, so it idles for one of those at most)."""
-        if self._sent is not None:
-            future = self._pages[self._sent].future
-            if not future.done():
-                return
-            self._sent = None
-        if self._waiting and self._executor is not None:
+        """Keep the worker at ``_IN_FLIGHT`` pages, the newest waiting ones (asked on every
+        page read and every verdict)."""
+        self._sent = [n for n in self._sent if not self._pages[n].future.done()]
+        while self._waiting and self._executor is not None and len(self._sent) < _IN_FLIGHT:
             number = self._waiting.pop()
             page = self._pages[number]
             page.future = self._executor.submit(_check, page.resource, page.body)
             page.body = None
-            self._sent = number
+            self._sent.append(number)
 
     def _take(self, number: int) -> list[bool] | None:
         if number in self._waiting:  # not begun: the store checks it
@@ -131,6 +127,10 @@ class Prechecker:
             return None
         return _outcome(self._pages[number].future)
 
+
+_IN_FLIGHT = 2
+"""Pages the worker has at once: one it checks and the next, so it never waits to be fed;
+the store waits for two pages at the most where the two meet."""
 
 _WAIT_SECONDS = 60.0
 """How long the store waits for the page the worker has (one page takes well under a
