@@ -148,8 +148,12 @@ def _start(profile: Profile) -> ProcessPoolExecutor:
     # fork on Linux: the worker has the engine imported already and starts at once; it runs
     # only the loader (no database, no lock another thread may hold). Elsewhere: spawn.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
-                               initializer=_set_profile, initargs=(profile,))
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_set_profile,
+        initargs=(profile,),
+    )
 
 
 def _set_profile(profile: Profile) -> None:

@@ -13,10 +13,16 @@ from tests.clusters.objects import pod
 
 
 def _page(*documents: dict) -> tuple[bytes, list[dict]]:
-    body = json.dumps({"kind": "PodList", "apiVersion": "v1",
-                       "metadata": {"resourceVersion": "7"},
-                       "items": [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")}
-                                 for d in documents]}).encode()
+    body = json.dumps(
+        {
+            "kind": "PodList",
+            "apiVersion": "v1",
+            "metadata": {"resourceVersion": "7"},
+            "items": [
+                {k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in documents
+            ],
+        }
+    ).encode()
     return body, items_of(json.loads(body), by_kind("Pod"))
 
 
