@@ -68,6 +68,7 @@ class Prechecker:
         self._sent: list[int] = []  # the pages the worker has (at most _IN_FLIGHT)
         self._where: dict[int, tuple[int, int]] = {}  # id(item) -> (page, index)
         self._verdicts: dict[int, list[bool] | None] = {}
+        self._failed = False  # the worker died: the store checks everything left
 
     def __enter__(self) -> Prechecker:
         return self
@@ -78,7 +79,7 @@ class Prechecker:
     def page(self, resource: Resource, body: bytes, items: list[dict]) -> None:
         """A page read (a ``listing.PageHook``): queue it for the worker."""
         self._seen += len(items)
-        if self._seen <= self.start_after or not items:
+        if self._seen <= self.start_after or not items or self._failed:
             return
         if self._executor is None:
             self._executor = _start(self.profile)
@@ -104,8 +105,7 @@ class Prechecker:
         return verdicts is not None and verdicts[index]
 
     def close(self) -> None:
-        """End the worker; pages not checked are dropped."""
-        self._waiting.clear()
+        """End the worker; pages not checked are left to the store."""
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
@@ -117,7 +117,13 @@ class Prechecker:
         while self._waiting and self._executor is not None and len(self._sent) < _IN_FLIGHT:
             number = self._waiting.pop()
             page = self._pages[number]
-            page.future = self._executor.submit(_check, page.resource, page.body)
+            try:
+                page.future = self._executor.submit(_check, page.resource, page.body)
+            except Exception:  # noqa: BLE001 - the worker died: the store checks the rest
+                self._waiting.append(number)
+                self._failed = True
+                self.close()
+                return
             page.body = None
             self._sent.append(number)
 

@@ -4,6 +4,7 @@ without a problem is trusted, everything else is left to the store."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 from allocation.engine.v1 import make_profile
 from clusters.kube.listing import items_of
@@ -83,3 +84,17 @@ def test_the_worker_takes_the_newest_page_and_the_store_the_oldest():
         # then the worker has the two newest pages, and the store takes back the oldest
         assert not checker.valid(pages[2][1][0])
         assert checker.valid(pages[5][1][0])
+
+
+def test_a_dead_worker_leaves_its_pages_to_the_store():
+    pages = [_page(pod(f"p{i}")) for i in range(4)]
+    before = set(multiprocessing.active_children())
+    with Prechecker(make_profile(), start_after=0) as checker:
+        checker.page(by_kind("Pod"), *pages[0])
+        assert checker.valid(pages[0][1][0])
+        for child in set(multiprocessing.active_children()) - before:
+            child.kill()
+            child.join()
+        for body, items in pages[1:]:
+            checker.page(by_kind("Pod"), body, items)
+        assert not any(checker.valid(items[0]) for _body, items in pages[1:])
