@@ -18,10 +18,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from allocation.services.profile import console_profile
 from clusters import services
 from clusters.kube.client import Connection
 from clusters.kube.discovery import discover
 from clusters.kube.listing import PAGE_SIZE, Snapshot, list_all
+from clusters.kube.prechecks import Prechecker
 from clusters.kube.resources import Resource
 from clusters.kube.watching import WATCH_SECONDS, Backoff, Change, Watcher
 from clusters.models import ClusterSource
@@ -44,9 +46,11 @@ class Imported:
 
 def import_cluster(connection: Connection, say: Say = lambda line: None,
                    replace: bool = False, page_size: int = PAGE_SIZE,
-                   state: str = ClusterSource.IMPORTED) -> Imported:
+                   state: str = ClusterSource.IMPORTED,
+                   precheck_after: int = PAGE_SIZE) -> Imported:
     """Read every kind of the cluster and store it (one transaction); ``say`` hears the
-    progress, one line per page and kind.
+    progress, one line per page and kind. Once more than ``precheck_after`` objects are
+    read, the pages are checked in a second process (``Prechecker``).
 
     Raises:
         SourceError: the cluster could not be read (nothing is stored then).
@@ -56,13 +60,18 @@ def import_cluster(connection: Connection, say: Say = lambda line: None,
     try:
         resources = discover(connection)
         snapshots = []
-        for resource in resources:
-            snapshot = list_all(connection, resource, page_size,
-                                progress=lambda r, n: say(f"{r.name}: {n} listed"))
-            snapshots.append(snapshot)
-        say(f"storing {sum(len(s.items) for s in snapshots)} objects")
-        versions = {r.kind: r.api_version for r in resources}
-        report = services.store_snapshots(connection.context, snapshots, replace, versions)
+        # The pages are checked in a second process while the lists go on: the store then
+        # checks only what that process has not (clusters/kube/prechecks.py).
+        with Prechecker(console_profile(), start_after=precheck_after) as checker:
+            for resource in resources:
+                snapshot = list_all(connection, resource, page_size,
+                                    progress=lambda r, n: say(f"{r.name}: {n} listed"),
+                                    page_hook=checker.page)
+                snapshots.append(snapshot)
+            say(f"storing {sum(len(s.items) for s in snapshots)} objects")
+            versions = {r.kind: r.api_version for r in resources}
+            report = services.store_snapshots(connection.context, snapshots, replace,
+                                              versions, checked=checker.valid)
     except Exception as exc:
         services.record_error(str(exc))
         raise

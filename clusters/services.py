@@ -12,7 +12,7 @@ cluster no longer has. The source's status (:class:`ClusterSource`) is written h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -65,11 +65,23 @@ def _problem_ident(problem: Problem) -> Identity:
     return "", problem.kind or "", problem.namespace or "", problem.name or ""
 
 
-def _load(named: list[tuple[str, dict]], report: SyncReport) -> list:
-    """Engine objects of the valid documents; the invalid ones are reported and left out."""
+def _load(named: list[tuple[str, dict]], report: SyncReport,
+          checked: Callable[[dict], bool] | None = None) -> list:
+    """Engine objects of the valid documents; the invalid ones are reported and left out.
+
+    ``checked(document)`` tells a document the loader took without a problem before, with
+    the same profile (``clusters/kube/prechecks.py``): its check is not repeated."""
+    trusted = None
+    if checked is not None:
+        given = {_ident(document): document for _name, document in named}
+
+        def trusted(data: dict) -> bool:
+            # The loader asks about the document it checks, for a v1 kind its converted
+            # copy: kind and metadata stay those of the document given.
+            return isinstance(data, dict) and checked(given.get(_ident(data)))
     while True:
         try:
-            return load_documents(named, profile=console_profile()).objects
+            return load_documents(named, trusted=trusted, profile=console_profile()).objects
         except InvalidManifests as exc:
             numbers: dict[str, int] = {}
             located = []
@@ -84,10 +96,11 @@ def _load(named: list[tuple[str, dict]], report: SyncReport) -> list:
 
 
 def _write(documents: dict[Identity, tuple[str, dict]], deletes: set[Identity],
-           report: SyncReport, replace: bool = False) -> tuple[list, set[Identity]]:
+           report: SyncReport, replace: bool = False,
+           checked: Callable[[dict], bool] | None = None) -> tuple[list, set[Identity]]:
     """Validate and write; objects or deletes the whole cluster refuses are left out
     (reported, and kept in ``report.deferred`` for the mirror). Returns what was written."""
-    objects = _load(list(documents.values()), report)
+    objects = _load(list(documents.values()), report, checked)
     deletes = set(deletes)
     for _round in range(_RETRIES):
         try:
@@ -120,13 +133,21 @@ def _file(context: str, kind: str) -> str:
 
 
 def store_snapshots(context: str, snapshots: Sequence[Snapshot], replace: bool = False,
-                    versions: dict[str, str] | None = None) -> SyncReport:
+                    versions: dict[str, str] | None = None,
+                    checked: Callable[[dict], bool] | None = None) -> SyncReport:
     """Store every object of ``snapshots`` (one per kind, from a list) in one transaction.
 
     Objects of those kinds mirrored before but no longer in the cluster are deleted;
     ``replace`` makes the stored cluster exactly the snapshots (``import --replace``).
-    Invalid objects are left out and reported. Raises ``InvalidManifests`` only when
-    nothing could be stored.
+    Invalid objects are left out and reported. ``checked(item)`` is true for an item of
+    the snapshots the loader took without a problem already (``Prechecker.valid``): the
+    store does not check it again, and stores the same.
+
+    Returns:
+        What was stored, and the problems of what was left out.
+
+    Raises:
+        InvalidManifests: nothing could be stored.
     """
     report = SyncReport()
     documents: dict[Identity, tuple[str, dict]] = {}
@@ -139,7 +160,7 @@ def store_snapshots(context: str, snapshots: Sequence[Snapshot], replace: bool =
     with paused_gc(), transaction.atomic():
         gone = {m.identity for m in MirroredObject.objects.filter(kind__in=kinds)} - set(
             documents)
-        objects, _deleted = _write(documents, gone, report, replace)
+        objects, _deleted = _write(documents, gone, report, replace, checked)
         MirroredObject.objects.filter(kind__in=kinds).delete()
         if replace:
             MirroredObject.objects.all().delete()

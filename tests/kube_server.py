@@ -76,9 +76,9 @@ class FakeApiServer:
         self.closing = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        # plural -> (version, its objects sorted by key): sorted once per version, not once
-        # per page (a 40,000-pod list is 80 pages)
-        self._sorted: dict[str, tuple[int, list]] = {}
+        # plural -> (version, its objects' list items as JSON, sorted by key): sorted and
+        # serialised once per version, not once per page (a 40,000-pod list is 80 pages)
+        self._listed: dict[str, tuple[int, list[str]]] = {}
 
     # -- objects -------------------------------------------------------------------------
     def _stamp(self, kind: str, obj: dict, old: dict | None) -> dict:
@@ -144,12 +144,16 @@ class FakeApiServer:
             self.history.append((self.version, plural, "DELETED", gone))
             self.lock.notify_all()
 
-    def sorted_items(self, plural: str) -> list[tuple[tuple[str, str], dict]]:
-        """The objects of ``plural`` by (namespace, name), as now (call with ``lock`` held)."""
-        cached = self._sorted.get(plural)
-        if cached is None or cached[0] != self.version:  # every change bumps the version
-            cached = self._sorted[plural] = (self.version,
-                                             sorted(self.objects[plural].items()))
+    def listed_items(self, plural: str) -> list[str]:
+        """The objects of ``plural`` by (namespace, name), as now, each as the JSON of a list
+        item (without ``apiVersion`` and ``kind``: the list carries them); call with ``lock``
+        held. Objects are replaced whole, never changed in place, and every change bumps the
+        version, so a version's texts stay true."""
+        cached = self._listed.get(plural)
+        if cached is None or cached[0] != self.version:
+            cached = self._listed[plural] = (self.version, [
+                json.dumps({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
+                for _key, obj in sorted(self.objects[plural].items())])
         return cached[1]
 
     def compact(self) -> None:
@@ -269,21 +273,20 @@ class _Handler(BaseHTTPRequestHandler):
                     return
             else:
                 start, version = 0, self.fake.version
-            everything = self.fake.sorted_items(plural)
+            everything = self.fake.listed_items(plural)
             chunk = everything[start:start + limit] if limit else everything[start:]
-            items = []
-            for _key, obj in chunk:
-                item = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
-                items.append(item)
             meta: dict = {"resourceVersion": str(version)}
             if limit and start + limit < len(everything):
                 meta["continue"] = base64.b64encode(json.dumps(
                     {"start": start + limit, "rv": version}).encode()).decode()
                 meta["remainingItemCount"] = len(everything) - start - limit
             group = COLLECTIONS[kind][0]
-            body = {"kind": f"{kind}List", "apiVersion": self.fake._api_version(group),
-                    "metadata": meta, "items": items}
-        self._json(200, body)
+            head = {"kind": f"{kind}List", "apiVersion": self.fake._api_version(group),
+                    "metadata": meta}
+        # The bytes json.dumps gives for the whole list, with "items" last, from the items'
+        # texts made once (tests/test_kube_server.py holds them equal).
+        self._send(200, (json.dumps(head)[:-1] + ', "items": [' + ", ".join(chunk)
+                         + "]}").encode())
 
     def _watch(self, plural: str, kind: str, query: dict) -> None:
         fake = self.fake
@@ -351,7 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def _json(self, code: int, body: dict) -> None:
-        data = json.dumps(body).encode()
+        self._send(code, json.dumps(body).encode())
+
+    def _send(self, code: int, data: bytes) -> None:
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

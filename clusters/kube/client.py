@@ -21,7 +21,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
 __all__ = ["Connection", "SourceError", "AccessDenied", "Gone", "NotServed", "connect",
-           "IN_CLUSTER"]
+           "parse_json", "IN_CLUSTER"]
 
 IN_CLUSTER = "in-cluster"
 """The context name shown for the service account of the pod the planner runs in."""
@@ -59,13 +59,22 @@ class Connection:
         """GET ``path`` and return the JSON body.
 
         Raises:
+            AccessDenied, NotServed, Gone, SourceError: the server refused or was unreachable,
+            or the answer is not JSON.
+        """
+        return parse_json(self.get_body(path, query, verb), path)
+
+    def get_body(self, path: str, query: dict[str, Any] | None = None,
+                 verb: str = "get") -> bytes:
+        """GET ``path`` and return the body as sent (a list page's bytes can go to another
+        process whole: ``clusters/prechecks.py``).
+
+        Raises:
             AccessDenied, NotServed, Gone, SourceError: the server refused or was unreachable.
         """
         response = self._get(path, query, _TIMEOUT, verb)
         try:
-            return json.loads(response.data)
-        except ValueError as exc:
-            raise SourceError(f"GET {path}: the answer is not JSON: {exc}") from None
+            return response.data
         finally:
             response.release_conn()
 
@@ -110,6 +119,18 @@ class Connection:
         body = response.data.decode("utf-8", "replace")
         response.release_conn()
         raise _refusal(response.status, verb, path, body)
+
+
+def parse_json(body: bytes, path: str) -> Any:
+    """The JSON document of an answer to GET ``path``.
+
+    Raises:
+        SourceError: the answer is not JSON.
+    """
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise SourceError(f"GET {path}: the answer is not JSON: {exc}") from None
 
 
 def _refusal(status: int, verb: str, path: str, body: str) -> SourceError:

@@ -158,3 +158,68 @@ def test_run_stops_when_asked(connection, fake):
     assert not thread.is_alive()
     assert ClusterSource.objects.get().state == ClusterSource.STOPPED
     assert json.loads(Pod.objects.get(name="seen").document)["metadata"]["uid"]
+
+
+def _stored() -> dict:
+    """Every stored row an import writes, without ids and times."""
+    from django.forms.models import model_to_dict
+
+    from allocation.models import OBJECT_MODELS, Change, Cluster, Event
+
+    def rows(model, order):
+        return [{k: v for k, v in model_to_dict(row).items()
+                 if k not in ("id", "updated_at", "created_at")}
+                for row in model.objects.order_by(*order)]
+
+    stored = {model.__name__: rows(model, ["position"]) for model in (*OBJECT_MODELS, Event)}
+    stored["changes"] = rows(Change, ["revision", "group", "kind", "namespace", "name"])
+    stored["mirrored"] = rows(MirroredObject, ["group", "kind", "namespace", "name"])
+    # the revision and next position, without the token (random for every write)
+    stored["cluster"] = [{k: v for k, v in row.items() if k != "token"}
+                         for row in rows(Cluster, ["pk"])]
+    stored["source"] = [{k: v for k, v in row.items() if not k.endswith(("_at", "_since"))}
+                        for row in rows(ClusterSource, ["pk"])]
+    return stored
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("served", ["v1", "v1beta1"])
+def test_prechecked_pages_store_exactly_what_the_store_checks_itself(connection, fake,
+                                                                     monkeypatch, served):
+    from django.db import transaction
+
+    from clusters.kube.prechecks import Prechecker
+
+    fake.served["resource.k8s.io"] = [served]
+    broken = pod("broken")
+    broken["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots"
+    for document in (broken, pod("lost", node_name="no-such-node"),
+                     *(pod(f"more-{i}", node_name="node-a") for i in range(5))):
+        fake.put(document)
+    verdicts: list[bool] = []
+    valid = Prechecker.valid
+
+    def counted(self, item):
+        verdicts.append(valid(self, item))
+        return verdicts[-1]
+
+    monkeypatch.setattr(Prechecker, "valid", counted)
+
+    def imported(precheck_after: int):
+        with transaction.atomic():
+            report = import_cluster(connection, page_size=2,
+                                    precheck_after=precheck_after).report
+            outcome = ([str(p) for p in report.rejected], report.counts, _stored())
+            transaction.set_rollback(True)
+        return outcome
+
+    itself = imported(10**9)
+    assert verdicts and not any(verdicts)  # no page went to the second process
+    verdicts.clear()
+    prechecked = imported(0)
+    assert True in verdicts and False in verdicts  # trusted pages, and the broken pod not
+    assert prechecked == itself
+    rejected = itself[0]
+    assert any("Pod default/broken" in r for r in rejected)
+    assert any("Pod default/lost" in r for r in rejected)
+    assert itself[2]["Pod"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from clusters.kube.listing import list_all
+import gc
+import json
+
+from clusters.kube.listing import items_of, list_all
 from clusters.kube.resources import by_kind
 from tests.clusters.objects import pod
 
@@ -36,3 +39,27 @@ def test_an_expired_continue_token_starts_over(fake, connection):
     snapshot = list_all(connection, by_kind("Pod"), page_size=4, progress=progress)
     assert len(snapshot.items) == 6
     assert calls[:2] == [4, 4]  # the list began again
+
+
+def test_the_collector_is_paused_while_listing(fake, connection):
+    # a large list makes millions of objects and no cycles (allocation/engine/gcpause.py)
+    enabled = []
+    assert gc.isenabled()
+    list_all(connection, by_kind("Pod"), page_size=1,
+             progress=lambda r, n: enabled.append(gc.isenabled()))
+    assert enabled and not any(enabled)
+    assert gc.isenabled()
+
+
+def test_the_page_hook_hears_every_page_as_sent(fake, connection):
+    for i in range(3):
+        fake.put(pod(f"extra-{i}"))
+    heard = []
+    snapshot = list_all(connection, by_kind("Pod"), page_size=2,
+                        page_hook=lambda r, body, items: heard.append((r, body, items)))
+    assert [len(items) for _r, _b, items in heard] == [2, 2, 1]
+    assert [i for _r, _b, items in heard for i in items] == snapshot.items
+    for resource, body, items in heard:
+        assert resource.kind == "Pod"
+        # the bytes parse to the same items, once apiVersion and kind are set as the list's
+        assert items_of(json.loads(body), resource) == items
