@@ -11,7 +11,7 @@ from tests.factories import device, named_slice, node
 from tests.scenarios.cluster import documents, store
 
 __all__ = ["three_nodes_two_pods", "new_scenario", "open_scenario", "box_of", "drag",
-           "settled"]
+           "settled", "HeldChanges"]
 
 
 def three_nodes_two_pods() -> list[dict]:
@@ -53,6 +53,29 @@ def drag(page, source, target) -> None:
     page.mouse.move(start["x"] + 30, start["y"] + 30, steps=4)
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + 20, steps=8)
     page.mouse.up()
+
+
+class HeldChanges:
+    """Holds the page's change requests back until the test lets each one go.
+
+    Playwright runs a route's handler from its own event loop, so the page can already show a
+    drop as busy (htmx marks it before the request leaves) while the handler has not run yet:
+    ``only()`` pumps that loop until the request has arrived.
+    """
+
+    def __init__(self, page) -> None:
+        self._page = page
+        self._routes: list = []
+        page.route("**/changes/", lambda route: self._routes.append(route))
+
+    def only(self):
+        """The one held request; fails if none arrives within ten seconds or more did."""
+        for _ in range(400):
+            if self._routes:
+                break
+            self._page.wait_for_timeout(25)
+        assert len(self._routes) == 1, f"{len(self._routes)} change requests held"
+        return self._routes[0]
 
 
 def settled(page, action) -> None:

@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.scenario_page import box_of, drag, new_scenario, open_scenario, settled
+from tests.browser.scenario_page import (
+    HeldChanges,
+    box_of,
+    drag,
+    new_scenario,
+    open_scenario,
+    settled,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -35,13 +42,11 @@ def test_a_large_scenario_keeps_the_bin_in_reach_and_shows_a_drop_is_busy(
     assert queue_box["y"] + 50 <= viewport and queue_box["height"] <= viewport / 2
     assert queue.evaluate("e => e.scrollHeight > e.clientHeight")
 
-    held = []
-    page.route("**/changes/", lambda route: held.append(route))
+    held = HeldChanges(page)
     drag(page, page.locator('article[data-node="spare-001"]'), page.locator(".bin"))
     page.locator(".scenario[data-busy]").wait_for()
     assert page.locator(".busy-note").is_visible()
-    assert len(held) == 1
-    held[0].continue_()
+    held.only().continue_()
     page.locator('article[data-node="spare-001"]').wait_for(state="detached")
     assert page.locator(".history li").first.inner_text() == \
         "Remove node spare-001 (its pods are replanned)"

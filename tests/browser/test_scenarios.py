@@ -9,7 +9,14 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
-from tests.browser.scenario_page import box_of, drag, new_scenario, open_scenario, settled
+from tests.browser.scenario_page import (
+    HeldChanges,
+    box_of,
+    drag,
+    new_scenario,
+    open_scenario,
+    settled,
+)
 from tests.factories import node
 
 pytestmark = pytest.mark.browser
@@ -184,14 +191,12 @@ def test_dragging_selects_no_text_and_shows_it_is_busy(asgi_page, django_user_mo
 
     # While a drop is evaluated (here: held back until the test lets it go), its target
     # says so.
-    held = []
-    page.route("**/changes/", lambda route: held.append(route))
+    held = HeldChanges(page)
     drag(page, page.locator('[data-drag="pod"][data-pod="default/p0"]'),
           page.locator('article[data-node="worker-3"]'))
     page.locator('article[data-node="worker-3"][aria-busy="true"]').wait_for()
     assert page.locator(".busy-note").is_visible()
-    assert len(held) == 1
-    held[0].continue_()
+    held.only().continue_()
     page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
     assert not page.locator(".busy-note").is_visible()
 
