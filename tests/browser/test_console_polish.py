@@ -20,8 +20,8 @@ def test_the_live_indicator_says_live_then_offline_when_the_socket_closes(asgi_p
     sockets = []
 
     def through(ws):  # the page's socket, passed to the server and kept for closing
+        sockets.append(ws)  # first: the page may show "Live" before connecting returns
         ws.connect_to_server()
-        sockets.append(ws)
 
     page.route_web_socket(re.compile(r".*/ws/pages/.*"), through)
     page.goto("/dashboard/")
@@ -40,8 +40,8 @@ def test_the_live_indicator_says_reconnecting_until_the_socket_is_back(asgi_page
     sockets = []
 
     def through(ws):
+        sockets.append(ws)  # first: the page may show "Live" before connecting returns
         ws.connect_to_server()
-        sockets.append(ws)
 
     page.clock.install()
     page.route_web_socket(re.compile(r".*/ws/pages/.*"), through)
