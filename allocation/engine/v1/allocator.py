@@ -54,12 +54,14 @@ class Allocator:
 
     ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
     ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
-    profile's DRAConsumableCapacity gate.
+    profile's DRAConsumableCapacity gate. ``index``: the slices already indexed under an
+    equal profile (instead of ``slices``), its devices' selector results made with that
+    default; its pools are shared, so that other allocators may use them too.
     """
 
     def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
                  slices: list[dict] = (), classes: list[dict] = (),
-                 book: AllocationBook | None = None) -> None:
+                 book: AllocationBook | None = None, index: SliceIndex | None = None) -> None:
         self.profile = profile
         if compile_selector is None:
             compile_selector = partial(compile_device_selector,
@@ -81,7 +83,10 @@ class Allocator:
         self._hint = 1
         self._names: list[str] = []
         self._indexes: dict[str, int] = {}
-        self.set_slices(slices)
+        if index is None:
+            self.set_slices(slices)
+        else:  # the slices' index, made earlier for ``profile`` (engine/v1_pools.py)
+            self.index = index
         self.set_classes(classes)
 
     def set_slices(self, slices: list[dict]) -> None:
