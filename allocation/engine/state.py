@@ -229,7 +229,7 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KINDS) \
+        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KIND_SET) \
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         current = self.objects.get(obj.key)
