@@ -27,6 +27,9 @@ __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 
+_DRIVER_ONLY = (("driver",),)
+"""What a compiled selector that reads nothing but ``device.driver`` reports it reads."""
+
 
 def allocated_claim_fits(claim: dict, node: dict) -> bool:
     """Whether an allocated claim's ``allocation.nodeSelector`` admits ``node`` (no
@@ -68,6 +71,10 @@ class Allocator:
                                        consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
+        # sources of compiled selectors that read only ``device.driver``, and their result
+        # per (source, driver) (``selector_result``)
+        self._driver_only: set[str] = set()
+        self._by_driver: dict[tuple[str, str], bool] = {}
         # counters for benchmarks: devices that reached the selector step of a search, and
         # selector results computed (misses of the per-device cache)
         self.examined = 0
@@ -113,6 +120,8 @@ class Allocator:
         sel = self._compiled.get(expression)
         if sel is None:
             sel = self._compile(expression)
+            if getattr(sel, "reads", None) == _DRIVER_ONLY:
+                self._driver_only.add(sel.source)
             self._compiled[expression] = sel
         return sel
 
@@ -214,11 +223,20 @@ class Allocator:
         src = sel.source
         found = cache.get(src)
         if found is None:
-            self.evaluated += 1
-            try:
-                found = bool(sel.matches(dev.driver, dev.raw))
-            except CelEvaluationError as exc:
-                raise CelRuntimeError(owner, index, src, "/".join(dev.key), str(exc)) from exc
+            # a selector that reads only the driver (a class's usual one) answers alike for
+            # every device of a driver: its compiled form caches by what it reads, too
+            by_driver = (src, dev.driver) if src in self._driver_only else None
+            if by_driver is not None:
+                found = self._by_driver.get(by_driver)
+            if found is None:
+                self.evaluated += 1
+                try:
+                    found = bool(sel.matches(dev.driver, dev.raw))
+                except CelEvaluationError as exc:
+                    raise CelRuntimeError(owner, index, src, "/".join(dev.key),
+                                          str(exc)) from exc
+                if by_driver is not None:
+                    self._by_driver[by_driver] = found
             cache[src] = found
         return found
 
