@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from allocation.engine import kinds
+from allocation.engine import kinds, v1_pools
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.input_status import check_input, take_result
 from allocation.engine.inventory_cache import built_inventory
@@ -40,6 +40,7 @@ from allocation.engine.objects.clone import clone
 
 if TYPE_CHECKING:
     from allocation.engine.v1.features import Profile
+    from allocation.engine.v1_pools import KeptIndex
 
 __all__ = ["ClusterState", "NodeInUse", "Usage"]
 
@@ -119,6 +120,8 @@ class ClusterState:
         self.failures: dict[ObjectKey, object] = {}
         # The Kubernetes profile v1 scheduling uses (docs/v1.md); None: the newest release.
         self.profile: Profile | None = None
+        # the v1 allocator's slice index (engine/v1_pools.py), shared with forks
+        self.v1_pools: KeptIndex | None = None
         # Keys of the objects handed out by writable() or added since the caller last cleared
         # it: the others are as they were loaded, so the worker need not write them again
         # (docs/console.md, "The worker").
@@ -158,6 +161,7 @@ class ClusterState:
         child.problems = list(self.problems)
         child.failures = dict(self.failures)
         child.profile = self.profile
+        child.v1_pools = self.v1_pools
         child.changed = set()
         child.touched = []
         self._token = object()  # what this state held alone it now shares with the fork
@@ -214,6 +218,7 @@ class ClusterState:
         check_input(state)
         if state.problems:
             raise InvalidManifests(state.problems)
+        v1_pools.warm(state)
         return state
 
     def add(self, obj: KObject, index: bool = True) -> None:
@@ -224,7 +229,7 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KINDS) \
+        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KIND_SET) \
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         current = self.objects.get(obj.key)

@@ -27,6 +27,7 @@ from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from allocation.engine import v1_pools
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.objects import DeviceClass, ResourceClaimV1
 from allocation.engine.quiet import Quiet
@@ -54,7 +55,6 @@ from allocation.engine.v1 import (
     AllocationError,
     Allocator,
     UnschedulableError,
-    make_profile,
 )
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ class V1Scheduling:
 
     def profile(self, state: ClusterState):
         """The state's Kubernetes profile (the newest release's without one)."""
-        return state.profile or _DEFAULT_PROFILE
+        return v1_pools.state_profile(state)
 
     def forget_placements(self) -> None:
         """Devices were freed within the pass: no identical pod's node or failure holds."""
@@ -310,5 +310,3 @@ class V1Scheduling:
         counters."""
         return self.source.allocator
 
-
-_DEFAULT_PROFILE = make_profile()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from allocation.engine import v1_pools
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.v1 import Allocator
 
@@ -51,8 +52,9 @@ class AllocatorSource:
                   *(id(o) for o in classes))
         if self.allocator is None or source != self._source:
             self.class_docs = [c.as_v1() for c in classes]
-            self.allocator = Allocator(profile, slices=[s.as_v1() for s in slices],
-                                       classes=self.class_docs)
+            # the slices' index kept with the state (built with it, shared with forks)
+            self.allocator = Allocator(profile, classes=self.class_docs,
+                                       index=v1_pools.slice_index(state, profile))
             self._source, self.committed, self._synced = source, {}, False
         if not self._synced:
             self._sync(state, self.allocator)

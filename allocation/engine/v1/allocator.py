@@ -27,6 +27,9 @@ __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 
+_DRIVER_ONLY = (("driver",),)
+"""What a compiled selector that reads nothing but ``device.driver`` reports it reads."""
+
 
 def allocated_claim_fits(claim: dict, node: dict) -> bool:
     """Whether an allocated claim's ``allocation.nodeSelector`` admits ``node`` (no
@@ -54,18 +57,24 @@ class Allocator:
 
     ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
     ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
-    profile's DRAConsumableCapacity gate.
+    profile's DRAConsumableCapacity gate. ``index``: the slices already indexed under an
+    equal profile (instead of ``slices``), its devices' selector results made with that
+    default; its pools are shared, so that other allocators may use them too.
     """
 
     def __init__(self, profile: Profile, compile_selector: Callable | None = None, *,
                  slices: list[dict] = (), classes: list[dict] = (),
-                 book: AllocationBook | None = None) -> None:
+                 book: AllocationBook | None = None, index: SliceIndex | None = None) -> None:
         self.profile = profile
         if compile_selector is None:
             compile_selector = partial(compile_device_selector,
                                        consumable_capacity=profile.consumable_capacity)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
+        # sources of compiled selectors that read only ``device.driver``, and their result
+        # per (source, driver) (``selector_result``)
+        self._driver_only: set[str] = set()
+        self._by_driver: dict[tuple[str, str], bool] = {}
         # counters for benchmarks: devices that reached the selector step of a search, and
         # selector results computed (misses of the per-device cache)
         self.examined = 0
@@ -81,7 +90,10 @@ class Allocator:
         self._hint = 1
         self._names: list[str] = []
         self._indexes: dict[str, int] = {}
-        self.set_slices(slices)
+        if index is None:
+            self.set_slices(slices)
+        else:  # the slices' index, made earlier for ``profile`` (engine/v1_pools.py)
+            self.index = index
         self.set_classes(classes)
 
     def set_slices(self, slices: list[dict]) -> None:
@@ -108,6 +120,8 @@ class Allocator:
         sel = self._compiled.get(expression)
         if sel is None:
             sel = self._compile(expression)
+            if getattr(sel, "reads", None) == _DRIVER_ONLY:
+                self._driver_only.add(sel.source)
             self._compiled[expression] = sel
         return sel
 
@@ -209,11 +223,20 @@ class Allocator:
         src = sel.source
         found = cache.get(src)
         if found is None:
-            self.evaluated += 1
-            try:
-                found = bool(sel.matches(dev.driver, dev.raw))
-            except CelEvaluationError as exc:
-                raise CelRuntimeError(owner, index, src, "/".join(dev.key), str(exc)) from exc
+            # a selector that reads only the driver (a class's usual one) answers alike for
+            # every device of a driver: its compiled form caches by what it reads, too
+            by_driver = (src, dev.driver) if src in self._driver_only else None
+            if by_driver is not None:
+                found = self._by_driver.get(by_driver)
+            if found is None:
+                self.evaluated += 1
+                try:
+                    found = bool(sel.matches(dev.driver, dev.raw))
+                except CelEvaluationError as exc:
+                    raise CelRuntimeError(owner, index, src, "/".join(dev.key),
+                                          str(exc)) from exc
+                if by_driver is not None:
+                    self._by_driver[by_driver] = found
             cache[src] = found
         return found
 

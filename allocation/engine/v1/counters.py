@@ -42,8 +42,10 @@ class CounterLedger:
     def _pool_available(self, pool: Pool) -> dict:
         version = self.book.pool_version.get(pool.key, 0)
         cached = pool.counter_cache
-        if cached is not None and cached[0] == version:
-            return cached[1]
+        # the book too: pools are shared by the allocators of a state and its forks
+        # (``engine/v1_pools.py``), each with its own book
+        if cached is not None and cached[0] is self.book and cached[1] == version:
+            return cached[2]
         avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
         # IsDeviceAllocated: dedicated, or held through any shared result
         shared = self.book.shared_owners if self.profile.counters_count_shared else {}
@@ -59,7 +61,7 @@ class CounterLedger:
                     for name, value in counters.items():
                         if name in target:
                             target[name] -= value
-        pool.counter_cache = (version, avail)
+        pool.counter_cache = (self.book, version, avail)
         return avail
 
     def _slice_available(self, pool: Pool, dev) -> dict:

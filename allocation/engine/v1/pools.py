@@ -53,7 +53,7 @@ class Pool:
     slices: list[SliceView] = field(default_factory=list)
     other_slices: list[SliceView] = field(default_factory=list)
     counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
-    # the book version the counter availability below was computed for
+    # (book, its version of the pool, counter availability then): see counters.py
     counter_cache: tuple | None = None
     fully_visible: bool = False  # every device of the pool is on the node
     multi: bool = False  # some device allows multiple allocations
@@ -120,6 +120,37 @@ class SliceIndex:
                 self._shared.append(s)
         self._cache: dict[tuple, list[Pool]] = {}
         self._last: dict[str, tuple[dict, list[Pool]]] = {}
+
+    def updated(self, slices: list[dict]) -> SliceIndex:
+        """The index of ``slices`` (the same profile), reusing what this one holds for the
+        slice dicts it already had (by identity: a changed slice is another dict).
+
+        Parsed devices are kept for every slice dict in both; a node's pools are kept when
+        no added or removed slice can change them: that slice names another node and its
+        pool is only on named nodes (a node reads its own slices, the shared ones and, for
+        completeness, every slice of the pools it sees). Any other change starts afresh.
+
+        Returns:
+            A new index; this one is not changed (a fork of the state may still use it).
+        """
+        fresh = SliceIndex(slices, self.profile)
+        had = {id(s): s for s in self.slices}
+        now = {id(s) for s in fresh.slices}
+        for s in fresh.slices:
+            if had.get(id(s)) is s and id(s) in self._devices:
+                fresh._devices[id(s)] = self._devices[id(s)]
+        changed = [s for s in self.slices if id(s) not in now]
+        changed += [s for s in fresh.slices if had.get(id(s)) is not s]
+        pids = {(s["spec"]["driver"], s["spec"]["pool"]["name"]) for s in changed}
+        if any((s["spec"]["driver"], s["spec"]["pool"]["name"]) in pids
+               for s in [*self._shared, *fresh._shared]):
+            return fresh  # a pool every node may read changed: gather every node again
+        touched = {s["spec"]["nodeName"] for index in (self, fresh) for pid in pids
+                   for s in index._by_pool.get(pid, ())}
+        fresh._cache = {key: pools for key, pools in self._cache.items()
+                        if key[0] not in touched}
+        fresh._last = {name: last for name, last in self._last.items() if name not in touched}
+        return fresh
 
     def devices(self, slice_: dict) -> list[Device]:
         """The parsed devices of ``slice_`` (cached)."""

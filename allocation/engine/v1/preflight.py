@@ -72,7 +72,8 @@ class Plan:
         for claim, constraints, raw in zip(self.claims, self._constraints, raws,
                                            strict=True):
             twin = claim.fresh(raw)
-            twin.constraints = [con.fresh() for con in constraints]
+            if constraints:  # most claims have none: no comprehension then (per call)
+                twin.constraints = [con.fresh() for con in constraints]
             out.append(twin)
         return out
 
@@ -80,8 +81,12 @@ class Plan:
         """Whether ``claims`` have this plan's claims' very spec objects, in order (the
         plan may then be searched for them: ``fresh(claims)``)."""
         mine = self.claims
-        return len(mine) == len(claims) and all(
-            c.raw["spec"] is other["spec"] for c, other in zip(mine, claims, strict=True))
+        if len(mine) != len(claims):
+            return False
+        for c, other in zip(mine, claims, strict=True):  # a loop, not all(): per pod
+            if c.raw["spec"] is not other["spec"]:
+                return False
+        return True
 
 
 def _single(claims: list[ClaimState]) -> RequestData | None:

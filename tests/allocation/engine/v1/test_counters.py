@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from allocation.engine.v1 import Allocator
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
     claim,
+    device_class,
+    fake_compile,
     node,
     picked,
     request,
@@ -69,3 +72,19 @@ def test_per_device_node_selection():
     a = allocator([slice_("s", devs, node=None, pool="p", perDeviceNodeSelection=True)])
     assert picked(a.allocate(node(), [claim("c0")])) == [[("req", "b")]]
     assert picked(a.allocate(node("node-2"), [claim("c0")])) == [[("req", "a")]]
+
+
+def test_allocators_sharing_an_index_keep_their_own_counters():
+    """Pools (and their counter cache) are shared by the allocators of a state and its forks
+    (engine/v1_pools.py), each with its own book: one's allocations never count for another
+    even at the same book version of the pool."""
+    a = allocator([_counters(), _devices(_part("whole", "8Gi"), _part("half-0", "4Gi"),
+                                         _part("half-1", "4Gi"))])
+    b = Allocator(a.profile, fake_compile, classes=[device_class()], index=a.index)
+    a.commit(claim("c0"), a.allocate(node(), [claim("c0")]).allocations[0])  # whole
+    assert picked(b.allocate(node(), [claim("c1")])) == [[("req", "whole")]]
+    b.book.commit("default/x", {"devices": {"results": [
+        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "half-0"}]}})
+    assert not a.allocate(node(), [claim("c2")]).fits  # a: whole taken, nothing left
+    # b, at the same version of the pool as a: half-0 taken, 4Gi left for half-1
+    assert picked(b.allocate(node(), [claim("c3")])) == [[("req", "half-1")]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.v1 import AllocationError, Allocator, make_profile
+from allocation.engine.v1 import AllocationError, Allocator, CelRuntimeError, make_profile
 from tests.allocation.engine.v1.builders import DRIVER, claim, device_class, node, request, slice_
 
 MEM = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("%s")) >= 0'
@@ -55,3 +55,33 @@ def test_allow_multiple_allocations_needs_its_gate():
             node(), [claim("c0", request("r", "gpu", 1, sel))])
     assert not _alloc([_dev("d0", "40Gi")]).allocate(
         node(), [claim("c0", request("r", "gpu", 1, sel))]).fits
+
+
+def _two_drivers() -> list[dict]:
+    return [slice_("s1", [_dev("a0", "40Gi"), _dev("a1", "40Gi")]),
+            slice_("s2", [_dev("b0", "40Gi")], driver="other.example.com", pool="other")]
+
+
+def test_a_driver_only_selector_answers_per_device_as_evaluated_on_each():
+    """Selectors reading only ``device.driver`` are answered once per driver (the
+    allocator's fast path): every device gets what the compiled selector says of it."""
+    sel = 'device.driver.startsWith("gpu")'
+    fast = Allocator(make_profile(), slices=_two_drivers(), classes=[device_class()])
+    compiled = fast.compiled(sel)
+    assert compiled.reads == (("driver",),)  # the fast path's case
+    devices = [d for s in fast.index.slices for d in fast.index.devices(s)]
+    answers = [fast.selector_result(d, compiled, "class gpu", 0) for d in devices]
+    assert answers == [bool(compiled.matches(d.driver, d.raw)) for d in devices] \
+        == [True, True, False]
+    assert fast.evaluated == 2  # one per driver
+
+
+def test_a_driver_only_selector_error_is_raised_for_every_device():
+    a = Allocator(make_profile(), slices=_two_drivers(), classes=[device_class()])
+    compiled = a.compiled("int(device.driver) > 0")
+    assert compiled.reads == (("driver",),)
+    for s in a.index.slices:
+        for d in a.index.devices(s):
+            with pytest.raises(CelRuntimeError) as raised:
+                a.selector_result(d, compiled, "class gpu", 0)
+            assert raised.value.device == "/".join(d.key)  # each device, not a cached answer
