@@ -473,3 +473,20 @@ def test_a_pass_stores_what_writing_through_the_orm_row_by_row_would(seed, monke
     assert found == expected
     assert any(row["node_name"] for row in found["Pod"])  # the pass placed pods ...
     assert any(row["reason"] for row in found["PodSummary"])  # ... and left some pending
+
+
+def test_a_pass_runs_with_the_cyclic_collector_paused_and_resumes_it(cluster_docs,
+                                                                      monkeypatch):
+    import gc
+
+    import_texts([("a.yaml", f.to_yaml(cluster_docs))])
+    real_settle, seen = passes.Simulation.settle, []
+
+    def settle(self):
+        seen.append(gc.isenabled())
+        return real_settle(self)
+
+    monkeypatch.setattr(passes.Simulation, "settle", settle)
+    assert gc.isenabled()
+    assert passes.reconcile().outcome == passes.SAVED
+    assert seen == [False] and gc.isenabled()
