@@ -42,7 +42,7 @@ from allocation.services.node_rows import (
     pool_nodes,
     spans_of,
 )
-from allocation.services.writes import commit_revision
+from allocation.services.writes import commit_revision, insert_rows, update_rows
 
 __all__ = ["MODEL_UNITS", "V1_MODEL", "NOT_TRIED", "pending_reason", "held", "label_items",
            "rows_of", "sync", "record"]
@@ -161,6 +161,9 @@ def _touched_rows(state: ClusterState, touched: Iterable) -> tuple[dict, dict]:
 _KEYS: dict[type[models.Model], tuple[str, ...]] = {
     NodeSummary: ("name",), DeviceUsage: ("node", "driver", "model"),
     PodSummary: ("namespace", "name"), ClaimSummary: ("namespace", "name")}
+_LOOKUP: dict[type[models.Model], str] = {
+    NodeSummary: "name", DeviceUsage: "node", PodSummary: "name", ClaimSummary: "name"}
+"""The identity column that tells rows apart best (namespaces are few), indexed."""
 
 
 def rows_of(state: ClusterState) -> Rows:
@@ -201,7 +204,7 @@ def _sync_dirty(model: type[models.Model], dirty: dict[Key, dict | None],
     """:func:`_sync_model` for the rows at ``dirty``'s keys only (None: no row), the others
     being as stored; ``stored`` is brought up to date in place."""
     fields = [f.name for f in model._meta.concrete_fields if f.name != "id"]
-    create, update, doomed, changed_fields = [], [], [], set()
+    create, update, doomed = [], [], []
     for key, values in dirty.items():
         old = stored.get(key)
         if values is None:
@@ -209,22 +212,37 @@ def _sync_dirty(model: type[models.Model], dirty: dict[Key, dict | None],
                 doomed.append(stored.pop(key)["id"])
             continue
         if old is None:
-            create.append((key, model(**values)))
+            create.append((key, values))
             continue
-        diff = [f for f in fields if old[f] != values[f]]
-        if diff:
-            update.append(model(id=old["id"], **values))
-            changed_fields.update(diff)
+        if any(old[f] != values[f] for f in fields):
+            update.append((old["id"], values))
             stored[key] = {"id": old["id"], **values}
     for start in range(0, len(doomed), _BATCH):
         model.objects.filter(id__in=doomed[start:start + _BATCH]).delete()
-    if update:
-        model.objects.bulk_update(update, sorted(changed_fields), batch_size=_BATCH)
-    if create:
-        made = model.objects.bulk_create([row for _key, row in create], batch_size=_BATCH)
-        for (key, _row), row in zip(create, made, strict=True):
-            stored[key] = {"id": row.id, **dirty[key]}
+    # one prepared statement for all rows (a first pass makes one row per pod and claim)
+    update_rows(model, update)
+    insert_rows(model, [values for _key, values in create])
+    ids = _ids(model, [key for key, _values in create])
+    for key, values in create:
+        stored[key] = {"id": ids.get(key), **values}
     return len(create) + len(update) + len(doomed)
+
+
+def _ids(model: type[models.Model], keys: list[Key]) -> dict[Key, int]:
+    """The ids of the rows at ``keys``, read back (``insert_rows`` gives none), through
+    the model's most selective indexed column (:data:`_LOOKUP`)."""
+    names = _KEYS[model]
+    column = _LOOKUP[model]
+    at = names.index(column)
+    wanted = set(keys)
+    values = sorted({key[at] for key in wanted})
+    found: dict[Key, int] = {}
+    for start in range(0, len(values), _BATCH):
+        chosen = model.objects.filter(**{f"{column}__in": values[start:start + _BATCH]})
+        for pk, *key in chosen.values_list("id", *names):
+            if tuple(key) in wanted:
+                found[tuple(key)] = pk
+    return found
 
 
 def sync(state: ClusterState, known: Known | None = None,

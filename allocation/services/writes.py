@@ -48,7 +48,7 @@ from allocation.services.touched import (
 )
 
 __all__ = ["Plan", "WriteResult", "plan_changes", "apply_plan", "write", "row_values",
-           "insert_rows"]
+           "insert_rows", "update_rows"]
 
 
 @dataclass
@@ -133,6 +133,7 @@ def apply_plan(cluster: Cluster, plan: Plan) -> None:
     for model, pks in doomed.items():
         model.objects.filter(pk__in=pks).delete()
     created: dict[type, list[dict]] = defaultdict(list)
+    updated: dict[type, list[tuple[int, dict]]] = defaultdict(list)
     for row, obj, document in plan.update:
         if type(row) is not model_for(obj):
             # Another version of the same object (a seed claim replaced by a v1 claim of
@@ -141,9 +142,12 @@ def apply_plan(cluster: Cluster, plan: Plan) -> None:
             created[model_for(obj)].append({"position": row.position,
                                             **row_values(obj, document)})
             continue
-        for name, value in row_values(obj, document).items():
+        values = row_values(obj, document)
+        for name, value in values.items():
             setattr(row, name, value)
-        row.save()
+        updated[type(row)].append((row.pk, values))
+    for model, changed in updated.items():
+        update_rows(model, changed)
     for obj, document in plan.create:
         model = model_for(obj)
         created[model].append({"position": cluster.next_position, **row_values(obj, document)})
@@ -187,6 +191,34 @@ def insert_rows(model: type[models.Model], rows: list[dict]) -> None:
     sql = (f"INSERT INTO {quote(model._meta.db_table)} "
            f"({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
+def update_rows(model: type[models.Model], rows: list[tuple[int, dict]]) -> None:
+    """Set the columns each of ``rows`` gives (``(primary key, values by field name)``, the
+    same fields in every row) as ``save()`` of the changed instances would, ``auto_now``
+    time included, with no signals: one statement run for every row (``executemany``).
+    A worker's first pass updates every pod it binds; a ``save()`` per row was as slow as
+    an insert through Django (see :func:`insert_rows`)."""
+    if not rows:
+        return
+    connection = connections[router.db_for_write(model)]
+    meta = model._meta
+    names = list(rows[0][1])
+    given = [meta.get_field(name) for name in names]
+    stamped = [f for f in meta.concrete_fields
+               if getattr(f, "auto_now", False) and f.attname not in names]
+    now = [f.get_db_prep_save(timezone.now(), connection) for f in stamped]
+
+    def prepared(f, value):
+        return value if type(value) in (str, int) else f.get_db_prep_save(value, connection)
+
+    params = [[*(prepared(f, values[f.name]) for f in given), *now, pk] for pk, values in rows]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(f.column)} = %s" for f in [*given, *stamped])
+    sql = (f"UPDATE {quote(meta.db_table)} SET {assignments} "
+           f"WHERE {quote(meta.pk.column)} = %s")
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
 

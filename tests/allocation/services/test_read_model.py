@@ -33,9 +33,11 @@ def _stored(model) -> dict[tuple, dict]:
 
 
 def _writes(queries) -> list[str]:
-    return [q["sql"] for q in queries
-            if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")
-            and any(t in q["sql"] for t in _TABLES)]
+    """The statements that wrote read-model rows (an ``executemany`` is logged as ``N
+    times: SQL``)."""
+    found = [q["sql"].split(" times: ", 1)[-1] for q in queries]
+    return [sql for sql in found if sql.split()[0] in ("INSERT", "UPDATE", "DELETE")
+            and any(t in sql for t in _TABLES)]
 
 
 @pytest.fixture
