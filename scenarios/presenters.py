@@ -199,9 +199,14 @@ def _pods(result: Evaluation) -> _Pods:
     waiting = [e for e in settled.waiting if id(e[0]) not in dropped]
     waiting += [(p, _ref(p)) for p in added if not p.node_name]
     gone = {_ref(p) for p in removed}
+    back = {_ref(p) for p in added}
+    if gone == back:
+        # the same pods, moved or pinned (most drops): the baseline's very list, whose
+        # options the page has drawn already (``scenario_tags.options``)
+        return _Pods(by_node, waiting, settled.refs)
     refs = [r for r in settled.refs if r not in gone]
-    for pod in added:
-        insort(refs, _ref(pod))
+    for ref in back:
+        insort(refs, ref)
     return _Pods(by_node, waiting, refs)
 
 

@@ -65,3 +65,19 @@ def test_a_forks_page_made_from_the_baselines_pods_equals_one_made_afresh(exampl
         forked += result.base is not None
         with_pods += any(k.kind == "Pod" for k in result.state.changed)
     assert forked >= 5 and with_pods >= 3  # the fork's path is the one taken
+
+
+def test_a_drop_that_keeps_every_pod_offers_the_baselines_own_list_of_them() -> None:
+    """A pin moves a pod: the Move form's pod list is the baseline's very list, whose
+    options were drawn already (scenario_tags.options); a removed pod makes a new one."""
+    documents, base = _settled(_documents())
+    baseline = page(evaluate(documents, [], now=DEFAULT_START, settled=base))
+    pinned = evaluate(documents, [{"op": "pin-pod", "pod": "b/a", "node": "n3"}],
+                      now=DEFAULT_START, settled=base)
+    removed = evaluate(documents, [{"op": "remove-object", "kind": "Pod", "name": "a",
+                                    "namespace": "b"}], now=DEFAULT_START, settled=base)
+    assert pinned.base is not None and removed.base is not None
+    assert any(k.kind == "Pod" for k in pinned.state.changed)
+    assert page(pinned).pod_refs is baseline.pod_refs
+    assert page(removed).pod_refs == page(replace(removed, base=None)).pod_refs
+    assert "b/a" not in page(removed).pod_refs
