@@ -143,6 +143,29 @@ class _Pods:
 
 
 _settled_pods: WeakKeyDictionary[ClusterState, _Pods] = WeakKeyDictionary()
+_PALETTE_KINDS = frozenset({"NodeGroup", "PodTemplate", "ResourceClaimParameters",
+                            "ResourceClassParameters", "DeviceClass", "ProvisioningRequest"})
+"""The kinds the page draws outside the canvas (palette, selectors, requests)."""
+_settled_palette: WeakKeyDictionary[ClusterState, list] = WeakKeyDictionary()
+
+
+def _palette(result: Evaluation) -> list:
+    """``result``'s objects of :data:`_PALETTE_KINDS`, in document order.
+
+    A fork's are its baseline's (found once per baseline state) with the objects it changed
+    looked at again, as :func:`_pods` groups pods: a drop does not walk every object of a
+    large cluster. A test holds it equal to a walk of every object.
+    """
+    state, base = result.state, result.base
+    if base is None:
+        return [obj for obj in state.all_objects() if obj.kind in _PALETTE_KINDS]
+    keys = _settled_palette.get(base.state)
+    if keys is None:
+        keys = _settled_palette[base.state] = [
+            key for key, obj in base.state.objects.items() if obj.kind in _PALETTE_KINDS]
+    objects = state.objects
+    return [obj for obj in (objects[k] for k in state.in_order({*keys, *state.changed}))
+            if obj.kind in _PALETTE_KINDS]
 
 
 def _ref(pod: Any) -> str:
@@ -262,7 +285,7 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
              for name in shown]
     members = group_nodes(state)
     groups, templates, selectors, requests = [], [], [], []
-    for obj in state.all_objects():
+    for obj in _palette(result):
         if obj.kind == "NodeGroup":
             spec = obj.raw.get("spec") or {}
             groups.append(GroupChip(obj.name, len(members.get(obj.name, ())),

@@ -81,3 +81,27 @@ def test_a_drop_that_keeps_every_pod_offers_the_baselines_own_list_of_them() -> 
     assert page(pinned).pod_refs is baseline.pod_refs
     assert page(removed).pod_refs == page(replace(removed, base=None)).pod_refs
     assert "b/a" not in page(removed).pod_refs
+
+
+def test_a_forks_palette_of_groups_templates_and_requests_equals_a_walk_of_every_object() -> None:
+    """The palette (node groups, templates, selectors, requests) of a fork is its
+    baseline's with the objects it changed looked at again: equal to a walk of every
+    object, with such objects removed, added and replaced."""
+    documents, base = _settled(_example("demo.yaml"))
+    request = {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+               "metadata": {"name": "what-if", "namespace": "default"},
+               "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+                        "podSets": [{"podTemplateRef": {"name": "batch-inference"},
+                                     "count": 1}]}}
+    template = next(d for d in documents if d.get("kind") == "PodTemplate")
+    renamed = {**template, "metadata": {**template["metadata"], "name": "another"}}
+    changes = [{"op": "remove-object", "kind": "NodeGroup", "name": "t4-pool"},
+               {"op": "add-object", "manifest": request},
+               {"op": "add-object", "manifest": renamed}]
+    result = evaluate(documents, changes, now=DEFAULT_START, settled=base)
+    assert result.base is not None
+    view, afresh = page(result), page(replace(result, base=None))
+    assert view == afresh
+    assert [g.name for g in view.groups] == ["a100-pool"]
+    assert view.templates[-1] == "default/another" and len(view.templates) >= 2
+    assert view.requests[-1]["ref"] == "default/what-if"
