@@ -153,9 +153,10 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
 def outcome_json(result: Evaluation) -> dict:
     """The part of an evaluation that is stored with the scenario (lists, the API)."""
     pods = result.outcome.pods
+    scheduled = sum(map(bool, pods.values()))  # one pass in C: 40,000 pods at size
     return {"strategy": result.applied.strategy,
-            "scheduled": sum(1 for node in pods.values() if node),
-            "pending": sum(1 for node in pods.values() if not node),
+            "scheduled": scheduled,
+            "pending": len(pods) - scheduled,
             "nodes": len(result.outcome.nodes),
             "diff": result.diff.to_dict()}
 

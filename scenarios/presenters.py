@@ -143,6 +143,29 @@ class _Pods:
 
 
 _settled_pods: WeakKeyDictionary[ClusterState, _Pods] = WeakKeyDictionary()
+_PALETTE_KINDS = frozenset({"NodeGroup", "PodTemplate", "ResourceClaimParameters",
+                            "ResourceClassParameters", "DeviceClass", "ProvisioningRequest"})
+"""The kinds the page draws outside the canvas (palette, selectors, requests)."""
+_settled_palette: WeakKeyDictionary[ClusterState, list] = WeakKeyDictionary()
+
+
+def _palette(result: Evaluation) -> list:
+    """``result``'s objects of :data:`_PALETTE_KINDS`, in document order.
+
+    A fork's are its baseline's (found once per baseline state) with the objects it changed
+    looked at again, as :func:`_pods` groups pods: a drop does not walk every object of a
+    large cluster. A test holds it equal to a walk of every object.
+    """
+    state, base = result.state, result.base
+    if base is None:
+        return [obj for obj in state.all_objects() if obj.kind in _PALETTE_KINDS]
+    keys = _settled_palette.get(base.state)
+    if keys is None:
+        keys = _settled_palette[base.state] = [
+            key for key, obj in base.state.objects.items() if obj.kind in _PALETTE_KINDS]
+    objects = state.objects
+    return [obj for obj in (objects[k] for k in state.in_order({*keys, *state.changed}))
+            if obj.kind in _PALETTE_KINDS]
 
 
 def _ref(pod: Any) -> str:
@@ -199,9 +222,14 @@ def _pods(result: Evaluation) -> _Pods:
     waiting = [e for e in settled.waiting if id(e[0]) not in dropped]
     waiting += [(p, _ref(p)) for p in added if not p.node_name]
     gone = {_ref(p) for p in removed}
+    back = {_ref(p) for p in added}
+    if gone == back:
+        # the same pods, moved or pinned (most drops): the baseline's very list, whose
+        # options the page has drawn already (``scenario_tags.options``)
+        return _Pods(by_node, waiting, settled.refs)
     refs = [r for r in settled.refs if r not in gone]
-    for pod in added:
-        insort(refs, _ref(pod))
+    for ref in back:
+        insort(refs, ref)
     return _Pods(by_node, waiting, refs)
 
 
@@ -257,7 +285,7 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
              for name in shown]
     members = group_nodes(state)
     groups, templates, selectors, requests = [], [], [], []
-    for obj in state.all_objects():
+    for obj in _palette(result):
         if obj.kind == "NodeGroup":
             spec = obj.raw.get("spec") or {}
             groups.append(GroupChip(obj.name, len(members.get(obj.name, ())),

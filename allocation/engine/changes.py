@@ -8,6 +8,12 @@ object keeps its place, a new one goes last), node order, inventories and usage 
 nodes, seed slices or capacities, or seed allocations changed, usage adjusted for pods
 otherwise. What a rebuild would refuse (a problem naming an object) is not repaired here:
 the caller rebuilds instead.
+
+Whole nodes removed (a node with its slices and capacities, the claims allocated there
+deallocated: a scenario's ``remove-node``, docs/scenarios.md) are taken out of the node
+order, inventories and usage without rebuilding the others: a rebuild would take every
+other claim's devices again, the very ones it holds, and copying every allocated claim to
+do so made a removal touch the whole cluster (every pod and claim then visited again).
 """
 
 from __future__ import annotations
@@ -51,25 +57,40 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
     reindex = False
     only_new_pods = True  # nothing that could make a node take what it refused
     pods: list[tuple[Pod | None, Pod | None]] = []
+    gone = list(gone)
+    removed_nodes = {key.name for key in gone if key.kind == "Node"}
+    unexplained = False  # an indexed change other than a whole node's removal
     for key in gone:
         only_new_pods = False
         old = state.objects.get(key)
         if old is not None:
-            reindex |= _indexed(old)
+            if _indexed(old):
+                reindex = True
+                unexplained |= not _on(old, removed_nodes)
             pods.append((old if isinstance(old, Pod) else None, None))
             _drop(state, old)
     for obj in objects:
         old = state.objects.get(obj.key)
         only_new_pods &= old is None and isinstance(obj, Pod)
-        if not _same_allocation(old, obj):
-            reindex |= _indexed(obj) or (old is not None and _indexed(old))
+        if not _same_allocation(old, obj) and (
+                _indexed(obj) or (old is not None and _indexed(old))):
+            reindex = True
+            # a claim allocated on a removed node, replaced deallocated, is explained
+            unexplained |= _indexed(obj) or not _on(old, removed_nodes)
         if isinstance(obj, Pod) or isinstance(old, Pod):
             pods.append((old if isinstance(old, Pod) else None,
                          obj if isinstance(obj, Pod) else None))
         if isinstance(old, OpaqueObject):
             _forget_vendor(state, old)
         state.add(obj, index=False)  # a replaced key keeps its place in the dict
-    if reindex:
+    if reindex and not unexplained and _nodes_removable(state, removed_nodes):
+        _remove_nodes(state, removed_nodes)
+        for old, new in pods:
+            if old is not None and _charged(state, old):
+                state.charge(old, old.node_name, -1)
+            if new is not None and _charged(state, new):
+                state.charge(new, new.node_name, +1)
+    elif reindex:
         problems = len(state.problems)
         state.reindex(record=True)
         if len(state.problems) > problems:
@@ -91,6 +112,49 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
 def _indexed(obj: KObject) -> bool:
     return isinstance(obj, _INDEXED) or (isinstance(obj, ResourceClaim)
                                          and obj.allocation is not None)
+
+
+def _on(obj: KObject, nodes: set[str]) -> bool:
+    """Whether ``obj`` (an indexed object) is one of ``nodes``, published for one of them,
+    or a seed claim holding devices of them alone."""
+    if isinstance(obj, Node):
+        return obj.name in nodes
+    if isinstance(obj, ResourceClaim):
+        allocation = obj.allocation
+        return (allocation is not None and allocation.node_name in nodes
+                and all(inventory.node_name in nodes for inventory, _ in allocation.picks))
+    return obj.node_name in nodes
+
+
+def _nodes_removable(state: ClusterState, nodes: set[str]) -> bool:
+    """Whether ``nodes`` can leave ``state`` without a rebuild: they exist, and nothing left
+    in it is published for them or holds their devices (a rebuild would index or refuse
+    it)."""
+    if not nodes or not nodes <= state.nodes.keys():
+        return False
+    if any(obj.node_name in nodes
+           for obj in state.of_kind(NodeResourceSlice | NodeResourceCapacity)):
+        return False
+    return not any(c.allocation is not None and _holds_on(c.allocation, nodes)
+                   for c in state.claims())
+
+
+def _holds_on(allocation, nodes: set[str]) -> bool:
+    return allocation.node_name in nodes or any(
+        inventory.node_name in nodes for inventory, _ in allocation.picks)
+
+
+def _remove_nodes(state: ClusterState, nodes: set[str]) -> None:
+    """Take ``nodes`` out of the node order, inventories and usage, as a rebuild without
+    them would index the others: every other inventory and what it holds is kept."""
+    for name in nodes:
+        del state.nodes[name]
+        for inventory in state.inventories.pop(name, ()):
+            state.inventory_index.pop((name, inventory.driver_name, inventory.model.name),
+                                      None)
+        state.usage.pop(name, None)
+    state.node_order = [n for n in state.node_order if n not in nodes]
+    state.epoch += 1
 
 
 def _same_allocation(old: KObject | None, new: KObject) -> bool:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
 __all__ = ["ERROR_ANNOTATION", "SCHEDULER_ERROR", "EVENT_REASON", "Failure", "describe", "each",
-           "report", "clear_recovered", "fallback_manifest"]
+           "report", "clear_recovered", "carry_flagged", "fallback_manifest"]
 
 ERROR_ANNOTATION = "draplanner.io/reconcile-error"
 SCHEDULER_ERROR = "SchedulerError"
@@ -146,6 +146,21 @@ def clear_recovered(state: ClusterState) -> None:
         if key not in failures:
             state.writable(objects[key]).meta.annotations.pop(ERROR_ANNOTATION, None)
             flagged.keys.discard(key)
+
+
+def carry_flagged(state: ClusterState, fork: ClusterState) -> None:
+    """Let ``fork`` (just made by ``state.fork()``, sharing every object) start from the
+    keys ``state`` knows carry :data:`ERROR_ANNOTATION`, so the first
+    :func:`clear_recovered` of a scenario's fork does not walk every object
+    (``Simulation.fork``). Nothing is carried when ``state`` was never cleared."""
+    flagged = _FLAGGED.get(state)
+    if flagged is None:
+        return
+    flagged.update(state)
+    twin = _Flagged.__new__(_Flagged)
+    twin.keys = set(flagged.keys)
+    twin._touched, twin._read = fork.touched, len(fork.touched)
+    _FLAGGED[fork] = twin
 
 
 class _Flagged:

@@ -8,13 +8,15 @@ recording.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from allocation.engine.manifests.problems import Problem
 from allocation.engine.models import registry
+from allocation.engine.objects import Pod, ResourceClaim
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import KObject, ResourceClaim
+    from allocation.engine.objects import KObject
     from allocation.engine.state import ClusterState
 
 __all__ = ["problem", "take_result", "check_input"]
@@ -73,12 +75,23 @@ def take_result(state: ClusterState, claim: ResourceClaim, record: bool = True) 
                 claim.allocation.picks.append((inventory, candidate))
 
 
-def check_input(state: ClusterState) -> None:
-    """The input's pods and reservations that a cluster cannot hold, as problems."""
-    for pod in state.pods():
+def check_input(state: ClusterState, among: Iterable[KObject] | None = None) -> None:
+    """The input's pods and reservations that a cluster cannot hold, as problems.
+
+    ``among``, when given, are the only objects looked at (in their order): a caller that
+    knows every other pod and claim of ``state`` passes (a scenario's fork of a baseline
+    that passed, ``scenarios/fork.py``) names what it changed.
+    """
+    if among is None:
+        pods, claims = state.pods(), state.claims()
+    else:
+        among = list(among)
+        pods = [obj for obj in among if isinstance(obj, Pod)]
+        claims = [obj for obj in among if isinstance(obj, ResourceClaim)]
+    for pod in pods:
         if pod.node_name and pod.node_name not in state.nodes:
             problem(state, pod, "spec.nodeName", f"node {pod.node_name!r} not found")
-    for claim in state.claims():
+    for claim in claims:
         if len(claim.reserved_for) > 1 and not (claim.allocation and
                                                 claim.allocation.shareable):
             problem(state, claim, "status.reservedFor", "a claim that is not shareable "

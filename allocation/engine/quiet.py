@@ -49,6 +49,9 @@ class Quiet:
         self._known: dict[ObjectKey, KObject] = {}
         self._ids: dict[int, KObject] = {}  # id(obj) -> obj, for every obj in ``_known``
         self._deps: dict[ObjectKey, set[ObjectKey]] = {}
+        # the keys of ``_deps`` whose set this memo may change; None: every one. After
+        # ``fork_for`` both memos share the sets and copy one before changing it.
+        self._own: set[ObjectKey] | None = None
         # for unknown_of: the classes walked once in this state, and a superset of the keys
         # of their objects not known (gathered from ``touched`` up to ``_seen``)
         self._walked: set[type] = set()
@@ -63,6 +66,7 @@ class Quiet:
             self._known.clear()
             self._ids.clear()
             self._deps.clear()
+            self._own = None
             self._walked.clear()
             self._maybe.clear()
             # what was touched before is in the walk each kind gets first (unknown_of)
@@ -105,6 +109,10 @@ class Quiet:
         parent loses nothing it would have kept: its next :meth:`observe` would drop the same
         answers. The copy reads the fork's ``touched`` from its start.
 
+        The dependency sets are shared, not copied (a large cluster's memo holds one per
+        pod and claim; a scenario's fork changes a few): each memo copies a set before it
+        first changes it (:meth:`remember`).
+
         Returns:
             A new memo for ``state``. This memo is brought up to date with its own state
             (changed as by :meth:`observe`), so callers that fork from several threads hold
@@ -115,7 +123,8 @@ class Quiet:
             self.observe(self._state)  # what this state touched since this memo's last look
             twin._known = dict(self._known)
             twin._ids = dict(self._ids)
-            twin._deps = {key: set(known) for key, known in self._deps.items()}
+            twin._deps = dict(self._deps)
+            self._own, twin._own = set(), set()
             self._gather(self._state)
             twin._walked = set(self._walked)
             twin._maybe = set(self._maybe)
@@ -173,10 +182,15 @@ class Quiet:
             # known now rather than pruned by the next unknown_of (after a walk, every key
             # is there); an older copy than the state's leaves the key, as it is unknown
             self._maybe.discard(key)
-        deps_of = self._deps
+        deps_of, own = self._deps, self._own
         for dep in (key, *deps):
             known = deps_of.get(dep)  # not setdefault: no empty set made per dependency
             if known is None:
                 deps_of[dep] = {key}
-            else:
+                if own is not None:
+                    own.add(dep)
+            elif own is None or dep in own:
                 known.add(key)
+            elif key not in known:  # shared with a fork's memo (fork_for): copy, then add
+                deps_of[dep] = {*known, key}
+                own.add(dep)

@@ -82,8 +82,12 @@ class Scheduler:
 
     # -- the pass -----------------------------------------------------------------------
     def carry(self, other: Scheduler, state: ClusterState) -> None:
-        """Remember what ``other`` (on the state ``state`` was forked from) found quiet."""
+        """Remember what ``other`` (on the state ``state`` was forked from) found quiet, and
+        the node order it last looked at: a fork shares its parent's ``node_order`` until
+        its nodes change, so its first pass visits what it touched, not every pod."""
         self.quiet = self.v1.quiet = other.quiet.fork_for(state)
+        self._order = other._order
+        self._astray = set(other._astray)
 
     def reconcile(self, state: ClusterState) -> bool:
         self.plans.clear()

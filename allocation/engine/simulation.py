@@ -25,7 +25,7 @@ from allocation.engine.controller import Controller
 from allocation.engine.controlplane.driver import DriverController
 from allocation.engine.controlplane.negotiation import Negotiation
 from allocation.engine.events import DEFAULT_START, VirtualClock
-from allocation.engine.faults import Failure, clear_recovered, describe
+from allocation.engine.faults import Failure, carry_flagged, clear_recovered, describe
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, load_files
 from allocation.engine.scheduler import Scheduler
@@ -87,6 +87,7 @@ class Simulation:
         # parent (its copy-on-write token, its controllers' memos catching up)
         with _FORKING:
             child = Simulation.on(self.state.fork(), strategy or self.strategy)
+            carry_flagged(self.state, child.state)
             for mine, theirs in zip(self.controllers, child.controllers, strict=True):
                 carry = getattr(theirs, "carry", None)
                 if carry is not None and type(mine) is type(theirs):

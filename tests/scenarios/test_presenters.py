@@ -65,3 +65,43 @@ def test_a_forks_page_made_from_the_baselines_pods_equals_one_made_afresh(exampl
         forked += result.base is not None
         with_pods += any(k.kind == "Pod" for k in result.state.changed)
     assert forked >= 5 and with_pods >= 3  # the fork's path is the one taken
+
+
+def test_a_drop_that_keeps_every_pod_offers_the_baselines_own_list_of_them() -> None:
+    """A pin moves a pod: the Move form's pod list is the baseline's very list, whose
+    options were drawn already (scenario_tags.options); a removed pod makes a new one."""
+    documents, base = _settled(_documents())
+    baseline = page(evaluate(documents, [], now=DEFAULT_START, settled=base))
+    pinned = evaluate(documents, [{"op": "pin-pod", "pod": "b/a", "node": "n3"}],
+                      now=DEFAULT_START, settled=base)
+    removed = evaluate(documents, [{"op": "remove-object", "kind": "Pod", "name": "a",
+                                    "namespace": "b"}], now=DEFAULT_START, settled=base)
+    assert pinned.base is not None and removed.base is not None
+    assert any(k.kind == "Pod" for k in pinned.state.changed)
+    assert page(pinned).pod_refs is baseline.pod_refs
+    assert page(removed).pod_refs == page(replace(removed, base=None)).pod_refs
+    assert "b/a" not in page(removed).pod_refs
+
+
+def test_a_forks_palette_of_groups_templates_and_requests_equals_a_walk_of_every_object() -> None:
+    """The palette (node groups, templates, selectors, requests) of a fork is its
+    baseline's with the objects it changed looked at again: equal to a walk of every
+    object, with such objects removed, added and replaced."""
+    documents, base = _settled(_example("demo.yaml"))
+    request = {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+               "metadata": {"name": "what-if", "namespace": "default"},
+               "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+                        "podSets": [{"podTemplateRef": {"name": "batch-inference"},
+                                     "count": 1}]}}
+    template = next(d for d in documents if d.get("kind") == "PodTemplate")
+    renamed = {**template, "metadata": {**template["metadata"], "name": "another"}}
+    changes = [{"op": "remove-object", "kind": "NodeGroup", "name": "t4-pool"},
+               {"op": "add-object", "manifest": request},
+               {"op": "add-object", "manifest": renamed}]
+    result = evaluate(documents, changes, now=DEFAULT_START, settled=base)
+    assert result.base is not None
+    view, afresh = page(result), page(replace(result, base=None))
+    assert view == afresh
+    assert [g.name for g in view.groups] == ["a100-pool"]
+    assert view.templates[-1] == "default/another" and len(view.templates) >= 2
+    assert view.requests[-1]["ref"] == "default/what-if"

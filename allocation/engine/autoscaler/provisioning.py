@@ -93,6 +93,14 @@ class ProvisioningController:
         is told again, as a pass that builds the whole cluster tells it."""
         self.told.clear()
 
+    def carry(self, other: ProvisioningController, state: ClusterState) -> None:
+        """Remember which pods ``other`` (on the state ``state`` was forked from) found with
+        nothing to warn about, so a scenario's fork (``Simulation.fork``) checks the
+        annotations of the pods it changed, not of every pod. What was told is not carried:
+        a fork tells again what a simulation of its documents would tell (a pod with an
+        incomplete pair is never remembered, so it is checked, and told, again)."""
+        self.checked = other.checked.fork_for(state)
+
     def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
         changed = each(state, self.name, list(state.of_kind(ProvisioningRequest)),

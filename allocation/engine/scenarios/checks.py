@@ -15,7 +15,10 @@ and undo"):
 - uids: a new duplicate involves a changed object's uid;
 - v1 and seed claims: only a changed pod can newly mix them, unless a changed claim or
   claim template is new or changed dialect (a removed one cannot make a mix), or a
-  PodTemplate changed (then every object is checked again).
+  PodTemplate changed (then every object is checked again);
+- the input's status (``input_status.check_input``: a pod bound to a missing node, a
+  reservation a claim cannot hold): only a changed pod or claim can newly fail, unless a
+  Node was removed (then every pod and claim is checked again).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from allocation.engine import kinds
+from allocation.engine.input_status import check_input
 from allocation.engine.manifests import InvalidManifests, LoadResult, cluster_problems
 from allocation.engine.manifests.uids import duplicate_uids
 from allocation.engine.simulation import refuse_unsimulated_v1
@@ -33,12 +37,13 @@ if TYPE_CHECKING:
     from allocation.engine.objects import KObject, ObjectKey
     from allocation.engine.state import ClusterState
 
-__all__ = ["passes", "base_passes", "fork_passes"]
+__all__ = ["passes", "base_passes", "fork_passes", "check_fork_input"]
 
 _V1_CLAIM_KINDS = (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
 _CLAIM_KINDS = (*_V1_CLAIM_KINDS, kinds.RESOURCE_CLAIM, kinds.RESOURCE_CLAIM_TEMPLATE)
 _WIDE = (kinds.NAMESPACE.name, kinds.POD_TEMPLATE.name)  # a change of these: check all
 _clean: WeakKeyDictionary[ClusterState, bool] = WeakKeyDictionary()
+_input_clean: WeakKeyDictionary[ClusterState, bool] = WeakKeyDictionary()
 _indexes: WeakKeyDictionary[ClusterState, tuple[list[ObjectKey], dict[str, list[ObjectKey]]]] = (
     WeakKeyDictionary())
 
@@ -62,6 +67,31 @@ def base_passes(base: ClusterState) -> bool:
     if found is None:
         found = _clean[base] = passes(list(base.objects.values()))
         _index(base)  # what fork_passes looks up, also made now rather than in a drop
+        _input_passes(base)  # what check_fork_input asks, also now
+    return found
+
+
+def check_fork_input(base: ClusterState, fork: ClusterState, fresh: Sequence[KObject],
+                     gone: Sequence[ObjectKey]) -> None:
+    """``check_input(fork)``: the problems of ``fork``'s input status, recorded in
+    ``fork.problems``, looking only at ``fresh`` when nothing else can have one; ``fork``
+    is a fork of ``base`` with ``gone`` removed and ``fresh`` put in. Whether any problem
+    is recorded is what ``check_input`` of every object would say (their order aside)."""
+    if not _input_passes(base) or any(key.kind == kinds.NODE.name for key in gone):
+        check_input(fork)
+    else:
+        check_input(fork, fresh)
+
+
+def _input_passes(base: ClusterState) -> bool:
+    """Whether ``check_input`` finds nothing in ``base`` (once per state; looked at in a
+    fork, as it records what it finds)."""
+    found = _input_clean.get(base)
+    if found is None:
+        probe = base.fork()
+        problems = len(probe.problems)
+        check_input(probe)
+        found = _input_clean[base] = len(probe.problems) == problems
     return found
 
 

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from allocation.engine.changes import apply_changes
-from allocation.engine.input_status import check_input
 from allocation.engine.manifests import InvalidManifests, load_documents
-from allocation.engine.scenarios.checks import fork_passes
+from allocation.engine.scenarios.checks import check_fork_input, fork_passes
 from allocation.engine.simulation import Simulation
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     gone = [k for k in removed if k not in replaced or k in applied.moved]
     if not apply_changes(fork, gone, loaded.objects):
         return None
-    check_input(fork)
+    check_fork_input(base_state, fork, loaded.objects, gone)
     if len(fork.problems) > problems or not fork_passes(base_state, fork, loaded.objects,
                                                          gone):
         return None

@@ -6,6 +6,7 @@ import copy
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.manifests import build_object, load_texts
+from allocation.engine.objects import NodeResourceSlice
 from allocation.engine.simulation import simulate
 from allocation.engine.state import ClusterState
 from tests.factories import (
@@ -87,3 +88,61 @@ def test_new_pods_alone_keep_the_epoch_and_anything_else_moves_it():
     epoch = state.epoch
     assert apply_changes(state, [state.get("Pod", "default", "p2").key], [])
     assert state.epoch > epoch
+
+
+def _two_nodes():
+    docs = [resource_class("gpu"), claim_parameters("one", 'quantities["memory"] >= "0"'),
+            claim_template("gpu", params="one"), node("n0", cpu="2"), node("n1", cpu="2"),
+            *(named_slice(n, [device("d0", memory=("quantity", "1Gi"))]) for n in ("n0", "n1")),
+            pod("p0", templates={"gpu": "gpu"}), pod("p1", templates={"gpu": "gpu"})]
+    return simulate(load_texts([("in.yaml", to_yaml(docs))])).state
+
+
+def _on_node(state, name: str):
+    """(the keys of node ``name`` and its slices; its pods unbound and their claims
+    deallocated, as documents), what a scenario's ``remove-node`` changes."""
+    gone = [state.nodes[name].key, *(s.key for s in state.of_kind(NodeResourceSlice)
+                                     if s.node_name == name)]
+    fresh = []
+    for p in state.pods():
+        if p.node_name == name:
+            doc = copy.deepcopy(p.to_manifest())
+            doc["spec"].pop("nodeName")
+            doc.pop("status", None)
+            fresh.append(doc)
+            for c in state.claims():
+                if c.allocation is not None and c.allocation.node_name == name:
+                    claim_doc = copy.deepcopy(c.to_manifest())
+                    claim_doc.pop("status")
+                    fresh.append(claim_doc)
+    return gone, fresh
+
+
+def _indexes(state) -> dict:
+    return {"order": state.node_order, "nodes": sorted(state.nodes),
+            "inventories": {n: [i.usage() for i in state.inventories[n]]
+                            for n in state.node_order},
+            "picks": {c.ref: sorted((i.node_name, d.id) for i, d in c.allocation.picks)
+                      for c in state.claims() if c.allocation},
+            "usage": {n: state.usage_of(n) for n in state.node_order}}
+
+
+def test_a_whole_node_removed_leaves_the_other_nodes_indexes_as_a_rebuild_makes_them():
+    state = _two_nodes()
+    placed = {p.node_name for p in state.pods()}
+    assert placed == {"n0", "n1"}
+    kept = state.inventories["n0"]
+    held = state.get("ResourceClaim", "default", "p0-gpu")
+    gone, fresh = _on_node(state, "n1")
+    assert apply_changes(state, gone, [build_object(d) for d in fresh])
+    assert state.inventories["n0"] is kept  # not rebuilt
+    assert state.get("ResourceClaim", "default", "p0-gpu") is held  # nor copied
+    assert _indexes(state) == _indexes(_rebuilt(state))
+    assert state.node_order == ["n0"] and "n1" not in state.usage
+
+
+def test_a_node_removed_while_a_claim_still_holds_its_devices_is_refused_as_by_a_rebuild():
+    state = _two_nodes()
+    gone = [state.nodes["n1"].key, *(s.key for s in state.of_kind(NodeResourceSlice)
+                                     if s.node_name == "n1")]
+    assert not apply_changes(state, gone, [])  # the claim allocated on n1 is left: rebuild

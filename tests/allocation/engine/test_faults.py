@@ -187,3 +187,30 @@ def test_clear_recovered_sees_annotations_added_since_its_last_look_and_only_tho
     faults.clear_recovered(state)
     for name in "abc":
         assert faults.ERROR_ANNOTATION not in state.get("Pod", "default", name).meta.annotations
+
+
+def test_a_fork_clears_what_its_parent_knew_to_be_flagged_as_a_walk_of_it_would():
+    """carry_flagged (Simulation.fork): the fork starts from the keys its parent knows to
+    carry the annotation, and clears what a first walk of the fork would clear."""
+    from allocation.engine.state import ClusterState
+
+    def fork_of(state, carried: bool):
+        fork = state.fork()
+        if carried:
+            faults.carry_flagged(state, fork)
+        fork.failures.clear()  # b recovers in the fork
+        fork.writable(fork.get("Pod", "default", "c")).meta.annotations[
+            faults.ERROR_ANNOTATION] = "x"
+        faults.clear_recovered(fork)
+        return {p.name: faults.ERROR_ANNOTATION in p.meta.annotations for p in fork.pods()}
+
+    state = ClusterState.build(load_texts([("c.yaml", f.to_yaml(
+        [f.node("n0"), f.pod("a"), f.pod("b"), f.pod("c")]))]))
+    faults.clear_recovered(state)
+    state.writable(state.get("Pod", "default", "b")).meta.annotations[
+        faults.ERROR_ANNOTATION] = "x"  # touched after the parent's last look
+    state.failures[state.get("Pod", "default", "b").key] = faults.Failure("scheduler", "x")
+    assert fork_of(state, carried=True) == fork_of(state, carried=False) == {
+        "a": False, "b": False, "c": False}
+    faults.clear_recovered(state)
+    assert faults.ERROR_ANNOTATION in state.get("Pod", "default", "b").meta.annotations

@@ -112,3 +112,25 @@ def test_unknown_of_equals_unknown_of_every_object_after_random_changes():
                 quiet.observe(state)
             for cls in (Pod, Node):
                 assert quiet.unknown_of(state, cls) == quiet.unknown(state.of_kind(cls))
+
+
+def test_a_fork_and_its_parent_share_dependencies_without_seeing_each_others_answers():
+    """fork_for shares the dependency sets: a memo copies one before it first adds to it,
+    so an answer remembered on either side after the fork never makes the other forget."""
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    quiet.remember(a, [])  # the sets of a and b, each holding itself, are then shared
+    quiet.remember(b, [])
+    fork = state.fork()
+    twin = quiet.fork_for(fork)
+    twin.observe(fork)
+    quiet.remember(b, [a.key])  # the parent: b depends on a as well
+    twin.remember(a, [b.key])  # the fork: a depends on b as well
+    fork.writable(fork.get("Pod", "default", "a"))
+    twin.observe(fork)
+    assert twin.known(b)  # the parent's answer for b is not the fork's
+    state.writable(b)
+    quiet.observe(state)
+    assert quiet.known(a) and not quiet.known(b)  # nor the fork's for a the parent's

@@ -296,3 +296,41 @@ def test_the_pods_a_round_visits_are_those_a_walk_of_every_pod_would_visit(monke
             state.add(build_object(pod(f"q{step}", templates={"g": "one"})))
         sim.settle()
     assert checked and min(checked) < len(list(state.pods()))  # the memo did pass over pods
+
+
+def test_a_forks_first_round_visits_what_the_fork_touched_as_a_walk_of_every_pod_would():
+    """Simulation.fork carries the node order the scheduler last looked at: while the fork's
+    nodes stand, its first round visits the pods its memo does not know, and those are the
+    pods a walk of every pod would visit; a fork whose nodes change walks every pod."""
+    from allocation.engine.manifests import build_object, load_texts
+    from allocation.engine.scheduler import Scheduler
+    from allocation.engine.simulation import simulate
+    from tests.factories import to_yaml
+
+    docs = [resource_class(), claim_template("one"),
+            *(x for i in range(2) for x in (node(f"n{i}"), named_slice(f"n{i}", [
+                device(f"g{j}") for j in range(3)]))),
+            *(pod(f"p{i}", templates={"g": "one"}) for i in range(4))]
+    base = simulate(load_texts([("c.yaml", to_yaml(docs))]))
+
+    def first_round(fork) -> tuple[int, list[str], list[str]]:
+        """(how many pods the first round's candidates are, the pods it visits, the pods a
+        walk of every pod would visit)."""
+        scheduler = next(c for c in fork.controllers if isinstance(c, Scheduler))
+        known, nodes = scheduler.quiet.known, fork.state.nodes
+        scheduler.quiet.observe(fork.state)
+        candidates = scheduler._candidates(fork.state)
+        visited = [p.name for p in candidates
+                   if not (known(p) and p.node_name and p.node_name in nodes)]
+        walked = [p.name for p in fork.state.pods()
+                  if not (known(p) and p.node_name and p.node_name in nodes)]
+        return len(candidates), visited, walked
+
+    fork = base.fork()
+    fork.state.add(build_object(pod("new", templates={"g": "one"})))
+    count, visited, walked = first_round(fork)
+    assert visited == walked == ["new"] and count < len(list(fork.state.pods()))
+    grown = base.fork()
+    grown.state.add_node(build_object(node("m0")))
+    count, visited, walked = first_round(grown)
+    assert visited == walked and count == len(list(grown.state.pods()))

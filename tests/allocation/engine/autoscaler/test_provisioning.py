@@ -181,6 +181,24 @@ def test_a_pod_whose_annotations_change_after_a_settle_is_checked_again():
     assert len(_events(state, "IncompleteConsumeAnnotations")) == 1
 
 
+def test_a_fork_checks_the_annotations_of_what_it_changed_and_tells_what_its_parent_told():
+    """``Simulation.fork``: the fork's autoscaler knows the pods its parent found with
+    nothing to warn about (a scenario's drop does not check every pod's annotations), and
+    a pod with half the pair is still told about in the fork, as a simulation tells it."""
+    from allocation.engine.autoscaler.provisioning import ProvisioningController
+
+    seed_consume = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+    simulation = run(_base(devices=0, extra=[_consumer("fine", {}),
+                                             _consumer("half", {seed_consume: "x"})]))
+    fork = simulation.fork()
+    autoscaler = next(c for c in fork.controllers if isinstance(c, ProvisioningController))
+    assert autoscaler.checked.known(fork.state.get("Pod", "default", "fine"))
+    assert not autoscaler.checked.known(fork.state.get("Pod", "default", "half"))
+    told = len(_events(fork.state, "IncompleteConsumeAnnotations"))
+    fork.settle()
+    assert len(_events(fork.state, "IncompleteConsumeAnnotations")) == told + 1
+
+
 def test_scale_from_zero_with_partitionable_and_counter_claims():
     seed = [d for d in yaml.safe_load_all((DATA / "seed-two-cards.yaml").read_text())
             if d["kind"] not in ("Pod", "Node", "NodeResourceSlice")]

@@ -11,9 +11,17 @@ import yaml
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.events import DEFAULT_START
+from allocation.engine.input_status import check_input
 from allocation.engine.manifests import load_documents
-from allocation.engine.scenarios.checks import base_passes, fork_passes, passes
+from allocation.engine.objects import ObjectKey
+from allocation.engine.scenarios.checks import (
+    base_passes,
+    check_fork_input,
+    fork_passes,
+    passes,
+)
 from allocation.engine.simulation import simulate
+from tests.factories import claim, node, pod, resource_class
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -77,3 +85,36 @@ def test_a_changed_claim_template_of_another_dialect_checks_every_pod():
     key = next(k for k in base.state.objects if k.kind == "ResourceClaimTemplate"
                and k.name == "whole-gpu")
     assert _judged(base, [pod, seed], remove=[key]) == (False, False)
+
+
+def _input_base():
+    documents = [resource_class(), node("n0"), node("n1"), pod("a", node_name="n0"),
+                 pod("b", node_name="n1"), claim("c")]
+    return simulate(load_documents(("baseline", d) for d in documents), now=DEFAULT_START)
+
+
+def _input_judged(base, documents: list[dict], remove=()) -> tuple[bool, bool]:
+    """(check_fork_input found a problem, check_input of every object found one) in
+    ``base`` forked with ``documents`` put in and the objects keyed ``remove`` taken out."""
+    fresh = load_documents(("scenario", d) for d in documents).objects
+    fork = base.state.fork()
+    gone = [k for k in remove if k not in {o.key for o in fresh}]
+    apply_changes(fork, gone, fresh)  # False for a pod bound to a missing node: judged here
+    before = len(fork.problems)
+    check_fork_input(base.state, fork, fresh, gone)
+    found = len(fork.problems) > before
+    del fork.problems[before:]
+    check_input(fork)
+    return found, len(fork.problems) > before
+
+
+@pytest.mark.parametrize(("documents", "remove", "expected"), [
+    ([pod("a", node_name="n1")], (), False),
+    ([pod("new", node_name="gone")], (), True),  # a changed pod bound to a missing node
+    ([claim("c", status={"reservedFor": [{"resource": "pods", "name": "a"}]})], (), True),
+    ([], [ObjectKey("Node", None, "n1")], True),  # b, unchanged, loses its node
+    ([], [ObjectKey("Pod", "default", "b")], False),
+])
+def test_the_fork_input_check_answers_as_over_every_object(documents, remove, expected):
+    base = _input_base()
+    assert _input_judged(base, documents, remove) == (expected, expected)

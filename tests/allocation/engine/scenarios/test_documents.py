@@ -124,3 +124,25 @@ def test_a_baseline_with_two_documents_of_one_key_is_left_to_the_scan() -> None:
     docs.writable(key_of(documents[2]))
     assert DocumentIndex(documents).shadowed == [0]
     assert docs.delta() is None
+
+
+def test_the_documents_are_those_of_every_key_in_order_with_a_document() -> None:
+    """``Documents.documents`` without a test per key (nothing removed, or every removed
+    key put back) gives what looking each key up gives; with a key removed, it is left
+    out."""
+    def reference(docs: Documents) -> list[dict]:
+        return [docs.by_key[k] for k in docs.order if k in docs.by_key]
+
+    documents = copy.deepcopy(BASE)
+    edits = [lambda d: None,
+             lambda d: d.writable(key_of(documents[1])),
+             lambda d: d.put(_claim("added", "default", "web")),
+             lambda d: d.remove(key_of(documents[3])),
+             lambda d: (d.remove(key_of(documents[3])), d.put(copy.deepcopy(documents[3])))]
+    for edit in edits:
+        docs = Documents(documents, DocumentIndex(documents))
+        edit(docs)
+        assert [id(d) for d in docs.documents()] == [id(d) for d in reference(docs)]
+    docs = Documents(documents, DocumentIndex(documents))
+    docs.remove(key_of(documents[3]))
+    assert documents[3] not in docs.documents() and len(docs.documents()) == len(BASE) - 1
