@@ -108,19 +108,28 @@ class ObjectMeta:
     def write_into(self, out: dict, copy_value: Callable[[Any], Any] = json_copy) -> None:
         """Update a metadata mapping with the fields the planner may change, each value
         passed through ``copy_value`` (:func:`json_copy`, or :func:`share` for a reader)."""
+        # Written out field by field, not as a loop over (key, value) pairs: this runs for
+        # every object of every output, and the pairs cost more than the assignments.
         if self.namespace is not None:
             out["namespace"] = self.namespace
-        for key, value in (("uid", self.uid), ("creationTimestamp", self.creation_timestamp),
-                           ("deletionTimestamp", self.deletion_timestamp)):
-            if value is not None:
-                out[key] = value
-        for key, value in (("labels", self.labels), ("annotations", self.annotations),
-                           ("finalizers", self.finalizers),
-                           ("ownerReferences", self.owner_references)):
-            if value:
-                out[key] = copy_value(value)
-            else:
-                out.pop(key, None)
+        if self.uid is not None:
+            out["uid"] = self.uid
+        if self.creation_timestamp is not None:
+            out["creationTimestamp"] = self.creation_timestamp
+        if self.deletion_timestamp is not None:
+            out["deletionTimestamp"] = self.deletion_timestamp
+        _put(out, "labels", self.labels, copy_value)
+        _put(out, "annotations", self.annotations, copy_value)
+        _put(out, "finalizers", self.finalizers, copy_value)
+        _put(out, "ownerReferences", self.owner_references, copy_value)
+
+
+def _put(out: dict, key: str, value: Any, copy_value: Callable[[Any], Any]) -> None:
+    """``out[key]`` set to a copy of ``value``, or removed when ``value`` is empty."""
+    if value:
+        out[key] = copy_value(value)
+    elif key in out:
+        del out[key]
 
 
 class KObject:
