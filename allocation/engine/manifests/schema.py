@@ -381,10 +381,9 @@ class Obj(Schema):
                         return False
             elif _set_in(group, value) != 1:
                 return False
-        for group in self._at_most_one_sets:  # a loop, not all(): most objects have none
-            if _set_in(group, value) > 1:
-                return False
-        return True
+        # most objects have no such group: no generator made for them
+        return not self._at_most_one_sets or all(
+            _set_in(group, value) <= 1 for group in self._at_most_one_sets)
 
 
 def _set_in(group: frozenset, value: dict) -> int:
