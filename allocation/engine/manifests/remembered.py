@@ -26,7 +26,7 @@ __all__ = ["Remembered", "VERDICTS_KEPT"]
 
 VERDICTS_KEPT = 4096
 """Distinct values remembered per node; later ones are checked every time (a cluster of
-distinct pods costs one ``repr`` per value more, and no memory beyond this)."""
+distinct pods costs one key per value more, and no memory beyond this)."""
 
 
 class Remembered(Schema):
@@ -34,7 +34,7 @@ class Remembered(Schema):
 
     def __init__(self, inner: Schema) -> None:
         self.inner = inner
-        self._verdicts: dict[str, bool] = {}
+        self._verdicts: dict[bytes | str, bool] = {}
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         self.inner.check(value, path, problems)
