@@ -13,6 +13,12 @@ fresh interpreter the way ``draplanner simulate FILE -o json`` runs them (no Dja
 The cyclic garbage collector is paused over the phases, as ``simulate_files`` pauses it.
 
 CPU seconds beside wall seconds (the machine is shared); figures are printed, never asserted.
+
+Two environment variables narrow and repeat a run (``python -m bench phases``):
+``BENCH_PHASES_ONLY`` keeps the inputs whose label (``single seed yaml``, ``templates-500 v1
+json``) contains one of its comma-separated words, e.g. ``single seed yaml,single v1 yaml``;
+``BENCH_PHASES_RUNS`` (default 1) runs each input that many times, each in a fresh
+interpreter, and prints every run, so a shared machine's noise can be seen.
 """
 
 from __future__ import annotations
@@ -98,17 +104,27 @@ def report(label: str, r: dict) -> list[str]:
             f"       write as YAML instead: {r['yaml'][0]:.2f} s ({r['yaml'][1]:.2f} CPU-s)"]
 
 
+def _selected(label: str) -> bool:
+    """Whether ``BENCH_PHASES_ONLY`` (unset: everything) keeps the input ``label``."""
+    only = os.environ.get("BENCH_PHASES_ONLY", "")
+    return not only or any(word.strip() in label for word in only.split(",") if word.strip())
+
+
 def main() -> None:
     from allocation.engine.writer import as_list, dump
 
+    runs = int(os.environ.get("BENCH_PHASES_RUNS", "1"))
     print("simulate FILE -o json, phase by phase (wall s, CPU s), in a fresh interpreter")
     with tempfile.TemporaryDirectory() as tmp:
         for name, (nodes, pods) in WORKLOADS.items():
             print(f"{name}: {nodes} nodes x 8 devices, {pods} pods (first-fit)")
             for dialect in DIALECTS:
+                forms = [f for f in ("yaml", "json") if _selected(f"{name} {dialect} {f}")]
+                if not forms:
+                    continue
                 docs = (named_gpu_cluster(nodes, pods) if dialect == "seed"
                         else named_gpu_cluster_v1(nodes, pods))
-                for form in ("yaml", "json"):
+                for form in forms:
                     path = os.path.join(tmp, f"{name}-{dialect}.{form}")
                     if form == "yaml":  # one document per object, as users write them
                         write(docs, path)
@@ -116,8 +132,10 @@ def main() -> None:
                         with open(path, "w", encoding="utf-8") as out:
                             out.write(dump(as_list(docs), form))
                     size = os.path.getsize(path) / 1e6
-                    for line in report(f"{dialect} {form} ({size:.1f} MB)", _measure(path)):
-                        print(line, flush=True)
+                    for _ in range(runs):
+                        for line in report(f"{dialect} {form} ({size:.1f} MB)",
+                                           _measure(path)):
+                            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from typing import Any
 from allocation.engine.cel import CelCompileError, compile_problem, compile_selector
 from allocation.engine.events import parse_time
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.remembered import Remembered
 from allocation.engine.manifests.schema import (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -161,11 +162,13 @@ node_selector = Obj({"nodeSelectorTerms": ListOf(Obj({
     "matchFields": ListOf(_node_requirement),
 }))}, required=("nodeSelectorTerms",))
 
-attribute = Obj({
+# Every slice of a cluster lists the same attributes (``model: A100``, ``index: 0``): each
+# distinct one is checked once (remembered.py).
+attribute = Remembered(Obj({
     "name": Str(IDENTIFIER), "quantity": QuantityStr(), "bool": Bool(), "int": Int(),
     "intSlice": ListOf(Int()), "string": Str(), "stringSlice": ListOf(Str()),
     "version": version_str,
-}, required=("name",), one_of=(TYPED_ATTRIBUTE_FIELDS,))
+}, required=("name",), one_of=(TYPED_ATTRIBUTE_FIELDS,)))
 
 attributes = ListOf(attribute, unique_key="name")
 

@@ -78,25 +78,9 @@ def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
             problems.add(field_name, "required field is missing")
     if problems:
         return
-    named = kinds.specs_named(kind)
-    group = api_version.split("/", 1)[0] if "/" in api_version else ""
-    if not named:
-        if group in OWN_GROUPS:
-            ours = [spec.name for spec in kinds.specs_in_group(group)]
-            problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
-            return
-        # A vendor object: only its metadata is the planner's to check (it names and keys
-        # the object), as for every kind.
-        if data.get("metadata") is None:
-            problems.add("metadata.name", "required field is missing")
-        else:
-            _VENDOR_METADATA.check(data.get("metadata"), "metadata", problems)
-        return
     spec = kinds.lookup(api_version, kind)
     if spec is None:
-        supported = [v for named_spec in named for v in named_spec.api_versions]
-        problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "
-                     f"{' or '.join(supported)}")
+        _validate_unknown(data, api_version, kind, problems)
         return
     before = len(problems)
     schema = schema_of(spec)
@@ -111,8 +95,31 @@ def _validate(data: Any, problems: ProblemList, profile: Profile) -> None:
     # broken the schema has already reported why.
     with contextlib.suppress(KeyError, TypeError, AttributeError, ValueError):
         check_document(kind, data, problems)
-        if spec == kinds.NODE_GROUP:
+        if spec is kinds.NODE_GROUP:
             check_v1_slices(data, profile, problems)
+
+
+def _validate_unknown(data: dict, api_version: str, kind: str, problems: ProblemList
+                      ) -> None:
+    """The problems of a document whose ``apiVersion`` and ``kind`` name no spec: an
+    unknown kind of the planner's groups, a vendor object, or a version not served."""
+    named = kinds.specs_named(kind)
+    group = api_version.split("/", 1)[0] if "/" in api_version else ""
+    if not named:
+        if group in OWN_GROUPS:
+            ours = [spec.name for spec in kinds.specs_in_group(group)]
+            problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
+            return
+        # A vendor object: only its metadata is the planner's to check (it names and keys
+        # the object), as for every kind.
+        if data.get("metadata") is None:
+            problems.add("metadata.name", "required field is missing")
+        else:
+            _VENDOR_METADATA.check(data.get("metadata"), "metadata", problems)
+        return
+    supported = [v for named_spec in named for v in named_spec.api_versions]
+    problems.add("apiVersion", f"{api_version!r} is not supported for {kind}; use "
+                 f"{' or '.join(supported)}")
 
 
 def build_object(data: dict, source: Source | None = None) -> KObject:
@@ -198,7 +205,7 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
     profile = profile if profile is not None else make_profile()
     found: list[Problem] = []
     result = LoadResult(profile=profile)
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple, tuple[str, int]] = {}  # where each object was first defined
     for file_name, raw in raws:
         if raw.error is not None:
             hint = raw.hint or {}
@@ -210,7 +217,8 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
         pending = list(raw.problems)
         for prefix, data in _expand(raw):
             problems = ProblemList()
-            pending = _take_problems(pending, prefix, problems)
+            if pending:
+                pending = _take_problems(pending, prefix, problems)
             version = None
             if is_v1_kind(data):
                 prepared = prepare(data, profile)
@@ -231,14 +239,14 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                             f"{profile.release}") for path, gate in dropped)
             if trusted is None or not trusted(data):
                 _validate(data, problems, profile)
-            kind, namespace, name = _ident(data)
-            for path, message in problems.items:
-                if version is not None:
-                    path = source_path(path, version)
-                path = join(prefix, path) if prefix and path else (prefix or path)
-                found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
-                                     message))
             if problems:
+                kind, namespace, name = _ident(data)
+                for path, message in problems.items:
+                    if version is not None:
+                        path = source_path(path, version)
+                    path = join(prefix, path) if prefix and path else (prefix or path)
+                    found.append(Problem(file_name, raw.doc, kind, namespace, name, path,
+                                         message))
                 continue
             obj = build_object(data, Source(file_name, raw.doc))
             if obj.kind_name == "Event" and obj.api_version in ("v1", "events.k8s.io/v1"):
@@ -246,13 +254,14 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 continue
             ident = (obj.api_version.split("/")[0] if isinstance(obj, OpaqueObject)
                      else "", obj.key)
-            where = f"{file_name}:{raw.doc}"
             if ident in seen:
+                kind, namespace, name = _ident(data)
+                first_file, first_doc = seen[ident]
                 found.append(Problem(file_name, raw.doc, kind, namespace, name,
                                      "metadata.name", f"duplicate object: {obj.key} is "
-                                     f"also defined at {seen[ident]}"))
+                                     f"also defined at {first_file}:{first_doc}"))
                 continue
-            seen[ident] = where
+            seen[ident] = (file_name, raw.doc)
             result.objects.append(obj)
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)

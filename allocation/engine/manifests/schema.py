@@ -374,9 +374,16 @@ class Obj(Schema):
             if item is not None and not schema.valid(item):
                 return False
         for group in self._one_of_sets:
-            if _set_in(group, value) != 1:
+            present = group.intersection(value)
+            if len(present) == 1:  # nearly always (a device attribute's one value type)
+                for name in present:
+                    if value[name] is None:
+                        return False
+            elif _set_in(group, value) != 1:
                 return False
-        return all(_set_in(group, value) <= 1 for group in self._at_most_one_sets)
+        # most objects have no such group: no generator made for them
+        return not self._at_most_one_sets or all(
+            _set_in(group, value) <= 1 for group in self._at_most_one_sets)
 
 
 def _set_in(group: frozenset, value: dict) -> int:

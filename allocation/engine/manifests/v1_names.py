@@ -8,6 +8,7 @@ agree. The seed rule "identifiers of at most 63 characters" does not apply to v1
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from allocation.engine.manifests.problems import ProblemList
@@ -60,10 +61,16 @@ POOL_NAME = (
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+@lru_cache(maxsize=4096)  # every device of a cluster names the same few attributes
 def qualified_name_problem(name: str, full: bool = False) -> str | None:
     """Why ``name`` is not a v1 QualifiedName (``id`` or ``domain/id``; with ``full``, a
     FullyQualifiedName, which must carry the domain), or None. The id is a C identifier of
-    at most 32 characters, the domain a DNS subdomain of at most 63."""
+    at most 32 characters, the domain a DNS subdomain of at most 63.
+
+    Returns:
+        The problem's message, or None for a valid name; the answer depends on the text
+        alone, so it is remembered per name.
+    """
     domain, slash, ident = name.rpartition("/")
     if full and not slash:
         return (f"invalid name {name!r}: a fully qualified name must be <domain>/<id> "

@@ -80,18 +80,19 @@ def _pod_claims(spec: dict) -> list[PodClaim]:
     return out
 
 
-def _requests(spec: dict) -> tuple[int, int]:
-    def total(containers: list) -> tuple[int, int]:
-        cpu = mem = 0
-        for container in containers or ():
-            requests = (container.get("resources") or {}).get("requests") or {}
-            cpu += milli(requests["cpu"]) if "cpu" in requests else 0
-            mem += whole(requests["memory"]) if "memory" in requests else 0
-        return cpu, mem
+def _total(containers: list) -> tuple[int, int]:
+    cpu = mem = 0
+    for container in containers or ():
+        requests = (container.get("resources") or {}).get("requests") or {}
+        cpu += milli(requests["cpu"]) if "cpu" in requests else 0
+        mem += whole(requests["memory"]) if "memory" in requests else 0
+    return cpu, mem
 
-    cpu, mem = total(spec.get("containers"))
+
+def _requests(spec: dict) -> tuple[int, int]:
+    cpu, mem = _total(spec.get("containers"))
     for init in spec.get("initContainers") or ():  # init containers run one at a time
-        icpu, imem = total([init])
+        icpu, imem = _total([init])
         cpu, mem = max(cpu, icpu), max(mem, imem)
     return cpu, mem
 

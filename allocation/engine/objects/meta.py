@@ -23,10 +23,15 @@ def json_copy(value: Any) -> Any:
     """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than
     ``copy.deepcopy``, which matters when every claim of a large cluster is copied."""
     if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
+        # a scalar is kept without a call: most values of a document are scalars
+        return {k: json_copy(v) if isinstance(v, _CONTAINERS) else v
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [json_copy(v) for v in value]
+        return [json_copy(v) if isinstance(v, _CONTAINERS) else v for v in value]
     return value
+
+
+_CONTAINERS = (dict, list)
 
 
 def share(value: Any) -> Any:
@@ -93,34 +98,48 @@ class ObjectMeta:
 
     @classmethod
     def from_raw(cls, raw: dict, namespaced: bool) -> ObjectMeta:
+        # Each container the object's own (the planner edits them); an absent one is made
+        # once, not made empty and then copied: every object loaded passes here.
+        get = raw.get
+        labels, annotations = get("labels"), get("annotations")
+        finalizers, owners = get("finalizers"), get("ownerReferences")
         return cls(
-            name=raw["name"],
-            namespace=(raw.get("namespace") or "default") if namespaced else None,
-            uid=raw.get("uid"),
-            labels=dict(raw.get("labels") or {}),
-            annotations=dict(raw.get("annotations") or {}),
-            finalizers=list(raw.get("finalizers") or []),
-            owner_references=[dict(r) for r in raw.get("ownerReferences") or []],
-            creation_timestamp=raw.get("creationTimestamp"),
-            deletion_timestamp=raw.get("deletionTimestamp"),
+            raw["name"],
+            (get("namespace") or "default") if namespaced else None,
+            get("uid"),
+            dict(labels) if labels else {},
+            dict(annotations) if annotations else {},
+            list(finalizers) if finalizers else [],
+            [dict(r) for r in owners] if owners else [],
+            get("creationTimestamp"),
+            get("deletionTimestamp"),
         )
 
     def write_into(self, out: dict, copy_value: Callable[[Any], Any] = json_copy) -> None:
         """Update a metadata mapping with the fields the planner may change, each value
         passed through ``copy_value`` (:func:`json_copy`, or :func:`share` for a reader)."""
+        # Written out field by field, not as a loop over (key, value) pairs: this runs for
+        # every object of every output, and the pairs cost more than the assignments.
         if self.namespace is not None:
             out["namespace"] = self.namespace
-        for key, value in (("uid", self.uid), ("creationTimestamp", self.creation_timestamp),
-                           ("deletionTimestamp", self.deletion_timestamp)):
-            if value is not None:
-                out[key] = value
-        for key, value in (("labels", self.labels), ("annotations", self.annotations),
-                           ("finalizers", self.finalizers),
-                           ("ownerReferences", self.owner_references)):
-            if value:
-                out[key] = copy_value(value)
-            else:
-                out.pop(key, None)
+        if self.uid is not None:
+            out["uid"] = self.uid
+        if self.creation_timestamp is not None:
+            out["creationTimestamp"] = self.creation_timestamp
+        if self.deletion_timestamp is not None:
+            out["deletionTimestamp"] = self.deletion_timestamp
+        _put(out, "labels", self.labels, copy_value)
+        _put(out, "annotations", self.annotations, copy_value)
+        _put(out, "finalizers", self.finalizers, copy_value)
+        _put(out, "ownerReferences", self.owner_references, copy_value)
+
+
+def _put(out: dict, key: str, value: Any, copy_value: Callable[[Any], Any]) -> None:
+    """``out[key]`` set to a copy of ``value``, or removed when ``value`` is empty."""
+    if value:
+        out[key] = copy_value(value)
+    elif key in out:
+        del out[key]
 
 
 class KObject:

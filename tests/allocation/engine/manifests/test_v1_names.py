@@ -27,3 +27,11 @@ def test_fully_qualified_names_need_the_domain():
         "invalid name 'model': a fully qualified name must be <domain>/<id> (the domain is "
         "required)")
     assert qualified_name_problem("gpu.example.com/model", full=True) is None
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_remembered_answer_is_the_one_computed_afresh(full):
+    names = ["model", "9lives", "gpu.example.com/model", "Example.com/x", "a" * 33, "model"]
+    for name in names + names:
+        assert qualified_name_problem(name, full) == \
+            qualified_name_problem.__wrapped__(name, full)
