@@ -285,8 +285,9 @@ def write(objects: list[KObject], events: list[KObject] = (), replace_all: bool 
     ``replace_all``, everything not given); validate; save in one transaction."""
     with transaction.atomic():
         cluster = locked_cluster()
-        desired = [(o, canonical_json(o.raw)) for o in objects]
-        desired_events = [(e, canonical_json(e.raw)) for e in events]
+        # The objects are the loader's: their documents are parsed JSON or YAML.
+        desired = [(o, canonical_json(o.raw, parsed=True)) for o in objects]
+        desired_events = [(e, canonical_json(e.raw, parsed=True)) for e in events]
         if replace_all:  # the whole cluster is the input: every row is read and checked
             rows, stored_events = stored_rows(), event_rows()
         else:
