@@ -176,12 +176,13 @@ def insert_rows(model: type[models.Model], rows: list[dict]) -> None:
             fixed[f.attname] = f.get_db_prep_save(value, connection)
         return fixed[f.attname]
 
-    def prepared(f, value):
-        return value if type(value) in (str, int) else f.get_db_prep_save(value, connection)
-
-    # Each field's name and whether a row may give it, looked up once, not per row and field.
+    # Each field's name and whether a row may give it, looked up once, not per row and field;
+    # a cell is prepared inline, without a call per cell (a large import has 1.2 million).
     columns = [(f, f.attname, f.attname not in stamped) for f in fields]
-    params = [[prepared(f, row[name]) if given and name in row else missing(f)
+    plain = (str, int)
+    params = [[value if type(value := row.get(name, _ABSENT) if given else _ABSENT) in plain
+               else missing(f) if value is _ABSENT
+               else f.get_db_prep_save(value, connection)
                for f, name, given in columns] for row in rows]
     quote = connection.ops.quote_name
     sql = (f"INSERT INTO {quote(model._meta.db_table)} "
@@ -189,6 +190,10 @@ def insert_rows(model: type[models.Model], rows: list[dict]) -> None:
            f"VALUES ({', '.join(['%s'] * len(fields))})")
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
+
+
+_ABSENT = object()
+"""A column a row does not give (``insert_rows``)."""
 
 
 def commit_revision(cluster: Cluster, kinds: list[str]) -> int:
