@@ -9,9 +9,10 @@ allocated by the cluster, 100 pods pending) through the real ``kubernetes`` clie
   claims, and a slice per node).
 * **import**: ``import_cluster`` as ``manage.py import`` runs it: discovery and paginated
   lists (pages of 500; the fixture server runs in the same process, so the list phase's CPU
-  includes serving it), then storing (loader, whole-cluster checks, one transaction): wall
-  and CPU of this process each; the CPU of the process that checks pages meanwhile
-  (``clusters/kube/prechecks.py``) is given apart.
+  includes serving it, though not serialising its objects: it makes its lists' texts when
+  loaded, as an API server serves from its watch cache), then storing (loader,
+  whole-cluster checks, one transaction): wall and CPU of this process each; the CPU of
+  the process that checks pages meanwhile (``clusters/kube/prechecks.py``) is given apart.
 * **first pass**: one worker pass (``services.reconcile.reconcile``) on the imported
   cluster: the cluster's allocations are kept, the pending pods are explained.
 * **watch event to a second client**: from the fixture server's change to the

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from allocation.engine.gcpause import paused_gc
 from allocation.services.profile import console_profile
 from clusters import services
 from clusters.kube.client import Connection
@@ -38,7 +39,8 @@ Say = Callable[[str], None]
 @dataclass
 class Imported:
     """An import's snapshots (one per kind, with the resourceVersion to watch from) and what
-    storing them did."""
+    storing them did. The snapshots' items are not kept (they are stored): held past the
+    import, the collector's first pass after it would walk every one of them."""
 
     snapshots: list[Snapshot]
     report: services.SyncReport
@@ -58,25 +60,35 @@ def import_cluster(connection: Connection, say: Say = lambda line: None,
     """
     services.record_start(connection.context, connection.server, ClusterSource.SYNCING)
     try:
-        resources = discover(connection)
-        snapshots = []
-        # The pages are checked in a second process while the lists go on: the store then
-        # checks only what that process has not (clusters/kube/prechecks.py).
-        with Prechecker(console_profile(), start_after=precheck_after) as checker:
-            for resource in resources:
-                snapshot = list_all(connection, resource, page_size,
-                                    progress=lambda r, n: say(f"{r.name}: {n} listed"),
-                                    page_hook=checker.page)
-                snapshots.append(snapshot)
-            say(f"storing {sum(len(s.items) for s in snapshots)} objects")
-            versions = {r.kind: r.api_version for r in resources}
-            report = services.store_snapshots(connection.context, snapshots, replace,
-                                              versions, checked=checker.valid)
+        # The lists and the store make millions of dicts, lists and strings and no cycles: a
+        # collection between two kinds, or between the lists and the store, walks everything
+        # read so far again (allocation/engine/gcpause.py; docs/live-cluster.md). Nothing
+        # read is left when the collector resumes (_read_and_store keeps no item).
+        with paused_gc():
+            imported = _read_and_store(connection, say, replace, page_size, precheck_after)
     except Exception as exc:
         services.record_error(str(exc))
         raise
     services.record_state(state)
-    return Imported(snapshots, report)
+    return imported
+
+
+def _read_and_store(connection: Connection, say: Say, replace: bool, page_size: int,
+                    precheck_after: int) -> Imported:
+    resources = discover(connection)
+    snapshots = []
+    # The pages are checked in a second process while the lists go on: the store then
+    # checks only what that process has not (clusters/kube/prechecks.py).
+    with Prechecker(console_profile(), start_after=precheck_after) as checker:
+        for resource in resources:
+            snapshots.append(list_all(connection, resource, page_size,
+                                      progress=lambda r, n: say(f"{r.name}: {n} listed"),
+                                      page_hook=checker.page))
+        say(f"storing {sum(len(s.items) for s in snapshots)} objects")
+        versions = {r.kind: r.api_version for r in resources}
+        report = services.store_snapshots(connection.context, snapshots, replace, versions,
+                                          checked=checker.valid)
+    return Imported([Snapshot(s.resource, [], s.resource_version) for s in snapshots], report)
 
 
 @dataclass(frozen=True)

@@ -73,12 +73,21 @@ def _load(named: list[tuple[str, dict]], report: SyncReport,
     the same profile (``clusters/kube/prechecks.py``): its check is not repeated."""
     trusted = None
     if checked is not None:
-        given = {_ident(document): document for _name, document in named}
+        given: dict[Identity, dict] = {}
 
         def trusted(data: dict) -> bool:
-            # The loader asks about the document it checks, for a v1 kind its converted
-            # copy: kind and metadata stay those of the document given.
-            return isinstance(data, dict) and checked(given.get(_ident(data)))
+            # The loader asks about the document it checks: the document given, or for a v1
+            # kind its converted copy, whose kind and metadata stay those of the document
+            # given. A document given is asked by itself; identities (90,000 for a large
+            # cluster) are read only once another one is asked about.
+            if checked(data):
+                return True
+            if not isinstance(data, dict):
+                return False
+            if not given:
+                given.update((_ident(document), document) for _name, document in named)
+            original = given.get(_ident(data))
+            return original is not None and original is not data and checked(original)
     while True:
         try:
             return load_documents(named, trusted=trusted, profile=console_profile()).objects

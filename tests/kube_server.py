@@ -126,13 +126,20 @@ class FakeApiServer:
             return stored
 
     def put_all(self, objects: list[dict]) -> None:
-        """:meth:`put` each, without waking watches per object (a fast initial load)."""
-        for obj in objects:
-            kind = obj["kind"]
-            plural = COLLECTIONS[kind][1]
-            stored = self._stamp(kind, obj, self.objects[plural].get(self._key(obj)))
-            self.objects[plural][self._key(stored)] = stored
-        self.compacted = self.version  # a fresh server: no history before its objects
+        """:meth:`put` each, without waking watches per object (a fast initial load), and
+        make the lists' texts now: the first list of a kind is then served as fast as the
+        next, as an API server serves lists from its watch cache, and a benchmark's list
+        phase times the planner's reading, not this server's serialisation (3.7 s CPU for
+        the 90,000 objects of ``bench_live``'s large cluster)."""
+        with self.lock:
+            for obj in objects:
+                kind = obj["kind"]
+                plural = COLLECTIONS[kind][1]
+                stored = self._stamp(kind, obj, self.objects[plural].get(self._key(obj)))
+                self.objects[plural][self._key(stored)] = stored
+            self.compacted = self.version  # a fresh server: no history before its objects
+            for plural in list(self.objects):
+                self.listed_items(plural)
 
     def delete(self, kind: str, name: str, namespace: str = "") -> None:
         plural = COLLECTIONS[kind][1]

@@ -75,6 +75,9 @@ class Prechecker:
 
     def __exit__(self, *exc) -> None:
         self.close()
+        # Let go of the pages' items with the worker: an import drops every item it read
+        # before the collector resumes (clusters/mirror.py).
+        self._pages, self._where, self._verdicts, self._waiting, self._sent = [], {}, {}, [], []
 
     def page(self, resource: Resource, body: bytes, items: list[dict]) -> None:
         """A page read (a ``listing.PageHook``): queue it for the worker."""
@@ -94,14 +97,16 @@ class Prechecker:
         """Whether the worker loaded ``item`` (one of the items of a page given to
         :meth:`page`) without a problem. A page the worker has is waited for; one it has
         not had is taken back (False for all its items: the caller checks them itself)."""
-        self._feed()
         where = self._where.get(id(item))
         if where is None:
             return False
         number, index = where
-        if number not in self._verdicts:
-            self._verdicts[number] = self._take(number)
-        verdicts = self._verdicts[number]
+        verdicts = self._verdicts.get(number, _UNASKED)
+        if verdicts is _UNASKED:
+            # The store reads the pages in order: feed the worker once per page, not per
+            # item (90,000 times for a large cluster).
+            self._feed()
+            verdicts = self._verdicts[number] = self._take(number)
         return verdicts is not None and verdicts[index]
 
     def close(self) -> None:
@@ -133,6 +138,9 @@ class Prechecker:
             return None
         return _outcome(self._pages[number].future)
 
+
+_UNASKED = object()
+"""A page whose verdicts the store has not asked for yet."""
 
 _IN_FLIGHT = 2
 """Pages the worker has at once: one it checks and the next, so it never waits to be fed;

@@ -4,6 +4,7 @@ refusals; only GET is ever sent."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -45,6 +46,20 @@ def test_import_reads_every_kind(connection, fake):
     assert source.state == ClusterSource.IMPORTED and source.versions["ResourceClaim"] == \
         "resource.k8s.io/v1"
     assert fake.verbs() == {"GET"}
+
+
+@pytest.mark.django_db
+def test_import_pauses_the_collector_and_keeps_no_item(connection, fake):
+    """The collector is paused over the whole import, lists and store, and resumes with
+    nothing read left to walk: the snapshots keep their resourceVersions, not their items."""
+    assert gc.isenabled()
+    enabled = []
+    imported = import_cluster(connection, lambda line: enabled.append(gc.isenabled()),
+                              page_size=2)
+    assert enabled and not any(enabled)
+    assert gc.isenabled()
+    assert all(s.items == [] and s.resource_version for s in imported.snapshots)
+    assert MirroredObject.objects.count() == len(small_cluster())
 
 
 @pytest.mark.django_db

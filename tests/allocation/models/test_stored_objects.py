@@ -1,7 +1,11 @@
 """allocation.models: one model per kind, identity constraints, derived columns."""
 
+import json
+
 import pytest
 from django.db import IntegrityError, transaction
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation import models
 from allocation.engine import kinds
@@ -40,6 +44,39 @@ def test_the_seed_and_v1_claim_models_share_one_kind():
 def test_canonical_json_is_one_text_per_document():
     assert models.canonical_json({"b": 1, "a": [1.5, "é"]}) == '{"a":[1.5,"é"],"b":1}'
     assert models.list_column(["b", "a", "", "b"]) == ",a,b,"
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers(-(2**70), 2**70)
+    | st.sampled_from([1e-05, 1.5e-07, 1e-4, 1e16, 1e22, -0.0, 5e-324, float("nan"),
+                       float("inf"), 2**63, 2**64, -(2**63) - 1, "1e-05", "null", "x.0000"])
+    | st.text(st.characters(codec=None, categories=None)),  # surrogates, controls too
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_VALUES)
+def test_canonical_json_of_a_parsed_document_is_the_standard_librarys(document):
+    """orjson writes a parsed document only where its text is the standard library's."""
+    try:
+        expected = json.dumps(document, sort_keys=True, separators=(",", ":"),
+                              ensure_ascii=False)
+    except (TypeError, ValueError) as error:
+        with pytest.raises(type(error)):
+            models.canonical_json(document, parsed=True)
+        return
+    assert models.canonical_json(document, parsed=True) == expected
+    assert models.canonical_json(document) == expected
+
+
+def test_canonical_json_of_floats_orjson_writes_otherwise():
+    """The floats orjson writes in other words (and NaN, infinities) go to the standard
+    library; orjson writes the rest."""
+    for value in (1e-05, 1.5e-07, 1e-10, float("nan"), float("inf"), 0.00012, 1e16, 1e-4):
+        assert models.canonical_json({"v": [value]}, parsed=True) == json.dumps(
+            {"v": [value]}, separators=(",", ":"))
 
 
 def test_derived_columns():

@@ -47,6 +47,16 @@ def test_valid_items_are_trusted_and_an_invalid_one_is_not():
         assert not checker.valid(None)
 
 
+def test_leaving_lets_go_of_the_pages():
+    """An import drops every item it read before the collector resumes
+    (clusters/mirror.py): the checker keeps none past its ``with`` block."""
+    body, items = _page(pod("a"))
+    with Prechecker(make_profile(), start_after=0) as checker:
+        checker.page(by_kind("Pod"), body, items)
+        assert checker.valid(items[0])
+    assert not checker.valid(items[0])
+
+
 def test_a_problem_between_items_names_the_item_the_loader_blames():
     twin = pod("twin")
     body, items = _page(twin, twin)  # the same object twice: the second is the duplicate
