@@ -77,20 +77,22 @@ def _slice(index: int) -> dict:
             "nodeName": f"node-{index}",
             "driverName": "gpu.example.com",
             "namedResourcesWithAttributes": [
-                {"name": f"gpu-{device}", "attributes": [
-                    {"name": "model", "string": "A100"},
-                    {"name": "index", "int": device},
-                    {"name": "memory", "quantity": "40Gi"},
-                ]} for device in range(4)
+                {
+                    "name": f"gpu-{device}",
+                    "attributes": [
+                        {"name": "model", "string": "A100"},
+                        {"name": "index", "int": device},
+                        {"name": "memory", "quantity": "40Gi"},
+                    ],
+                }
+                for device in range(4)
             ],
         },
     }
 
 
-@pytest.mark.parametrize("change", ["two types", "no type", "bad name", "bad quantity",
-                                    "repeated"])
-def test_a_bad_attribute_in_the_last_slice_is_reported_as_without_remembering(change,
-                                                                               monkeypatch):
+@pytest.mark.parametrize("change", ["two types", "no type", "bad name", "bad quantity", "repeated"])
+def test_a_bad_attribute_in_the_last_slice_is_reported_as_without_remembering(change, monkeypatch):
     slices = [_slice(i) for i in range(200)]
     attributes = slices[-1]["spec"]["namedResourcesWithAttributes"][3]["attributes"]
     if change == "two types":
