@@ -81,12 +81,8 @@ class Plan:
         """Whether ``claims`` have this plan's claims' very spec objects, in order (the
         plan may then be searched for them: ``fresh(claims)``)."""
         mine = self.claims
-        if len(mine) != len(claims):
-            return False
-        for c, other in zip(mine, claims, strict=True):  # a loop, not all(): per pod
-            if c.raw["spec"] is not other["spec"]:
-                return False
-        return True
+        return len(mine) == len(claims) and all(
+            c.raw["spec"] is other["spec"] for c, other in zip(mine, claims, strict=True))
 
 
 def _single(claims: list[ClaimState]) -> RequestData | None:
