@@ -97,16 +97,14 @@ class Prechecker:
         """Whether the worker loaded ``item`` (one of the items of a page given to
         :meth:`page`) without a problem. A page the worker has is waited for; one it has
         not had is taken back (False for all its items: the caller checks them itself)."""
+        self._feed()
         where = self._where.get(id(item))
         if where is None:
             return False
         number, index = where
-        verdicts = self._verdicts.get(number, _UNASKED)
-        if verdicts is _UNASKED:
-            # The store reads the pages in order: feed the worker once per page, not per
-            # item (90,000 times for a large cluster).
-            self._feed()
-            verdicts = self._verdicts[number] = self._take(number)
+        if number not in self._verdicts:
+            self._verdicts[number] = self._take(number)
+        verdicts = self._verdicts[number]
         return verdicts is not None and verdicts[index]
 
     def close(self) -> None:
@@ -138,9 +136,6 @@ class Prechecker:
             return None
         return _outcome(self._pages[number].future)
 
-
-_UNASKED = object()
-"""A page whose verdicts the store has not asked for yet."""
 
 _IN_FLIGHT = 2
 """Pages the worker has at once: one it checks and the next, so it never waits to be fed;
