@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 CHROMIUM = Path(os.environ.get("DRAPLANNER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -41,7 +41,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DEFAULT_TIMEOUT_MS = 10_000
+# How long an action or an ``expect`` waits for the page. Generous: on a busy 2-core machine
+# a page's answer can take seconds, and a wait that runs out is a false failure; a page that
+# never shows what a test expects still fails, only later.
+DEFAULT_TIMEOUT_MS = 20_000
+expect.set_options(timeout=DEFAULT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
