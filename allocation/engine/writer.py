@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 import yaml
 
-__all__ = ["dump", "dump_to", "as_list", "to_json", "to_yaml"]
+__all__ = ["dump", "dump_to", "as_list", "to_json", "to_yaml", "not_json"]
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_./(][A-Za-z0-9_./=+() -]*(?<! )$")
 _RESOLVER = yaml.resolver.Resolver()
@@ -139,7 +139,7 @@ def to_yaml(document: Any) -> str:
 
 
 _ORJSON_OPTIONS = (orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-                   # what the standard library refuses goes to ``_refuse``, hence to it
+                   # what the standard library refuses goes to ``not_json``, hence to it
                    | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME)
 # Lines of orjson's output whose value the standard library writes differently: a float
 # with a one-digit negative exponent (``1e-7``), one below 1e-4 written out (``0.00001``),
@@ -149,14 +149,21 @@ _MAY_DIFFER = (re.compile(rb"e-\d,?\n"), re.compile(rb"\.0000\d*,?\n"),
                re.compile(rb"null,?\n"))
 
 
-def _refuse(value: Any) -> Any:
+def not_json(value: Any) -> Any:
+    """orjson's ``default`` where the standard library must write what orjson would
+    otherwise: every value orjson cannot write itself is refused, as ``json.dumps``
+    refuses it (also ``allocation/models/base.py``'s compact text).
+
+    Raises:
+        TypeError: always.
+    """
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _orjson(document: Any) -> bytes | None:
     """orjson's bytes for ``document``, or None where the standard library must write it."""
     try:
-        data = orjson.dumps(document, default=_refuse, option=_ORJSON_OPTIONS)
+        data = orjson.dumps(document, default=not_json, option=_ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError too: the standard library says why, or can
         return None
     return None if any(pattern.search(data) for pattern in _MAY_DIFFER) else data

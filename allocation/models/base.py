@@ -15,6 +15,7 @@ import orjson
 from django.db import models
 
 from allocation.engine.kinds import KindSpec
+from allocation.engine.writer import not_json
 
 __all__ = ["StoredObject", "canonical_json", "list_column"]
 
@@ -40,7 +41,7 @@ def canonical_json(document: Any, parsed: bool = False) -> str:
     """
     if parsed:
         try:
-            data = orjson.dumps(document, default=_refuse, option=_ORJSON_OPTIONS)
+            data = orjson.dumps(document, default=not_json, option=_ORJSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError too: the standard library says why
             data = None
         if data is not None and not _may_differ(data):
@@ -50,11 +51,6 @@ def canonical_json(document: Any, parsed: bool = False) -> str:
 
 _ORJSON_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
                    | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
-
-
-def _refuse(value: Any) -> Any:
-    """orjson's ``default``: what is not plain JSON goes to the standard library."""
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _may_differ(data: bytes) -> bool:
