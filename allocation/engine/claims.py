@@ -83,23 +83,25 @@ class ClaimController:
         """The missing claims of ``pod``'s template entries."""
         if pod.terminated:
             return False
-        changed = False
-        claims = []
+        changed = missing = False
+        claims = []  # the keys of the template claims, all found (the claims' own keys)
+        namespace = pod.meta.namespace
         for pod_claim in pod.claims:
             if not pod_claim.template_name:
                 continue
             name = pod.claim_name(pod_claim)
-            claims.append(ObjectKey("ResourceClaim", pod.namespace, name))
-            if state.get("ResourceClaim", pod.namespace, name) is not None:
+            claim = state.get("ResourceClaim", namespace, name)
+            if claim is not None:
+                claims.append(claim.key)
                 continue
-            template = state.get("ResourceClaimTemplate", pod.namespace,
-                                 pod_claim.template_name)
+            template = state.get("ResourceClaimTemplate", namespace, pod_claim.template_name)
             if not isinstance(template, ResourceClaimTemplate):
                 # missing: the scheduler reports it on the pod; v1: claims_v1.py
+                missing = True
                 continue
-            state.add(claim_from_template(pod, pod_claim.name, template))
+            state.add(claim_from_template(pod, pod_claim.name, template, name=name))
             changed = True
-        if not changed and all(key in state.objects for key in claims):
+        if not changed and not missing:
             self.quiet.remember(pod, claims)  # every template claim exists
         return changed
 
@@ -115,8 +117,7 @@ class ClaimController:
     def _release_claim(self, state: ClusterState, claim: ResourceClaim, live: _Live) -> bool:
         """Drop reservations of pods that are gone or finished; deallocate if unused."""
         changed = False
-        kept = [r for r in claim.reserved_for
-                if r.get("resource") != "pods" or live.reserved(claim.namespace, r)]
+        kept, pods = live.standing(claim)
         if len(kept) != len(claim.reserved_for):
             gone = [r["name"] for r in claim.reserved_for if r not in kept]
             claim = state.writable(claim)
@@ -128,22 +129,15 @@ class ClaimController:
                                 component=CLAIMS_COMPONENT)
         # Structured claims carry their model's delete-protection finalizer; an input
         # allocation without it is left as it stands (the input is honoured).
-        structured = any(f in registry.by_finalizer() for f in claim.meta.finalizers)
         if (claim.allocation is not None and not claim.reserved_for and not claim.immediate
-                and structured and not claim.controller_name):
+                and not claim.controller_name
+                and any(f in registry.by_finalizer() for f in claim.meta.finalizers)):
             deallocate(state, claim, "No pod uses the claim any more")
             changed = True
-        if not changed and all(_own_pod(live, claim, r) for r in claim.reserved_for):
+        if not changed and pods is not None:
             # each reservation is its named pod's, running: those pods' keys decide
-            self.quiet.remember(claim, [ObjectKey("Pod", claim.namespace, r.get("name"))
-                                        for r in claim.reserved_for])
+            self.quiet.remember(claim, [pod.key for pod in pods])
         return changed
-
-
-def _own_pod(live: _Live, claim: ResourceClaim, ref: dict) -> bool:
-    """Whether a reservation names a running pod by name and, if at all, by its uid."""
-    pod = live.pod(claim.namespace, ref.get("name")) if ref.get("resource") == "pods" else None
-    return pod is not None and (not ref.get("uid") or ref["uid"] == pod.meta.uid)
 
 
 class _Live:
@@ -157,15 +151,38 @@ class _Live:
         pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
         return pod if isinstance(pod, Pod) and not pod.terminated else None
 
-    def reserved(self, namespace: str | None, ref: dict) -> bool:
-        """Whether a pod reservation stands: its named pod runs and its uid, if given, is
-        a running pod's. The named pod's own uid answers without :attr:`uids`, which walks
-        every pod: a kept pass (docs/console.md, "The kept state") looks at a few claims."""
-        pod = self.pod(namespace, ref.get("name"))
-        if pod is None:
-            return False
-        uid = ref.get("uid")
-        return not uid or uid == pod.meta.uid or uid in self.uids
+    def standing(self, claim: ResourceClaim) -> tuple[list[dict], list[Pod] | None]:
+        """The claim's reservations that stand, and the pods they name when every one is
+        its named pod's, running, by name and, if given, by uid (else None).
+
+        A pod reservation stands when its named pod runs and its uid, if given, is a
+        running pod's: any running pod's, as upstream's check. The named pod's own uid
+        answers without :attr:`uids`, which walks every pod: a kept pass
+        (docs/console.md, "The kept state") looks at a few claims. Other reservations
+        stand and are not a pod's.
+        """
+        kept: list[dict] = []
+        pods: list[Pod] | None = []
+        namespace = claim.meta.namespace
+        for ref in claim.reserved_for:
+            if ref.get("resource") != "pods":
+                kept.append(ref)
+                pods = None
+                continue
+            pod = self.pod(namespace, ref.get("name"))
+            if pod is None:
+                pods = None
+                continue
+            uid = ref.get("uid")
+            if not uid or uid == pod.meta.uid:
+                kept.append(ref)
+                if pods is not None:
+                    pods.append(pod)
+                continue
+            pods = None
+            if uid in self.uids:
+                kept.append(ref)
+        return kept, pods
 
     @property
     def uids(self) -> set[str]:
@@ -174,14 +191,17 @@ class _Live:
         return self._uids
 
 
-def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate
-                        ) -> ResourceClaim:
-    """The claim a pod's template entry gets: ``<pod>-<podClaimName>``, owned by the pod."""
+def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate,
+                        *, name: str | None = None) -> ResourceClaim:
+    """The claim a pod's template entry gets: ``<pod>-<podClaimName>``, owned by the pod.
+
+    ``name``, when given, is ``pod.claim_name(pod_claim_name)`` found already by the caller.
+    """
     meta = template.claim_metadata
     raw = {
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
         "metadata": {
-            "name": pod.claim_name(pod_claim_name), "namespace": pod.namespace,
+            "name": name or pod.claim_name(pod_claim_name), "namespace": pod.namespace,
             "labels": json_copy(meta.get("labels") or {}),
             "annotations": {**json_copy(meta.get("annotations") or {}),
                             POD_CLAIM_NAME_ANNOTATION: pod_claim_name},

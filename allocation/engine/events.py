@@ -19,6 +19,7 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 #: The longest duration accepted anywhere (``--advance``, ValidUntilSeconds): 100 years.
 MAX_DURATION = timedelta(days=36500)
+_EVENT_VERSION = kinds.EVENT.preferred_version
 
 
 def format_time(moment: datetime) -> str:
@@ -141,15 +142,17 @@ class EventRecorder:
                component: str = SCHEDULER_COMPONENT) -> dict:
         self._seq += 1
         stamp = self.clock.stamp()
-        involved = {"apiVersion": obj.api_version, "kind": obj.kind_name, "name": obj.name}
-        if obj.namespace:
-            involved["namespace"] = obj.namespace
-        if obj.meta.uid:
-            involved["uid"] = obj.meta.uid
+        meta = obj.meta  # read once: an Event is recorded per claim and pod placed
+        name, namespace, uid = meta.name, meta.namespace, meta.uid
+        involved = {"apiVersion": obj.api_version, "kind": obj.kind_name, "name": name}
+        if namespace:
+            involved["namespace"] = namespace
+        if uid:
+            involved["uid"] = uid
         event = {
-            "apiVersion": kinds.EVENT.preferred_version, "kind": "Event",
-            "metadata": {"name": f"{obj.name}.{self._seq:08d}",
-                         "namespace": obj.namespace or "default"},
+            "apiVersion": _EVENT_VERSION, "kind": "Event",
+            "metadata": {"name": f"{name}.{self._seq:08d}",
+                         "namespace": namespace or "default"},
             "involvedObject": involved, "type": type_, "reason": reason, "message": message,
             "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1,
             "source": {"component": component}, "reportingComponent": component,

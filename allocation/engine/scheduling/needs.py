@@ -84,34 +84,35 @@ def pod_needs(state: ClusterState, pod: Pod, plans: Plans, blocker: Blocker) -> 
     """
     needs = PodNeeds()
     signature = pod_signature(pod)
+    namespace, pod_name = pod.meta.namespace, pod.meta.name  # read once: asked per pod
     for pod_claim in pod.claims:
         name = pod.claim_name(pod_claim)
-        claim = state.get("ResourceClaim", pod.namespace, name)
+        claim = state.get("ResourceClaim", namespace, name)
         if claim is None:
             if pod_claim.template_name and state.get(
-                    "ResourceClaimTemplate", pod.namespace, pod_claim.template_name) is None:
-                needs.error = (f"resourceclaimtemplate \"{pod.namespace}/"
+                    "ResourceClaimTemplate", namespace, pod_claim.template_name) is None:
+                needs.error = (f"resourceclaimtemplate \"{namespace}/"
                                f"{pod_claim.template_name}\" not found")
             else:
-                needs.error = f"resourceclaim \"{pod.namespace}/{name}\" not found"
+                needs.error = f"resourceclaim \"{namespace}/{name}\" not found"
             return needs
         if isinstance(claim, ResourceClaimV1):  # scheduling/v1.py and autoscaler/v1pods.py
             needs.error = (f"resourceclaim \"{claim.ref}\" is a resource.k8s.io/v1 claim, "
                            "which control-plane negotiation does not handle")
             return needs
-        if pod_claim.template_name and claim.owner_pod != pod.name:
+        if pod_claim.template_name and claim.owner_pod != pod_name:
             needs.error = (f"resourceclaim \"{claim.ref}\" was not created for the pod "
                            "(it is not owned by it)")
             return needs
         if claim.pending_reason:
             needs.error = claim.pending_reason
             return needs
-        reserved = claim.reserved_pods()
         if claim.allocation is not None:
             if claim.deallocation_requested:
                 needs.error = f"resourceclaim \"{claim.ref}\" is being deallocated"
                 return needs
-            if not claim.allocation.shareable and reserved and pod.name not in reserved:
+            reserved = claim.reserved_pods()
+            if not claim.allocation.shareable and reserved and pod_name not in reserved:
                 needs.error = (f"resourceclaim \"{claim.ref}\" is in use by pod "
                                f"\"{reserved[0]}\" and is not shareable")
                 return needs
@@ -130,7 +131,8 @@ def pod_needs(state: ClusterState, pod: Pod, plans: Plans, blocker: Blocker) -> 
             signature.append(("controlled", claim.ref))
             continue
         needs.pending.append((claim, plan))
-        signature.append(("template", plan.key) if claim.owner_pod == pod.name
-                         else ("claim", claim.ref))
+        # a template's claim passed the owner check above: it is the pod's
+        owned = pod_claim.template_name or claim.owner_pod == pod_name
+        signature.append(("template", plan.key) if owned else ("claim", claim.ref))
     needs.signature = tuple(signature)
     return needs
