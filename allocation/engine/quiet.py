@@ -58,6 +58,9 @@ class Quiet:
         self._maybe: set[ObjectKey] = set()
         self._seen_list: list | None = None
         self._seen = 0
+        # answers a pass made true by its own changes (remember_after): the object, its
+        # dependencies and how long ``touched`` was when the answer held
+        self._after: list[tuple[KObject, list[ObjectKey], int]] = []
 
     def observe(self, state: ClusterState) -> None:
         """Forget what depends on keys touched since the last call (call at the start of
@@ -73,11 +76,14 @@ class Quiet:
             self._seen_list, self._seen = state.touched, len(state.touched)
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
+            self._after.clear()  # their places are in a list no longer read
         touched = state.touched
         for key in touched[self._read:]:
             for known in self._deps.pop(key, ()):
                 self._forget(known)
         self._read = len(touched)
+        if self._after:
+            self._remember_after(state)
 
     def _forget(self, key: ObjectKey) -> None:
         obj = self._known.pop(key, None)
@@ -171,26 +177,65 @@ class Quiet:
                 keys.append(key)
         return [objects[key] for key in state.in_order(keys)]
 
+    def remember_after(self, state: ClusterState, obj: KObject, deps: list[ObjectKey]
+                       ) -> None:
+        """``obj`` needs nothing as things stand now, while it and ``deps`` do not change
+        from now on: known from the next :meth:`observe` unless one of them is touched
+        before it.
+
+        For an answer the caller's own pass made true (the scheduler's pod bound just now,
+        whose visit in the next round would find nothing to do): the touches of the
+        changes that made it true come before it and do not forget it, as they would forget
+        an answer given to :meth:`remember` in the same pass. Until that observe the object
+        is not known, so the rest of the pass sees what it would have seen without it.
+        Nothing is remembered for a state or ``touched`` list other than the last observed.
+        """
+        if state is self._state and state.touched is self._touched:
+            self._after.append((obj, deps, len(state.touched)))
+
+    def _remember_after(self, state: ClusterState) -> None:
+        """Remember the answers of :meth:`remember_after` whose object and dependencies were
+        not touched since (each key's last place in ``touched`` says), the object still
+        being the state's."""
+        after, self._after = self._after, []
+        touched, objects = state.touched, state.objects
+        start = min(mark for _obj, _deps, mark in after)
+        last = {key: place for place, key in enumerate(touched[start:], start)}
+        for obj, deps, mark in after:
+            key = obj.key
+            if (objects.get(key) is obj and last.get(key, -1) < mark
+                    and all(last.get(dep, -1) < mark for dep in deps)):
+                self.remember(obj, deps)
+
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
         """``obj`` needs nothing while it and ``deps`` do not change."""
         key = obj.key
-        if self._known.get(key) is not obj:
+        known = self._known
+        if known.get(key) is not obj:
             self._forget(key)
-            self._known[key] = obj
+            known[key] = obj
             self._ids[id(obj)] = obj
-        if self._state is not None and self._state.objects.get(key) is obj:
+        state = self._state
+        if state is not None and state.objects.get(key) is obj:
             # known now rather than pruned by the next unknown_of (after a walk, every key
             # is there); an older copy than the state's leaves the key, as it is unknown
             self._maybe.discard(key)
         deps_of, own = self._deps, self._own
+        if own is None:  # no fork shares a set (fork_for): add in place, asked per object
+            for dep in (key, *deps):
+                found = deps_of.get(dep)  # not setdefault: no empty set made per dependency
+                if found is None:
+                    deps_of[dep] = {key}
+                else:
+                    found.add(key)
+            return
         for dep in (key, *deps):
-            known = deps_of.get(dep)  # not setdefault: no empty set made per dependency
-            if known is None:
+            found = deps_of.get(dep)
+            if found is None:
                 deps_of[dep] = {key}
-                if own is not None:
-                    own.add(dep)
-            elif own is None or dep in own:
-                known.add(key)
-            elif key not in known:  # shared with a fork's memo (fork_for): copy, then add
-                deps_of[dep] = {*known, key}
+                own.add(dep)
+            elif dep in own:
+                found.add(key)
+            elif key not in found:  # shared with a fork's memo (fork_for): copy, then add
+                deps_of[dep] = {*found, key}
                 own.add(dep)

@@ -183,11 +183,24 @@ class Scheduler:
             if picks is not None:
                 self.cache.placed(key, epoch, index)
                 binding.commit(state, pod, node, needs, picks)
+                self._remember_bound(state, pod, needs)
                 return True
         message, detail = self._explain(state, pod, needs)
         text = binding.explain_text(message, detail)
         self.cache.failed(key, epoch, total, (message, text))
         return binding.mark_unschedulable(state, pod, message, {}, explain=text)
+
+    def _remember_bound(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> None:
+        """What the next visit of ``pod``, bound just now, would find (``_bound_pod``): its
+        claims allocated and reserved for it, no scheduling context, nothing to do. It is
+        known from the next pass unless the pod, a claim or the context changes meanwhile
+        (``Quiet.remember_after``), so large clusters are not visited twice. A claim
+        marked for deallocation is left to that visit, which refuses it (``pod_needs``)."""
+        if any(claim.deallocation_requested for claim, _plan in needs.pending):
+            return
+        self.quiet.remember_after(state, state.objects[pod.key], [
+            *(c.key for c in needs.allocated), *(c.key for c, _plan in needs.pending),
+            context_key(pod)])
 
     def _explain(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> tuple[str, dict]:
         counts: Counter[str] = Counter()
