@@ -153,3 +153,54 @@ def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
     assert made.raw["metadata"]["labels"] == {"a": "b"}
     assert made.raw["metadata"]["labels"] is not template.claim_metadata["labels"]
     assert made.meta.annotations == {"n": "x", "resource.kubernetes.io/pod-claim-name": "gpu"}
+
+
+def test_a_claim_is_known_quiet_only_when_each_reservation_is_its_running_pods():
+    """A reservation stands when its pod runs and its uid, if any, is a running pod's; the
+    claim needs nothing (its memo knows it) only when each reservation is its named pod's,
+    by name and uid (a claim released in one round is known in the next), and such a claim
+    depends on those pods."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.objects import stable_uid
+
+    def reserved(*refs) -> dict:
+        return {"reservedFor": [dict(r) for r in refs]}
+
+    def allocated(name: str, status: dict) -> dict:
+        doc = claim(name, params="any", status={**status, **_allocated(name)["status"],
+                                                "reservedFor": status["reservedFor"]})
+        doc["status"]["allocation"]["shareable"] = True
+        [handle] = doc["status"]["allocation"]["resourceHandles"]
+        handle["structuredData"]["namedResourcesWithAttributes"]["resources"] = [{"id": name}]
+        return doc
+
+    a_uid, b_uid = stable_uid("Pod", "default", "a"), stable_uid("Pod", "default", "b")
+    own = {"resource": "pods", "name": "a", "uid": a_uid}
+    cases = {
+        "own": (reserved(own), [own], True),
+        "no-uid": (reserved({"resource": "pods", "name": "a"}),
+                   [{"resource": "pods", "name": "a"}], True),
+        "other-uid": (reserved({"resource": "pods", "name": "a", "uid": b_uid}),
+                      [{"resource": "pods", "name": "a", "uid": b_uid}], False),
+        "not-a-pod": (reserved({"resource": "other", "name": "x"}, own),
+                      [{"resource": "other", "name": "x"}, own], False),
+        "gone": (reserved({"resource": "pods", "name": "nobody"}, own), [own], True),
+        "unknown-uid": (reserved(own, {"resource": "pods", "name": "b", "uid": "zz"}),
+                        [own], True),
+    }
+    docs = [resource_class("gpu"), node("n0"), named_slice("n0", [device(n) for n in cases]),
+            claim_parameters("any", "true"), pod("a", node_name="n0"),
+            pod("b", node_name="n0"),
+            *(allocated(name, status) for name, (status, _, _) in cases.items())]
+    sim = run(docs)
+    controller = next(c for c in sim.controllers if isinstance(c, ClaimController))
+    for name, (_status, kept, quiet) in cases.items():
+        got = sim.state.get("ResourceClaim", "default", name)
+        assert got.reserved_for == kept, name
+        assert controller.quiet.known(got) is quiet, name
+    released = [e["involvedObject"]["name"] for e in sim.state.events.items
+                if e["reason"] == "Released"]
+    assert released == ["gone", "unknown-uid"]
+    sim.state.writable(sim.state.get("Pod", "default", "a"))
+    controller.quiet.observe(sim.state)
+    assert not controller.quiet.known(sim.state.get("ResourceClaim", "default", "own"))

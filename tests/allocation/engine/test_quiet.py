@@ -134,3 +134,48 @@ def test_a_fork_and_its_parent_share_dependencies_without_seeing_each_others_ans
     state.writable(b)
     quiet.observe(state)
     assert quiet.known(a) and not quiet.known(b)  # nor the fork's for a the parent's
+
+
+def test_remember_after_is_known_from_the_next_observe_despite_the_touches_before_it():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    state.writable(a)  # the changes that made the answer true come first
+    state.writable(b)
+    quiet.remember_after(state, a, [b.key])
+    assert not quiet.known(a)  # not in the pass that gave the answer
+    quiet.observe(state)
+    assert quiet.known(a)
+    state.writable(b)
+    quiet.observe(state)
+    assert not quiet.known(a)  # as remember's answers, from then on
+
+
+def test_remember_after_forgets_what_is_touched_after_the_answer():
+    for touch in ("a", "b"):
+        state = _state()
+        quiet = Quiet()
+        quiet.observe(state)
+        a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+        quiet.remember_after(state, a, [b.key])
+        state.writable(state.get("Pod", "default", touch))
+        quiet.observe(state)
+        assert not quiet.known(a), touch
+
+
+def test_remember_after_drops_answers_of_a_replaced_list_and_carries_them_to_a_fork():
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a = state.get("Pod", "default", "a")
+    quiet.remember_after(state, a, [])
+    state.touched = list(state.touched)  # the worker's catch-up: a new list
+    quiet.observe(state)
+    assert not quiet.known(a)
+    quiet.remember_after(state, a, [])
+    fork = state.fork()
+    twin = quiet.fork_for(fork)
+    twin.observe(fork)
+    assert twin.known(fork.get("Pod", "default", "a"))  # the parent's answer, carried
+    assert quiet.known(a)

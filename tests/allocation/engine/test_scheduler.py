@@ -334,3 +334,74 @@ def test_a_forks_first_round_visits_what_the_fork_touched_as_a_walk_of_every_pod
     grown.state.add_node(build_object(node("m0")))
     count, visited, walked = first_round(grown)
     assert visited == walked and count == len(list(grown.state.pods()))
+
+
+def _slow(sim):
+    """``sim`` with the scheduler visiting a pod it just bound again (no
+    ``Quiet.remember_after``): the path the shortcut must agree with."""
+    from allocation.engine.scheduler import Scheduler
+
+    for controller in sim.controllers:
+        if isinstance(controller, Scheduler):
+            controller._remember_bound = lambda state, pod, needs: None
+    return sim
+
+
+def test_a_pod_known_quiet_once_bound_gives_what_a_second_visit_gives():
+    """A pod the scheduler binds is known from the next pass (``_remember_bound``) rather
+    than visited again: in a kept state through pods added, finishing and edited, claims
+    shared, deleted, edited and marked for deallocation, nodes added, and in forks, every
+    object, condition and Event is as when each bound pod is visited again."""
+    import random
+
+    from allocation.engine.changes import apply_changes
+    from allocation.engine.manifests import build_object, load_texts
+    from allocation.engine.objects import ObjectKey
+    from allocation.engine.simulation import Simulation
+    from tests.factories import to_yaml
+
+    being_deallocated = claim("gone-soon", status={"deallocationRequested": True})
+    docs = [resource_class(), claim_template("one"), claim("shared"), claim("solo"),
+            being_deallocated,
+            *(x for i in range(3) for x in (node(f"n{i}"), named_slice(f"n{i}", [
+                device(f"g{j}") for j in range(2)]))),
+            pod("s0", claims={"g": "shared"}), pod("s1", claims={"g": "shared"}),
+            pod("d0", claims={"g": "gone-soon"}), pod("c0", claims={"g": "solo"}),
+            *(pod(f"p{i}", templates={"g": "one"}) for i in range(4))]
+
+    def make():
+        return Simulation.from_loaded(load_texts([("c.yaml", to_yaml(docs))]))
+
+    def out(sim) -> str:
+        return json.dumps(sim.output(), sort_keys=True)
+
+    fast, slow = make(), _slow(make())
+    fast.settle()
+    slow.settle()
+    assert out(fast) == out(slow)
+    rng = random.Random(7)
+    for step in range(16):
+        choice = rng.choice(["pod", "claim-pod", "done", "drop-claim", "node", "fork"])
+        names = sorted(p.name for p in fast.state.pods() if not p.terminated)
+        gone, new = [], []
+        if choice == "pod":
+            new = [pod(f"q{step}", templates={"g": "one"})]
+        elif choice == "claim-pod":
+            new = [claim(f"c{step}"), pod(f"r{step}", claims={"g": f"c{step}"})]
+        elif choice == "done" and names:
+            new = [pod(rng.choice(names), phase="Succeeded")]
+        elif choice == "drop-claim":
+            claims = sorted(c.name for c in fast.state.claims())
+            gone = [ObjectKey("ResourceClaim", "default", rng.choice(claims))] if claims else []
+        elif choice == "node":
+            new = [node(f"m{step}"), named_slice(f"m{step}", [device(f"h{step}")])]
+        if choice == "fork":
+            fast, slow = fast.fork(), _slow(slow.fork())
+            for sim in (fast, slow):
+                sim.state.add(build_object(pod(f"f{step}", templates={"g": "one"})))
+        else:
+            for sim in (fast, slow):
+                assert apply_changes(sim.state, gone, [build_object(d) for d in new])
+        fast.settle()
+        slow.settle()
+        assert out(fast) == out(slow), f"step {step}: {choice}"
