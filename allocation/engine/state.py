@@ -232,18 +232,19 @@ class ClusterState:
         if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KIND_SET) \
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
-        current = self.objects.get(obj.key)
+        key = obj.key
+        current = self.objects.get(key)
         if current is None:
-            self._positions[obj.key] = self._next_position
+            self._positions[key] = self._next_position
             self._next_position += 1
         elif type(current) is not type(obj):
-            self._by_class[type(current)].pop(obj.key, None)
-        self.objects[obj.key] = obj
-        self._by_class[type(obj)][obj.key] = obj
-        self.changed.add(obj.key)
-        self.touched.append(obj.key)
+            self._by_class[type(current)].pop(key, None)
+        self.objects[key] = obj
+        self._by_class[type(obj)][key] = obj
+        self.changed.add(key)
+        self.touched.append(key)
         if self._owned is not None:
-            self._owned.add(obj.key)
+            self._owned.add(key)
         if index and isinstance(obj, Node | NodeResourceSlice | NodeResourceCapacity):
             self.reindex()
 
