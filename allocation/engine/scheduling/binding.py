@@ -33,17 +33,25 @@ def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_na
     grouped: dict[tuple[str, str], list] = {}
     models = {}
     for inventory, candidate in picks:
-        key = (inventory.driver_name, inventory.model.name)
-        grouped.setdefault(key, []).append(candidate)
-        models[key] = inventory.model
+        model = inventory.model
+        key = (inventory.driver_name, model.name)
+        found = grouped.get(key)
+        if found is None:
+            grouped[key] = [candidate]
+            models[key] = model
+        else:
+            found.append(candidate)
+    class_parameters = plan.vendor_class_parameters
+    claim_parameters = plan.vendor_claim_parameters
     for (driver, model_name), candidates in grouped.items():
-        data = {"vendorClassParameters": plan.vendor_class_parameters,
-                "vendorClaimParameters": plan.vendor_claim_parameters,
-                "nodeName": node_name,
-                model_name: models[(driver, model_name)].encode_result(candidates)}
-        for field_name in ("vendorClassParameters", "vendorClaimParameters"):
-            if data[field_name] is None:
-                del data[field_name]
+        # the keys in this order, those without a value left out (the output's order)
+        data = {}
+        if class_parameters is not None:
+            data["vendorClassParameters"] = class_parameters
+        if claim_parameters is not None:
+            data["vendorClaimParameters"] = claim_parameters
+        data["nodeName"] = node_name
+        data[model_name] = models[(driver, model_name)].encode_result(candidates)
         handles.append({"driverName": driver, "structuredData": data})
     claim.allocation = Allocation(handles=handles, shareable=plan.shareable,
                                   node_name=node_name,
@@ -57,7 +65,7 @@ def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_na
     claim.pending_reason = None
     state.events.record(claim, "Normal", "Allocated",
                         f"Allocated on node {node_name}"
-                        + (": " + ", ".join(c.id for _, c in picks) if picks else ""))
+                        + (": " + ", ".join([c.id for _, c in picks]) if picks else ""))
 
 
 def reserve_for(claim: ResourceClaim, pod: Pod) -> None:
@@ -78,7 +86,8 @@ def context_key(pod: Pod) -> ObjectKey:
 
 def context_of(state: ClusterState, pod: Pod) -> PodSchedulingContext | None:
     """The PodSchedulingContext of ``pod`` (same name and namespace), if any."""
-    return state.objects.get(context_key(pod))
+    meta = pod.meta
+    return state.get("PodSchedulingContext", meta.namespace, meta.name)
 
 
 def drop_context(state: ClusterState, pod: Pod) -> None:
