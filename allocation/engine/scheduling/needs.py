@@ -45,11 +45,19 @@ class PodNeeds:
     controlled: list[Controlled] = field(default_factory=list)
     error: str | None = None
     signature: tuple = ()
+    _wants: tuple[int, list[Want]] | None = field(default=None, init=False, repr=False,
+                                                  compare=False)
 
     @property
     def wants(self) -> list[Want]:
-        return [Want(claim.ref, request) for claim, plan in self.pending
-                for request in plan.requests]
+        """One want per request of each pending claim, in order: made once per pending
+        list (the search and the commit of a pod both read it; read it, never change it)."""
+        made = self._wants
+        if made is None or made[0] != len(self.pending):
+            made = self._wants = (len(self.pending), [
+                Want(claim.ref, request) for claim, plan in self.pending
+                for request in plan.requests])
+        return made[1]
 
 
 class Plans:
