@@ -210,11 +210,14 @@ class Quiet:
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
         """``obj`` needs nothing while it and ``deps`` do not change."""
         key = obj.key
-        known = self._known
-        if known.get(key) is not obj:
-            self._forget(key)
+        known, ids = self._known, self._ids
+        old = known.get(key)
+        if old is not obj:
+            if old is not None:  # _forget's work, inline: asked per object of a pass
+                del ids[id(old)]
+                self._maybe.add(key)
             known[key] = obj
-            self._ids[id(obj)] = obj
+            ids[id(obj)] = obj
         state = self._state
         if state is not None and state.objects.get(key) is obj:
             # known now rather than pruned by the next unknown_of (after a walk, every key
