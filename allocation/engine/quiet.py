@@ -23,6 +23,11 @@ of the kind, the objects not known are among the keys then not known, touched si
 forgotten since (``_maybe``), so a kept pass (docs/console.md, "The kept state") costs what
 it touched and what still needs work, not every object, and gives the same objects in the
 same (document) order.
+
+:meth:`Quiet.remember_after` takes an answer that the caller's own changes made true (a pod
+the scheduler has just bound, its claims allocated and reserved): it is known from the next
+round unless its object or a dependency is touched after it was given, so that object is not
+visited a second time only to find nothing to do.
 """
 
 from __future__ import annotations
