@@ -78,6 +78,7 @@ class _Reader:
         self.tags: dict[str, str] = {}
         self.strings: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # plain texts that are not strings: 1, true, null
+        self.keys: dict[str, str] = {}  # a key's text (quoted or plain): the key
         self.lines: dict[str, tuple] = {}  # a line's entry (``_entry``)
         self.line_shapes: dict[tuple, int] = {}  # a line's shape: its number
         self.unique_shapes = 0
@@ -128,11 +129,17 @@ class _Reader:
         return value
 
     def key(self, text: str) -> str:
-        if text[0] in "\"'":
-            return self.shared(text[1:-1])
-        if self.scalar(text).__class__ is not str:
-            raise _GiveUp  # `5:`, `true:`, `~:`: the builder reports such keys
-        return self.shared(text)
+        key = self.keys.get(text)  # a few hundred keys, on every new line
+        if key is None:
+            if text[0] in "\"'":
+                key = self.shared(text[1:-1])
+            elif self.scalar(text).__class__ is not str:
+                raise _GiveUp  # `5:`, `true:`, `~:`: the builder reports such keys
+            else:
+                key = self.shared(text)
+            if len(self.keys) < _CACHED:
+                self.keys[text] = key
+        return key
 
 
 def _entry(line: str, reader: _Reader) -> tuple:
