@@ -110,6 +110,19 @@ def test_repeated_documents_read_the_same(path):
     _assert_same("\n---\n".join([text] * 3))
 
 
+@pytest.mark.parametrize("bounds", [(2, 1, 3), (8, 2, 40), (65536, 4096, 1)])
+def test_the_bounds_of_the_caches_change_nothing(monkeypatch, bounds):
+    # Past its bound a cache keeps nothing new (a line's shape gets a number of its own, a
+    # document's shape is not remembered, a large one is never compiled): the same documents.
+    from allocation.engine.manifests import yaml_fast
+
+    for name, value in zip(("_CACHED", "_SHAPES_KEPT", "_COMPILED_TOKENS"), bounds,
+                           strict=True):
+        monkeypatch.setattr(yaml_fast, name, value)
+    for path in FILES[:6]:
+        _assert_same("\n---\n".join([path.read_text(encoding="utf-8")] * 3))
+
+
 def test_documents_of_one_shape_differ_in_their_scalars_only():
     shape = "kind: Pod\nmetadata:\n  name: {}\nspec:\n  a: {{}}\n  b: []\n  c:\n  - x: {}\n"
     text = "---\n".join(shape.format(name, value) for name, value in
