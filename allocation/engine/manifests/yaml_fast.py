@@ -15,6 +15,14 @@ not finite, an indentation it does not expect, a document of more than a megabyt
 deeper than :data:`_DEPTH`. Scalars are resolved as PyYAML's SafeLoader resolves them (the
 same resolver and constructors), so the documents are those libyaml would give; a
 differential test holds the two equal.
+
+A cluster file repeats a few document shapes thousands of times (eight thousand pods that
+differ only in their names): lines of one *shape* (indentation, list dashes and keys) give
+documents of one structure, only the scalars differ. The second document of a shape compiles
+that structure into one function of the document's scalars (a nested dict display, see
+:func:`_compiled`), so later ones are built in one call instead of a walk over their lines.
+Which text leaves the subset depends on the shape alone, so a shape that gave up once gives up
+at once after.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import yaml
@@ -42,6 +52,8 @@ _MARKERS = ("%", "---", "...")  # directives and document markers: libyaml reads
 _PIECE_CHARS = 2**20  # far below the 4 MiB and million-value bounds of limits.py
 _CACHED = 65536
 _SHARED_LENGTH = 64
+_SHAPES_KEPT = 4096  # document shapes remembered (compiled, or known to give up)
+_COMPILED_TOKENS = 4096  # a larger document is read token by token, never compiled
 
 # token kinds
 _DASH, _KEY, _PAIR, _VALUE = range(4)
@@ -56,10 +68,21 @@ class _Reader:
 
     def __init__(self) -> None:
         self.loader = yaml.SafeLoader("")
+        # The first characters of a plain scalar the resolver may read as other than a
+        # string; any other is a string without asking it, as ``resolve`` itself decides
+        # from the first character (unless it has resolvers for every character or path).
+        implicit = self.loader.yaml_implicit_resolvers
+        self.maybe_typed: frozenset[str] | None = (
+            None if None in implicit or self.loader.yaml_path_resolvers
+            else frozenset(implicit))
         self.tags: dict[str, str] = {}
         self.strings: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # plain texts that are not strings: 1, true, null
-        self.lines: dict[str, tuple[tuple, ...]] = {}  # a line's tokens (``_tokens``)
+        self.keys: dict[str, str] = {}  # a key's text (quoted or plain): the key
+        self.lines: dict[str, tuple] = {}  # a line's entry (``_entry``)
+        self.line_shapes: dict[tuple, int] = {}  # a line's shape: its number
+        self.unique_shapes = 0
+        self.documents: dict[tuple[int, ...], Any] = {}  # a document's shape: _SEEN, ...
 
     def shared(self, text: str) -> str:
         if len(text) > _SHARED_LENGTH:
@@ -78,6 +101,8 @@ class _Reader:
             return []
         tag = self.tags.get(text)
         if tag is None:
+            if self.maybe_typed is not None and first not in self.maybe_typed:
+                return self.shared(text)  # a name, most new texts of a cluster file
             tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))
             if len(self.tags) < _CACHED:
                 self.tags[text] = tag
@@ -104,30 +129,64 @@ class _Reader:
         return value
 
     def key(self, text: str) -> str:
-        if text[0] in "\"'":
-            return self.shared(text[1:-1])
-        if self.scalar(text).__class__ is not str:
-            raise _GiveUp  # `5:`, `true:`, `~:`: the builder reports such keys
-        return self.shared(text)
+        key = self.keys.get(text)  # a few hundred keys, on every new line
+        if key is None:
+            if text[0] in "\"'":
+                key = self.shared(text[1:-1])
+            elif self.scalar(text).__class__ is not str:
+                raise _GiveUp  # `5:`, `true:`, `~:`: the builder reports such keys
+            else:
+                key = self.shared(text)
+            if len(self.keys) < _CACHED:
+                self.keys[text] = key
+        return key
 
 
-def _tokens(lines: list[str], reader: _Reader) -> list[tuple]:
-    """``(column, kind, key, value)`` per line, a list item's dash a token of its own.
+def _entry(line: str, reader: _Reader) -> tuple:
+    """``(shape number, scalars, tokens, shape)`` of one line (:func:`_line_tokens`).
+
+    The shape is the tokens with a value's place instead of the value: the type of a fresh
+    ``{}`` or ``[]``, else None; it is all that decides the structure of a document
+    (:func:`_tree`). The scalars are the other values (one at most). Lines of one shape
+    share a number; once :data:`_CACHED` shapes are known a new one gets a negative number
+    no other line has.
+    """
+    tokens = _line_tokens(line, reader)
+    shape, scalars = tokens, ()
+    if tokens and tokens[-1][1] != _KEY:  # a value ends the line (a dash never does)
+        column, kind, key, value = tokens[-1]
+        fresh = value.__class__ if value.__class__ in _FRESH else None
+        shape = (*tokens[:-1], (column, kind, key, fresh))
+        if fresh is None:
+            scalars = (value,)
+    shapes = reader.line_shapes
+    number = shapes.get(shape)
+    if number is None:
+        if len(shapes) < _CACHED:
+            number = shapes[shape] = len(shapes)
+        else:
+            reader.unique_shapes += 1
+            number = -reader.unique_shapes
+    return number, scalars, tokens, shape
+
+
+def _entries(lines: list[str], reader: _Reader) -> list[tuple]:
+    """The entry of each line (:func:`_entry`).
 
     A cluster file repeats most of its lines word for word (``kind: Pod``, ``image: ...``,
-    ``cpu: '1'``): each distinct line is matched and resolved once and its tokens reused,
+    ``cpu: '1'``): each distinct line is matched and resolved once and its entry reused,
     except a line whose value is a fresh ``{}`` or ``[]`` (never shared between documents).
     """
-    tokens: list[tuple] = []
     known = reader.lines
-    for line in lines:
-        found = known.get(line)
-        if found is None:
-            found = _line_tokens(line, reader)
-            if len(known) < _CACHED and not (found and found[-1][3].__class__ in _FRESH):
-                known[line] = found
-        tokens += found
-    return tokens
+    entries = list(map(known.get, lines))
+    index = -1
+    while None in entries:  # the few new lines of a document (its name), found in C
+        index = entries.index(None, index + 1)
+        line = lines[index]
+        found = entries[index] = _entry(line, reader)
+        if len(known) < _CACHED and not (found[2] and found[2][-1][3].__class__ in _FRESH):
+            known[line] = found
+    return entries
 
 
 _FRESH = (dict, list)
@@ -198,8 +257,88 @@ def _sequence(tokens: list[tuple], pos: int, column: int, depth: int) -> tuple[l
     return result, pos
 
 
+_SHAPE, _SCALARS, _TOKENS = itemgetter(0), itemgetter(1), itemgetter(2)
+_SEEN, _GIVES_UP = object(), object()  # a shape read once; a shape outside the subset
+
+
 def _document(lines: list[str], reader: _Reader) -> Any:
-    tokens = _tokens(lines, reader)
+    """The data of one document (None if it has no tokens).
+
+    Raises:
+        _GiveUp: the document is outside the subset.
+    """
+    entries = _entries(lines, reader)
+    shape = tuple(map(_SHAPE, entries))
+    documents = reader.documents
+    known = documents.get(shape)
+    if known is not None and known is not _SEEN:
+        if known is _GIVES_UP:
+            raise _GiveUp
+        return known(list(chain.from_iterable(map(_SCALARS, entries))))
+    tokens = list(chain.from_iterable(map(_TOKENS, entries)))
+    kept = shape in documents or len(documents) < _SHAPES_KEPT
+    try:
+        value = _tree(tokens)
+    except _GiveUp:
+        if kept:
+            documents[shape] = _GIVES_UP
+        raise
+    if kept:  # built twice: compiled from now on, unless it is too large
+        documents[shape] = (_SEEN if known is None or len(tokens) > _COMPILED_TOKENS
+                            else _compiled(entries))
+    return value
+
+
+class _Slot:
+    """The place of a document's n-th scalar in a shape's structure."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+
+def _compiled(entries: list[tuple]) -> Callable[[list], Any]:
+    """The function that builds a document of the shape of ``entries`` from its scalars.
+
+    The structure is read by :func:`_tree` itself, from tokens whose values are
+    placeholders, then written as one Python expression: keys as string literals, each
+    scalar as ``v[n]``, ``{}`` and ``[]`` as displays (a new object per document). Nothing
+    of the text but keys reaches the expression, and only through ``repr``.
+    """
+    tokens: list[tuple] = []
+    slots = 0
+    for entry in entries:
+        for column, kind, key, fresh in entry[3]:
+            value = None
+            if fresh is not None:
+                value = fresh()
+            elif kind in (_PAIR, _VALUE):
+                value = _Slot(slots)
+                slots += 1
+            tokens.append((column, kind, key, value))
+    return eval("lambda v: " + _expression(_tree(tokens)))
+
+
+def _expression(value: Any) -> str:
+    if value.__class__ is dict:
+        return "{" + ",".join(f"{key!r}:{_expression(item)}" for key, item in value.items()) \
+            + "}"
+    if value.__class__ is list:
+        return "[" + ",".join(map(_expression, value)) + "]"
+    if value.__class__ is _Slot:
+        return f"v[{value.number}]"
+    if value is None:
+        return "None"
+    raise AssertionError(f"unexpected {value!r} in a shape")  # pragma: no cover
+
+
+def _tree(tokens: list[tuple]) -> Any:
+    """The value of a document's tokens (None for none).
+
+    Raises:
+        _GiveUp: an indentation this reader does not expect, a key given twice, ...
+    """
     if not tokens:
         return None
     if tokens[0][0] != 0:
@@ -208,6 +347,19 @@ def _document(lines: list[str], reader: _Reader) -> Any:
     if pos != len(tokens):
         raise _GiveUp  # an indentation this reader does not expect
     return value
+
+
+# A line that is exactly "---", found from the newline before it (the text is read with a
+# newline in front, so a first line is found the same way).
+_SEPARATOR = re.compile(r"\n---(?=\n|\Z)")
+
+
+def _pieces(text: str) -> list[list[str]]:
+    """The lines of ``text`` between its ``---`` lines, as ``text.split("\\n")`` cut at
+    each line that is exactly ``---`` (the line dropped): a first or last line ``---`` and
+    two in a row give an empty piece. Cut in C: each piece but an empty one is a newline,
+    then its lines joined by newlines."""
+    return [piece[1:].split("\n") if piece else [] for piece in _SEPARATOR.split("\n" + text)]
 
 
 def fast_documents(text: str, read_one: Callable[[str], tuple[bool, Any]]
@@ -223,12 +375,7 @@ def fast_documents(text: str, read_one: Callable[[str], tuple[bool, Any]]
     """
     reader = _Reader()
     documents: list[Any] = []
-    pieces: list[list[str]] = [[]]
-    for line in text.split("\n"):
-        if line == "---":
-            pieces.append([])
-        else:
-            pieces[-1].append(line)
+    pieces = _pieces(text)
     for number, lines in enumerate(pieces):
         if sum(map(len, lines)) > _PIECE_CHARS:
             return None

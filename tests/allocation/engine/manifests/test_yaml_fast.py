@@ -40,6 +40,14 @@ EDGES = [
     "key: " + "x" * 70 + "\nother: " + "x" * 70 + "\n",
     "".join(f"{'  ' * i}k{i}:\n" for i in range(50)) + "  " * 50 + "v: 1\n",
     "a: 1\n---\nb: [\n---\nc: 3\n", "a: 1\n---\nb: |\n  x\n---\nc: d: e\n",
+    "---", "---\n---", "a: 1\n---\n---\nb: 2\n", "a: 1\n---\n\n---\n", "\n---\n\n",
+    "a: 1\n ---\nb: 2\n", "a: 1\n---x\nb: 2\n", "a: 1\n---\r\nb: 2\n", "a: x---\n---\n",
+    # every first character of a plain scalar, alone and before a word (typed or a string)
+    "".join(f"{c}{n}: {c}\n- {c}1\n" for n, c in enumerate(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./(")),
+    "".join(f"k{n}: {word}\n" for n, word in enumerate(
+        ("Yes", "YES", "No", "ON", "Off", "True", "FALSE", "Null", "NULL", "y", "n", "Y",
+         "N", "yes_", "nope", "offset", "trueish", ".5", ".inf_", "(x)", "_1", "=", "=x"))),
 ]
 
 
@@ -92,6 +100,57 @@ def test_the_planner_s_own_output_is_read_fast():
     assert fast_documents(text, read_one) is not None
     assert len(handed) < len(docs) / 4  # quoted CEL and escapes: libyaml's
     _assert_same(text)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_repeated_documents_read_the_same(path):
+    # From the second document of a shape on, documents are built by the shape's compiled
+    # function: every document of every file, read a third time, is still libyaml's.
+    text = path.read_text(encoding="utf-8")
+    _assert_same("\n---\n".join([text] * 3))
+
+
+@pytest.mark.parametrize("bounds", [(2, 1, 3), (8, 2, 40), (65536, 4096, 1)])
+def test_the_bounds_of_the_caches_change_nothing(monkeypatch, bounds):
+    # Past its bound a cache keeps nothing new (a line's shape gets a number of its own, a
+    # document's shape is not remembered, a large one is never compiled): the same documents.
+    from allocation.engine.manifests import yaml_fast
+
+    for name, value in zip(("_CACHED", "_SHAPES_KEPT", "_COMPILED_TOKENS"), bounds,
+                           strict=True):
+        monkeypatch.setattr(yaml_fast, name, value)
+    for path in FILES[:6]:
+        _assert_same("\n---\n".join([path.read_text(encoding="utf-8")] * 3))
+
+
+def test_documents_of_one_shape_differ_in_their_scalars_only():
+    shape = "kind: Pod\nmetadata:\n  name: {}\nspec:\n  a: {{}}\n  b: []\n  c:\n  - x: {}\n"
+    text = "---\n".join(shape.format(name, value) for name, value in
+                        (("p1", "1"), ("p2", "'1'"), ("p3", "true"), ("p4", "null")))
+    _assert_same(text)
+    docs = fast_documents(text, lambda piece: (False, None))
+    assert [(d["metadata"]["name"], d["spec"]["c"][0]["x"]) for d in docs] == [
+        ("p1", 1), ("p2", "1"), ("p3", True), ("p4", None)]
+    for first, second in zip(docs, docs[1:], strict=False):  # nothing is shared
+        assert first["spec"]["a"] is not second["spec"]["a"]
+        assert first["spec"]["b"] is not second["spec"]["b"]
+        assert first["spec"]["c"][0] is not second["spec"]["c"][0]
+
+
+def test_a_shape_outside_the_subset_is_libyaml_s_every_time():
+    # a key given twice: the whole text goes to libyaml, however often the shape repeats
+    text = "---\n".join(f"a: {n}\nb: 2\na: 3\n" for n in range(4))
+    _assert_same(text)
+    assert fast_documents(text, lambda piece: (False, None)) is None
+    handed: list[str] = []
+
+    def read_one(piece: str):
+        handed.append(piece)
+        return True, "read by libyaml"
+
+    text = "---\n".join(f"a: {n}\nb:\n    c: 1\n  d: 2\n" for n in range(3))
+    assert fast_documents(text, read_one) == ["read by libyaml"] * 3
+    assert len(handed) == 3
 
 
 def _mutated(text: str, rng: random.Random) -> str:
