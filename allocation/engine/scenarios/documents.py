@@ -44,7 +44,6 @@ class Delta:
 class Applied:
     """Documents after the changes, and the strategy the scenario asks for."""
 
-    documents: list[dict]
     strategy: str = "first-fit"
     added_nodes: list[str] = field(default_factory=list)
     removed_nodes: list[str] = field(default_factory=list)
@@ -52,6 +51,27 @@ class Applied:
     """Keys removed and then added again: their documents go last, as a new object's."""
     delta: Delta | None = None
     """What differs from the documents the changes were applied to, when known."""
+    edited: Documents | None = field(default=None, repr=False, compare=False)
+    """The edited documents :attr:`documents` lists (set once the changes are applied)."""
+    _documents: list[dict] | None = field(default=None, init=False, repr=False,
+                                          compare=False)
+
+    @property
+    def documents(self) -> list[dict]:
+        """Every document after the changes, in document order.
+
+        Listed when first asked for: a fork of the settled baseline takes what changed
+        from :attr:`delta` and never asks (tens of thousands of documents listed on every
+        drop of a large cluster, docs/scenarios.md).
+
+        Raises:
+            ValueError: no changes were applied yet (:attr:`edited` is not set).
+        """
+        if self._documents is None:
+            if self.edited is None:
+                raise ValueError("no documents: the changes are not applied yet")
+            self._documents = self.edited.documents()
+        return self._documents
 
 
 def scope(kind: str, namespace: str | None) -> str | None:
