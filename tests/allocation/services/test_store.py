@@ -51,3 +51,12 @@ def test_one_document_per_distinct_text() -> None:
     first = store._document(text)
     assert store._document("".join(text)) is first  # an equal text, not the same object
     assert store._document(text.replace("shared", "other")) is not first
+
+
+def test_equal_strings_of_documents_are_one_string() -> None:
+    names = ["".join(["team", "-", str(i)]) for i in (1, 1)]
+    assert names[0] is not names[1]
+    first = store._parse(json.dumps({"metadata": {"namespace": names[0]}, "l": [names[0]]}))
+    second = store._parse(json.dumps({"metadata": {"namespace": names[1]}}))
+    assert first["metadata"]["namespace"] is second["metadata"]["namespace"]
+    assert first["l"][0] is second["metadata"]["namespace"]
