@@ -92,14 +92,15 @@ def _removed_by_scan(documents: list[dict], changes: list[dict], node: str) -> l
         on = allocated_node_name(allocation) == node if is_v1_claim(doc) else any(
             (h.get("structuredData") or {}).get("nodeName") == node
             for h in allocation.get("resourceHandles") or ())
-        if on:
-            claim = docs.writable(key)
-            if is_v1_claim(claim):
-                claim["status"].pop("reservedFor", None)
-                deallocate_v1(claim)
-                continue
-            for name in ("allocation", "driverName", "reservedFor"):
-                claim["status"].pop(name, None)
+        if not on:
+            continue
+        claim = docs.writable(key)
+        gone = ("reservedFor",) if is_v1_claim(claim) else ("allocation", "driverName",
+                                                            "reservedFor")
+        claim["status"] = {k: v for k, v in claim["status"].items() if k not in gone}
+        if is_v1_claim(claim):
+            deallocate_v1(claim)
+        else:  # the finalizer list is written even when there was none
             meta = claim.get("metadata") or {}
             meta["finalizers"] = [f for f in meta.get("finalizers") or ()
                                   if not f.endswith(".dra.k8s.io/delete-protection")]
