@@ -37,7 +37,11 @@ from allocation.services.store import STORED_FILE, build_state, stored_rows
 
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
 
-_CACHE_SIZE = 4  # evaluations of large clusters weigh tens of MB each
+_CACHE_SIZE = 4
+_LARGE_CACHE_SIZE = 2
+"""Evaluations kept of a baseline of :data:`_FREEZE_FROM` documents or more: each weighs
+tens of MB there (about 35 at 5,000 nodes: the fork's indexes and memos), and a page's
+change and its undo need the last two (docs/scenarios.md, "Evaluation, diff and undo")."""
 _FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
 _lock = threading.Lock()
 _building = threading.Lock()  # one build at a time: a second would only repeat it
@@ -143,9 +147,10 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
                       settled=base.simulation, base_source=STORED_FILE,
                       positions=base.positions, profile=base.simulation.state.profile,
                       index=base.index)
+    kept = _LARGE_CACHE_SIZE if len(base.documents) >= _FREEZE_FROM else _CACHE_SIZE
     with _lock:
         _evaluations[key] = result
-        while len(_evaluations) > _CACHE_SIZE:
+        while len(_evaluations) > kept:
             _evaluations.popitem(last=False)
     return result, base
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["label_selector_matches", "node_selector_matches", "unmet_requirement"]
+__all__ = ["label_selector_matches", "node_selector_matches", "named_nodes",
+           "unmet_requirement"]
 
 
 def _requirement(op: str, value: str | None, values: list[str]) -> bool:
@@ -52,6 +53,28 @@ def node_selector_matches(selector: dict[str, Any], node) -> bool:
         if ok and (term.get("matchExpressions") or term.get("matchFields")):
             return True
     return False
+
+
+def named_nodes(selector: dict[str, Any]) -> frozenset[str] | None:
+    """The node names ``selector`` (a core NodeSelector) can match at most, when every term
+    names them (``matchFields`` ``metadata.name`` ``In``: how a pin or a DaemonSet pod
+    names its node), or None when a term may match a node of any name.
+
+    :func:`node_selector_matches` holds for no node outside the set (a term matches when
+    all its requirements do), so a scan for a node that takes the pod need look only at
+    these (docs/scenarios.md, "Evaluation, diff and undo": a pinned pod is not filtered
+    against every node of a large cluster).
+    """
+    names: set[str] = set()
+    for term in selector.get("nodeSelectorTerms") or ():
+        if not (term.get("matchExpressions") or term.get("matchFields")):
+            continue  # an empty term matches no node
+        named = [e.get("values") or () for e in term.get("matchFields") or ()
+                 if e.get("key") == "metadata.name" and e.get("operator") == "In"]
+        if not named:
+            return None
+        names.update(named[0])  # a node of the term is named in each; the first will do
+    return frozenset(names)
 
 
 def unmet_requirement(term: dict[str, Any], node) -> tuple[dict, str | None] | None:

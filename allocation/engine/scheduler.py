@@ -11,9 +11,11 @@ handed to the :class:`Negotiator` the scheduler was built with (KEP-3063,
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from allocation.engine.faults import each
+from allocation.engine.labels import named_nodes
 from allocation.engine.models import Strategy
 from allocation.engine.objects import Pod
 from allocation.engine.quiet import Quiet
@@ -177,7 +179,7 @@ class Scheduler:
         if failure is not None:
             return binding.mark_unschedulable(state, pod, failure[0], {}, explain=failure[1])
         nodes = state.nodes
-        for index in range(self.cache.start(key, epoch), total):
+        for index in self._scan(state, pod, self.cache.start(key, epoch), total):
             node = nodes[state.node_order[index]]
             picks, _refusal = fit.try_node(state, pod, node, needs, self.strategy)
             if picks is not None:
@@ -201,6 +203,25 @@ class Scheduler:
         self.quiet.remember_after(state, state.objects[pod.key], [
             *(c.key for c in needs.allocated), *(c.key for c, _plan in needs.pending),
             context_key(pod)])
+
+    @staticmethod
+    def _scan(state: ClusterState, pod: Pod, start: int, total: int) -> Iterable[int]:
+        """The positions in ``state.node_order`` from ``start`` a scan for a node that
+        takes ``pod`` visits: each, or only those of the nodes its required node affinity
+        names (``labels.named_nodes``: every other node is refused for it, with nothing
+        taken, so the first that takes it is the same; a pinned pod is not checked against
+        every node of a large cluster). The explanation of a pod no node takes still looks
+        at every node."""
+        names = named_nodes(pod.node_affinity) if pod.node_affinity else None
+        if names is None:
+            return range(start, total)
+        order, found = state.node_order, []
+        for name in names:
+            try:
+                found.append(order.index(name))  # one pass in C over the names
+            except ValueError:
+                continue  # no such node
+        return sorted(i for i in found if i >= start)
 
     def _explain(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> tuple[str, dict]:
         counts: Counter[str] = Counter()

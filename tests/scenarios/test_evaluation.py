@@ -3,6 +3,7 @@ simulation of the stored documents, and so do scenarios evaluated on it."""
 
 from __future__ import annotations
 
+import gc
 import random
 from pathlib import Path
 
@@ -116,6 +117,28 @@ def test_a_large_baseline_is_spared_from_collections_and_freed_when_replaced(mon
         reconcile()
         assert evaluation.baseline().revision > 0
         assert old() is None  # the replaced baseline and its evaluations are gone
+    finally:
+        gc.unfreeze()
+
+
+def test_a_large_baseline_keeps_its_last_two_evaluations(monkeypatch):
+    _store(_example("demo.yaml"))
+    pins = [[{"op": "pin-pod", "pod": pod, "node": "t4-2"}]
+            for pod in evaluation.baseline().outcome.pods][:3]
+    assert len(pins) == 3
+
+    def kept() -> list:
+        return [evaluation.evaluate_changes(changes)[0] for changes in pins]
+
+    first = kept()
+    assert all(a is b for a, b in zip(kept(), first, strict=True))  # all three kept
+    monkeypatch.setattr(evaluation, "_FREEZE_FROM", 0)  # as if large
+    evaluation.clear_caches()
+    try:
+        made = kept()
+        assert evaluation.evaluate_changes(pins[2])[0] is made[2]
+        assert evaluation.evaluate_changes(pins[1])[0] is made[1]
+        assert evaluation.evaluate_changes(pins[0])[0] is not made[0]  # made again
     finally:
         gc.unfreeze()
 

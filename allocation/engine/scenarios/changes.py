@@ -69,10 +69,10 @@ def apply_changes(documents: Sequence[dict], changes: Sequence[dict],
             missing), with its index and field.
     """
     docs = Documents(documents, index)
-    applied = Applied([], strategy)
+    applied = Applied(strategy)
     for index, change in enumerate(changes):
         read(change, index).apply(docs, applied)
-    applied.documents = docs.documents()
+    applied.edited = docs  # its list is made when asked for (``Applied.documents``)
     applied.moved = docs.moved
     applied.delta = docs.delta()
     return applied

@@ -9,7 +9,7 @@ fork of the settled state, ``scenarios/fork.py``, finds what changed by identity
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from allocation.engine import kinds
@@ -44,7 +44,6 @@ class Delta:
 class Applied:
     """Documents after the changes, and the strategy the scenario asks for."""
 
-    documents: list[dict]
     strategy: str = "first-fit"
     added_nodes: list[str] = field(default_factory=list)
     removed_nodes: list[str] = field(default_factory=list)
@@ -52,6 +51,27 @@ class Applied:
     """Keys removed and then added again: their documents go last, as a new object's."""
     delta: Delta | None = None
     """What differs from the documents the changes were applied to, when known."""
+    edited: Documents | None = field(default=None, repr=False, compare=False)
+    """The edited documents :attr:`documents` lists (set once the changes are applied)."""
+    _documents: list[dict] | None = field(default=None, init=False, repr=False,
+                                          compare=False)
+
+    @property
+    def documents(self) -> list[dict]:
+        """Every document after the changes, in document order.
+
+        Listed when first asked for: a fork of the settled baseline takes what changed
+        from :attr:`delta` and never asks (tens of thousands of documents listed on every
+        drop of a large cluster, docs/scenarios.md).
+
+        Raises:
+            ValueError: no changes were applied yet (:attr:`edited` is not set).
+        """
+        if self._documents is None:
+            if self.edited is None:
+                raise ValueError("no documents: the changes are not applied yet")
+            self._documents = self.edited.documents()
+        return self._documents
 
 
 def scope(kind: str, namespace: str | None) -> str | None:
@@ -87,6 +107,7 @@ class DocumentIndex:
                 self.shadowed.append(self.at[key])
             self.by_key[key] = doc
             self.at[key] = at
+        self._groupings: dict[str, dict[str, list[ObjectKey]]] = {}
         # the claims reserved for each pod, so unbinding a pod looks at its own claims,
         # not at every claim of a large cluster
         self._reserving: dict[tuple[str | None, object], list[ObjectKey]] = {}
@@ -98,6 +119,25 @@ class DocumentIndex:
                     holders = self._reserving.setdefault((key.namespace, entry.get("name")), [])
                     if key not in holders:
                         holders.append(key)
+
+    def grouped(self, name: str, group: Callable[[ObjectKey, dict], Iterable[str]]
+                ) -> dict[str, list[ObjectKey]]:
+        """The keys of the documents by each value ``group`` gives for them, in document
+        order; made once per index and ``name`` (a grouping is one rule: the same name,
+        the same ``group``), so an operation looks at the documents it concerns rather
+        than at every document of a large cluster.
+
+        Returns:
+            The keys by value; a key is under each value its document gives.
+        """
+        found = self._groupings.get(name)
+        if found is None:
+            found = {}
+            for key, doc in self.by_key.items():
+                for value in group(key, doc):
+                    found.setdefault(value, []).append(key)
+            self._groupings[name] = found
+        return found
 
     def reserving(self, namespace: str | None, pod: str) -> list[ObjectKey]:
         """The baseline's ResourceClaims in ``namespace`` whose ``reservedFor`` names the

@@ -89,7 +89,7 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
                 # the fork differs from the settled baseline only in what it changed
                 base = summarize(settled.state) if settled_outcome is None else settled_outcome
                 changed = simulation.state.changed
-                outcome = summarize(simulation.state, base, changed)
+                outcome = summarize(simulation.state, base, changed, settled.state)
                 # ``baseline`` is ``base``, or a summary of the same documents afresh
                 return Evaluation(applied, simulation, outcome,
                                   diff(baseline, outcome, changed), base=settled)

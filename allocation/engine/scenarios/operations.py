@@ -174,40 +174,72 @@ class RemoveNode(Operation):
         if ObjectKey("Node", None, node) not in docs.by_key:
             raise self.fail("node", f"node {node!r} not found")
         docs.remove(ObjectKey("Node", None, node))
-        for kind in ("NodeResourceSlice", "NodeResourceCapacity", "ResourceSlice"):
-            for key in docs.of_kind(kind):
-                doc = docs.by_key[key]
-                holder = doc if kind == "NodeResourceCapacity" else doc.get("spec", doc)
-                if holder.get("nodeName") == node:  # network-attached v1 slices stay
+        # the documents on the node: the baseline's, found once per baseline, and those an
+        # earlier change copied or added, each judged as it is now
+        on_node = docs.index.grouped("remove-node", _nodes_of).get(node, [])
+        for kind in ("NodeResourceSlice", "NodeResourceCapacity", "ResourceSlice", "Pod",
+                     "ResourceClaim"):
+            for key in _candidates(docs, on_node, kind):
+                doc = docs.by_key.get(key)
+                if doc is None or node not in _nodes_of(key, doc):
+                    continue
+                if kind == "Pod":
+                    unbind(docs, key)
+                elif kind == "ResourceClaim":
+                    _release(docs, key)
+                else:  # network-attached v1 slices name no node: they stay
                     docs.remove(key)
-        for key in docs.of_kind("Pod"):
-            if (docs.by_key[key].get("spec") or {}).get("nodeName") == node:
-                unbind(docs, key)
-        for key in docs.of_kind("ResourceClaim"):
-            _release(docs, key, node)
         applied.removed_nodes.append(node)
 
     def describe(self) -> str:
         return f"Remove node {self.node} (its pods are replanned)"
 
 
-def _release(docs: Documents, key: ObjectKey, node: str) -> None:
-    """Deallocate the claim at ``key`` if its devices are on ``node`` (which is going)."""
-    allocation = (docs.by_key[key].get("status") or {}).get("allocation") or {}
-    if is_v1_claim(docs.by_key[key]):
-        if allocated_node_name(allocation) == node:
-            claim = docs.writable(key)
-            claim["status"].pop("reservedFor", None)
-            deallocate_v1(claim)
+def _candidates(docs: Documents, on_node: list[ObjectKey], kind: str) -> list[ObjectKey]:
+    """The keys of ``kind`` that may be on the node: the baseline's ``on_node`` and every
+    key whose document a change copied or added (``Documents.owned``); the baseline's in
+    document order, then the others (each is edited on its own: the order is moot)."""
+    keys = dict.fromkeys(k for k in on_node if k.kind == kind)
+    keys.update(dict.fromkeys(k for k in docs.owned if k.kind == kind))
+    at, last = docs.index.at, len(docs.index.at)
+    return sorted(keys, key=lambda k: at.get(k, last))
+
+
+def _nodes_of(key: ObjectKey, doc: dict) -> tuple[str, ...]:
+    """The nodes a document is on, as removing a node judges it: a slice's or capacity's
+    ``nodeName``, a pod's ``spec.nodeName``, the nodes a claim's devices are allocated on
+    (a seed claim's resource handles, a v1 claim's allocation)."""
+    kind = key.kind
+    if kind in ("NodeResourceSlice", "ResourceSlice"):
+        name = (doc.get("spec", doc) or {}).get("nodeName")
+    elif kind == "NodeResourceCapacity":
+        name = doc.get("nodeName")
+    elif kind == "Pod":
+        name = (doc.get("spec") or {}).get("nodeName")
+    elif kind == "ResourceClaim":
+        allocation = (doc.get("status") or {}).get("allocation") or {}
+        if is_v1_claim(doc):
+            name = allocated_node_name(allocation)
+        else:
+            return tuple({(h.get("structuredData") or {}).get("nodeName")
+                          for h in allocation.get("resourceHandles") or ()} - {None})
+    else:
+        return ()
+    return (name,) if isinstance(name, str) else ()
+
+
+def _release(docs: Documents, key: ObjectKey) -> None:
+    """Deallocate the claim at ``key``, whose devices are on a node that is going."""
+    claim = docs.writable(key)
+    if is_v1_claim(claim):
+        claim["status"].pop("reservedFor", None)
+        deallocate_v1(claim)
         return
-    if any((h.get("structuredData") or {}).get("nodeName") == node
-           for h in allocation.get("resourceHandles") or ()):
-        claim = docs.writable(key)
-        for name in ("allocation", "driverName", "reservedFor"):
-            claim["status"].pop(name, None)
-        meta = claim.get("metadata") or {}
-        meta["finalizers"] = [f for f in meta.get("finalizers") or ()
-                              if not f.endswith(".dra.k8s.io/delete-protection")]
+    for name in ("allocation", "driverName", "reservedFor"):
+        claim["status"].pop(name, None)
+    meta = claim.get("metadata") or {}
+    meta["finalizers"] = [f for f in meta.get("finalizers") or ()
+                          if not f.endswith(".dra.k8s.io/delete-protection")]
 
 
 @dataclass

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimV1, ResourceSlice
 from allocation.engine.v1.results import allocated_node_name
 from allocation.engine.v1.usage import driver_usage
 
 if TYPE_CHECKING:
+    from allocation.engine.models.base import Inventory
     from allocation.engine.objects import ObjectKey
     from allocation.engine.state import ClusterState
 
@@ -61,15 +63,23 @@ class Diff:
 
 
 def summarize(state: ClusterState, base: Outcome | None = None,
-              changed: Collection[ObjectKey] = ()) -> Outcome:
+              changed: Collection[ObjectKey] = (),
+              base_state: ClusterState | None = None) -> Outcome:
     """The outcome of a settled state.
 
     ``base``, when given, is the outcome of the state ``state`` was forked from, and
     ``changed`` the keys of every object the fork changed, added or removed since
     (``ClusterState.changed``): every other object is the very object ``base`` summarized,
     so only the pod, claim and request entries of ``changed`` are made again (a scenario
-    changes a few objects of thousands, docs/scenarios.md); the counts per class and
-    driver are always made again. The result equals a summary made afresh.
+    changes a few objects of thousands, docs/scenarios.md). ``base_state``, given with
+    them, is that state (settled, and never changed afterwards: it is only forked): the
+    counts per class and driver are then its counts with those of the claims in
+    ``changed`` and of the nodes whose inventories the fork replaced made again, not a
+    walk of every claim and inventory; otherwise they are made again. The result equals a
+    summary made afresh.
+
+    Returns:
+        The outcome.
     """
     if base is None:
         out = Outcome(nodes=list(state.node_order))
@@ -107,20 +117,100 @@ def summarize(state: ClusterState, base: Outcome | None = None,
         out.requests[f"{obj.namespace}/{obj.name}"] = {
             c["type"]: f"{c.get('status')} ({c.get('reason', '')})"
             for c in status.get("conditions") or () if "type" in c}
-    classes: dict[str, int] = defaultdict(int)
-    for claim in state.claims():
-        if claim.allocation is not None:
-            classes[claim.class_name] += len(claim.allocation.picks)
-    drivers: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for inventories in state.inventories.values():
-        for inventory in inventories:
-            usage = inventory.usage()
-            drivers[inventory.driver_name][0] += usage.get("allocated", 0)
-            drivers[inventory.driver_name][1] += usage.get("total", 0)
-    _count_v1(state, v1_claims, classes, drivers)
-    out.classes = dict(classes)
+    if base is not None and base_state is not None:
+        counts = _fork_counts(state, base_state, changed)
+    else:
+        counts = _counts(state, v1_claims)
+    classes = {name: devices for name, (devices, entries) in counts.classes.items() if entries}
+    drivers: dict[str, list[int]] = {name: [used, total] for name, (used, total, entries)
+                                     in counts.drivers.items() if entries}
+    _v1_drivers(state, v1_claims, drivers)
+    out.classes = classes
     out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
     return out
+
+
+@dataclass
+class _Counts:
+    """A state's devices allocated per class (seed claims' picks, resource.k8s.io/v1
+    claims' results) and its seed inventories' devices per driver, each with how many
+    entries (claims, results, inventories) make it: a name is in the outcome while one
+    does, as a walk of every object finds it, even when its count is 0."""
+
+    classes: dict[str, list[int]] = field(default_factory=dict)  # class -> [devices, entries]
+    drivers: dict[str, list[int]] = field(default_factory=dict)
+    """driver -> [allocated, total, inventories]"""
+
+    def copy(self) -> _Counts:
+        return _Counts({k: list(v) for k, v in self.classes.items()},
+                       {k: list(v) for k, v in self.drivers.items()})
+
+    def claim(self, claim: ResourceClaim | ResourceClaimV1 | None, sign: int) -> None:
+        """Count ``claim``'s allocated devices in (``sign`` 1) or out (-1)."""
+        if claim is None or claim.allocation is None:
+            return
+        if isinstance(claim, ResourceClaimV1):
+            for r in claim.results:
+                row = self.classes.setdefault(_class_of(claim, r.get("request", "")), [0, 0])
+                row[0] += sign
+                row[1] += sign
+            return
+        row = self.classes.setdefault(claim.class_name, [0, 0])
+        row[0] += sign * len(claim.allocation.picks)
+        row[1] += sign
+
+    def inventories(self, inventories: Iterable[Inventory], sign: int) -> None:
+        """Count the devices of ``inventories`` in (``sign`` 1) or out (-1)."""
+        for inventory in inventories:
+            usage = inventory.usage()
+            row = self.drivers.setdefault(inventory.driver_name, [0, 0, 0])
+            row[0] += sign * usage.get("allocated", 0)
+            row[1] += sign * usage.get("total", 0)
+            row[2] += sign
+
+
+_settled_counts: WeakKeyDictionary[ClusterState, _Counts] = WeakKeyDictionary()
+
+
+def _counts(state: ClusterState, v1_claims: list[ResourceClaimV1]) -> _Counts:
+    """``state``'s counts, from every claim and inventory."""
+    counts = _Counts()
+    for claim in state.claims():
+        counts.claim(claim, 1)
+    for claim in v1_claims:
+        counts.claim(claim, 1)
+    for inventories in state.inventories.values():
+        counts.inventories(inventories, 1)
+    return counts
+
+
+def _fork_counts(state: ClusterState, base_state: ClusterState,
+                 changed: Collection[ObjectKey]) -> _Counts:
+    """The counts of ``state``, a fork of the settled ``base_state`` that changed
+    ``changed``: ``base_state``'s (made once per state) with the changed claims, and the
+    nodes whose inventory lists the fork replaced (copy-on-write: a fork shares a node's
+    list, and every inventory in it, until it changes one), counted out and in again."""
+    settled = _settled_counts.get(base_state)
+    if settled is None:
+        settled = _settled_counts[base_state] = _counts(
+            base_state, list(base_state.of_kind(ResourceClaimV1)))
+    counts = settled.copy()
+    for key in changed:
+        if key.kind == "ResourceClaim":  # seed and resource.k8s.io/v1 claims alike
+            counts.claim(_claim(base_state, key), -1)
+            counts.claim(_claim(state, key), 1)
+    was, now = base_state.inventories, state.inventories
+    for node in {*was, *now}:
+        if now.get(node) is not was.get(node):
+            counts.inventories(was.get(node, ()), -1)
+            counts.inventories(now.get(node, ()), 1)
+    return counts
+
+
+def _claim(state: ClusterState, key: ObjectKey) -> ResourceClaim | ResourceClaimV1 | None:
+    """The claim at ``key``, if ``state`` has one (what ``_counts`` walks)."""
+    obj = state.objects.get(key)
+    return obj if isinstance(obj, ResourceClaim | ResourceClaimV1) else None
 
 
 def _ref(key: ObjectKey) -> str:
@@ -169,19 +259,16 @@ def _class_of(claim: ResourceClaimV1, request: str) -> str:
     return ""
 
 
-def _count_v1(state: ClusterState, v1_claims: list[ResourceClaimV1],
-              classes: dict[str, int], drivers: dict[str, list[int]]) -> None:
-    """The resource.k8s.io/v1 devices allocated per class, and a driver's devices as
-    ``v1.usage.driver_usage`` counts them."""
-    for claim in v1_claims:
-        if claim.allocation is not None:
-            for r in claim.results:
-                classes[_class_of(claim, r.get("request", ""))] += 1
+def _v1_drivers(state: ClusterState, v1_claims: list[ResourceClaimV1],
+                drivers: dict[str, list[int]]) -> None:
+    """Add a driver's resource.k8s.io/v1 devices as ``v1.usage.driver_usage`` counts them
+    (its ResourceSlices', in use by ``v1_claims``, ``state``'s v1 claims)."""
     usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
                          [c.as_v1() for c in v1_claims if c.allocation is not None])
     for driver, (used, total) in usage.items():
-        drivers[driver][0] += used
-        drivers[driver][1] += total
+        row = drivers.setdefault(driver, [0, 0])
+        row[0] += used
+        row[1] += total
 
 
 def diff(before: Outcome, after: Outcome,

@@ -405,3 +405,44 @@ def test_a_pod_known_quiet_once_bound_gives_what_a_second_visit_gives():
         fast.settle()
         slow.settle()
         assert out(fast) == out(slow), f"step {step}: {choice}"
+
+
+def _pinned(name: str, node_name: str, cpu: str = "1") -> dict:
+    doc = pod(name, cpu=cpu)
+    doc["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                "values": [node_name]}]}]}}}
+    return doc
+
+
+def test_a_pinned_pod_is_scanned_for_on_its_node_only_with_the_same_result(monkeypatch):
+    """A scan visits only the nodes a pod's required affinity names (Scheduler._scan); the
+    placements and explanations equal those of a scan of every node."""
+    from allocation.engine.scheduler import Scheduler
+
+    docs = [*(node(f"w{i}", cpu="2") for i in range(8)), node("w9", cpu="2", unschedulable=True),
+            _pinned("p-last", "w7"), _pinned("p-first", "w0"), _pinned("again", "w7"),
+            _pinned("full", "w7", cpu="1"), _pinned("cordoned", "w9"), _pinned("nowhere", "x"),
+            pod("free", cpu="1")]
+    visited: list[int] = []
+    scan = Scheduler._scan
+
+    def counted(state, pod_, start, total):
+        found = list(scan(state, pod_, start, total))
+        visited.extend(found)
+        return found
+
+    monkeypatch.setattr(Scheduler, "_scan", staticmethod(counted))
+    fast = run(docs).state
+    assert len(visited) < 8 * 7  # not every node for every pinned pod
+    monkeypatch.setattr(Scheduler, "_scan", staticmethod(
+        lambda state, pod_, start, total: range(start, total)))
+    every = run(docs).state
+    placed = {p.name: p.node_name for p in fast.pods()}
+    assert placed == {p.name: p.node_name for p in every.pods()}
+    assert placed["p-last"] == placed["again"] == "w7" and placed["full"] is None
+    assert placed["cordoned"] is None and placed["nowhere"] is None
+    explained = {p.name: p.meta.annotations.get(EXPLAIN_ANNOTATION) for p in fast.pods()}
+    assert explained == {p.name: p.meta.annotations.get(EXPLAIN_ANNOTATION)
+                         for p in every.pods()}
+    assert explained["full"] and explained["nowhere"]

@@ -10,7 +10,13 @@ import pytest
 
 from allocation.engine.objects import ObjectKey
 from allocation.engine.scenarios import ChangeError, apply_changes
-from allocation.engine.scenarios.documents import DocumentIndex, Documents, key_of, unbind
+from allocation.engine.scenarios.documents import (
+    Applied,
+    DocumentIndex,
+    Documents,
+    key_of,
+    unbind,
+)
 from tests.allocation.engine.scenarios.test_fork import _example, _random_changes
 
 
@@ -146,3 +152,8 @@ def test_the_documents_are_those_of_every_key_in_order_with_a_document() -> None
     docs = Documents(documents, DocumentIndex(documents))
     docs.remove(key_of(documents[3]))
     assert documents[3] not in docs.documents() and len(docs.documents()) == len(BASE) - 1
+
+
+def test_applied_documents_are_listed_once_the_changes_are_applied():
+    with pytest.raises(ValueError, match="not applied"):
+        assert not Applied().documents

@@ -5,8 +5,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from allocation.engine.manifests import InvalidManifests
+from allocation.engine.events import DEFAULT_START
+from allocation.engine.manifests import InvalidManifests, load_documents
 from allocation.engine.scenarios import evaluate, refusal
+from allocation.engine.scenarios.documents import Documents
+from allocation.engine.simulation import simulate
 from tests.allocation.engine.scenarios.cluster import baseline_documents
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -106,3 +109,26 @@ def test_adding_two_nodes_of_a_group_provisions_a_pending_atomic_request():
     assert change["before"]["Provisioned"].startswith("False (CapacityIsNotFound)")
     assert change["after"]["Provisioned"].startswith("True")
     assert result.diff.nodes_added == ["gpu-pool-1", "gpu-pool-2"]
+
+
+def test_an_evaluation_on_the_settled_baseline_never_lists_the_documents(monkeypatch):
+    """The fork takes what changed from the edits' account: the list of every document
+    after the changes is made only when asked for (``Applied.documents``), and then equals
+    the edited documents."""
+    docs = baseline_documents()
+    settled = simulate(load_documents(("baseline", d) for d in docs), now=DEFAULT_START)
+    listed = Documents.documents
+
+    def refused(self):
+        raise AssertionError("the documents were listed")
+
+    monkeypatch.setattr(Documents, "documents", refused)
+    pin = {"op": "pin-pod", "pod": "default/p2", "node": "worker-2"}
+    changes = [{"op": "remove-object", "kind": "Pod", "name": "p1"}, pin]
+    result = evaluate(docs, changes, settled=settled, now=DEFAULT_START)
+    assert result.base is settled  # the fork was used
+    assert result.outcome.pods["default/p2"] == "worker-2"
+    monkeypatch.setattr(Documents, "documents", listed)
+    assert result.applied.documents == evaluate(docs, changes).applied.documents
+    assert [d["metadata"]["name"] for d in result.applied.documents
+            if d["kind"] == "Pod"] == ["p0", "p2"]

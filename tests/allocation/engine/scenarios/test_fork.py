@@ -146,7 +146,7 @@ def test_an_object_removed_and_added_again_goes_last_on_the_fork_too():
 def test_a_forks_outcome_made_from_the_baselines_equals_one_made_afresh(example):
     documents, base = _settled(_example(example))
     rng = random.Random(f"outcome-{example}")
-    checked = 0
+    checked = recounted = 0
     for _ in range(10):
         changes = _random_changes(rng, documents)
         try:
@@ -160,8 +160,30 @@ def test_a_forks_outcome_made_from_the_baselines_equals_one_made_afresh(example)
         assert forked.state.changed, changes
         made = summarize(forked.state, summarize(base.state), forked.state.changed)
         assert made == summarize(forked.state), changes
+        # the counts per class and driver derived from the baseline state's
+        counted = summarize(forked.state, summarize(base.state), forked.state.changed,
+                            base.state)
+        assert counted == made, changes
         # and the diff of only what changed is the whole comparison
         before = summarize(base.state)
         assert diff(before, made, forked.state.changed) == diff(before, made), changes
         checked += 1
+        recounted += (made.classes, made.drivers) != (before.classes, before.drivers)
     assert checked >= 5
+    assert recounted  # some changes moved the counts: the derivation was put to the test
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_counts_derived_from_the_baseline_follow_a_removed_node(example):
+    """A node into the bin takes its inventories (and the claims allocated there) out of
+    the counts, as a summary made afresh does."""
+    documents, base = _settled(_example(example))
+    before = summarize(base.state)
+    for node in base.state.node_order:
+        forked = fork_state(base, documents,
+                            apply_changes(documents, [{"op": "remove-node", "node": node}]),
+                            DEFAULT_START)
+        assert forked is not None
+        forked.settle()
+        counted = summarize(forked.state, before, forked.state.changed, base.state)
+        assert counted == summarize(forked.state), node

@@ -1,0 +1,62 @@
+"""Reading stored rows (allocation/services/store.py): a stored text's document is what
+the standard library reads, one shared document per distinct text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allocation.services import store
+
+TEXTS = ['{"x": 18446744073709551616}', '{"x": -9223372036854775809}',
+         '{"x": 9223372036854775807, "y": -9223372036854775808}', '{"x": 1e400}',
+         '{"a": 1, "a": 2, "b": [1.5, -0.0, 1e-320]}', '[NaN, Infinity]', '"\\ud800"',
+         '{"t": "2026-11-27T09:21:44Z", "n": 1234567890123456789012}', "{}", "[]"]
+
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+              st.text(alphabet="ab:\\\"é\n\ud7ff", max_size=5)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(alphabet="ab:", max_size=3), inner,
+                                            max_size=3)),
+    max_leaves=20)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_stored_text_reads_as_the_standard_library_reads_it(text) -> None:
+    assert repr(store._parse(text)) == repr(json.loads(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_values)
+def test_any_json_value_reads_the_same(value) -> None:
+    text = json.dumps(value)
+    assert repr(store._parse(text)) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize("text", ['{"a": ', "{'a': 1}", '{"a": 1} x', ""])
+def test_a_broken_text_is_the_standard_librarys_error(text) -> None:
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError) as raised:
+        store._parse(text)
+    assert str(raised.value) == str(expected.value)
+
+
+def test_one_document_per_distinct_text() -> None:
+    text = '{"kind": "Node", "metadata": {"name": "shared-text-test"}}'
+    first = store._document(text)
+    assert store._document("".join(text)) is first  # an equal text, not the same object
+    assert store._document(text.replace("shared", "other")) is not first
+
+
+def test_equal_strings_of_documents_are_one_string() -> None:
+    names = ["".join(["team", "-", str(i)]) for i in (1, 1)]
+    assert names[0] is not names[1]
+    first = store._parse(json.dumps({"metadata": {"namespace": names[0]}, "l": [names[0]]}))
+    second = store._parse(json.dumps({"metadata": {"namespace": names[1]}}))
+    assert first["metadata"]["namespace"] is second["metadata"]["namespace"]
+    assert first["l"][0] is second["metadata"]["namespace"]
