@@ -117,7 +117,7 @@ class _Work:
     """What a pass computed: the plan against the rows it read, and what it left out."""
 
     plan: Plan
-    events: list[dict]  # one per series, in the order each last happened
+    events: dict[str, dict]  # one per series by its hash, in the order each last happened
     rounds: int
     next_wakeup: datetime | None
     left_out: list[LeftOut]
@@ -150,7 +150,11 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
 
     Only what changed is serialised: an object no controller changed (not in
     ``state.changed``) whose stored document an earlier pass found to come back unchanged
-    (``_stable``) keeps its stored document as it is.
+    (``_stable``) keeps its stored document as it is. The text of an object the pass
+    created (no row) or left alone is written from its shared manifest
+    (``KObject.to_manifest(shared=True)``, as ``simulate``'s writer does): it is only read.
+    A changed stored object is copied first as before, so a stored document too deep to
+    copy still fails here and is kept (docs/console.md, "Failures").
     """
     state = simulation.state
     desired, failed = [], {}
@@ -164,7 +168,7 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
             desired.append((obj, row.document))
             continue
         try:
-            document = canonical_json(obj.to_manifest())
+            document = canonical_json(obj.to_manifest(shared=row is None or untouched))
             desired.append((obj, document))
             if digest is not None and document == row.document:
                 _stable.add(digest)

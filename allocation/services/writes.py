@@ -86,12 +86,12 @@ class WriteResult:
         return bool(self.created or self.updated or self.deleted)
 
 
-def row_values(obj: KObject, document: str) -> dict:
-    """Every column of ``obj``'s row except its position."""
-    model = model_for(obj)
+def row_values(obj: KObject, document: str, columns: dict | None = None) -> dict:
+    """Every column of ``obj``'s row except its position; ``columns``: the model's own
+    (``columns_for``), when the caller has made them already."""
     values = {"api_version": obj.api_version, "namespace": obj.namespace or "",
               "name": obj.name, "uid": obj.meta.uid or "", "document": document, "status": ""}
-    values.update(model.columns_for(obj))
+    values.update(model_for(obj).columns_for(obj) if columns is None else columns)
     return values
 
 

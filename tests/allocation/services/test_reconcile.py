@@ -227,10 +227,10 @@ def test_an_object_that_cannot_be_written_keeps_its_document_and_is_left_alone(m
     import_texts([("a.yaml", f.to_yaml(_three_pods()))])
     real = Pod.to_manifest
 
-    def unwritable(self):
+    def unwritable(self, shared=False):
         if self.name == "p2":
             raise RecursionError("maximum recursion depth exceeded while calling a Python object")
-        return real(self)
+        return real(self, shared)
 
     monkeypatch.setattr(Pod, "to_manifest", unwritable)
     result = passes.reconcile()
