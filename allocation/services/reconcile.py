@@ -168,7 +168,11 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
             desired.append((obj, row.document))
             continue
         try:
-            document = canonical_json(obj.to_manifest(shared=row is None or untouched))
+            # The engine's manifests are written by orjson as ``simulate``'s writer writes
+            # them (``parsed``: they hold no Enum or UUID, only the input's values and the
+            # engine's strings and numbers; allocation/engine/writer.py).
+            document = canonical_json(obj.to_manifest(shared=row is None or untouched),
+                                      parsed=True)
             desired.append((obj, document))
             if digest is not None and document == row.document:
                 _stable.add(digest)
