@@ -289,3 +289,19 @@ def test_a_pass_runs_with_the_cyclic_collector_paused_and_resumes_it(cluster_doc
     assert passes.reconcile().outcome == passes.SAVED
     assert seen == [False] and gc.isenabled()
 
+
+def test_what_a_pass_keeps_is_left_in_the_collectors_oldest_generation():
+    """The settled state the pass keeps is counted old at once (``_age_survivors``): the
+    young generations, which the next collections walk, hold none of it."""
+    import gc
+
+    from bench.generate import named_gpu_cluster
+
+    import_texts([("a.yaml", f.to_yaml(named_gpu_cluster(20, 100, devices=6)))])
+    gc.collect()
+    result = passes.reconcile()
+    young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+    assert result.kept is not None
+    kept = result.kept.state.objects
+    assert len(kept) > 200
+    assert young < len(kept)  # the state's objects alone would be more than these
