@@ -114,9 +114,7 @@ def save_events(cluster: Cluster, changes: EventChanges, now: datetime) -> None:
 
     The rows' ``series`` column is the hash :func:`fold_pass` computed: neither the name
     given here nor a fold (``engine.events.fold`` keeps the later Event's fields) changes
-    what ``engine.events.series_key`` reads. The documents are written by orjson
-    (``canonical_json``'s ``parsed``): an Event holds only the engine's strings and numbers
-    and what an earlier Event's stored text gave."""
+    what ``engine.events.series_key`` reads."""
     created = []
     for key, item in changes.create:
         cluster.event_sequence += 1
@@ -126,8 +124,7 @@ def save_events(cluster: Cluster, changes: EventChanges, now: datetime) -> None:
             "name": f"{involved.get('name', 'event')}.{cluster.event_sequence:08d}"}}
         obj = build_object(document)
         created.append({"position": cluster.next_position,
-                        **row_values(obj, canonical_json(obj.raw, parsed=True),
-                                   Event.columns_for(obj, key))})
+                        **row_values(obj, canonical_json(obj.raw), Event.columns_for(obj, key))})
         cluster.next_position += 1
     # one prepared INSERT for all (a first pass records two Events per pod it places)
     insert_rows(Event, created)
@@ -135,8 +132,7 @@ def save_events(cluster: Cluster, changes: EventChanges, now: datetime) -> None:
     for row, document in changes.update:
         obj = build_object(document)
         columns = Event.columns_for(obj, row.series)
-        for name, value in row_values(obj, canonical_json(obj.raw, parsed=True),
-                                      columns).items():
+        for name, value in row_values(obj, canonical_json(obj.raw), columns).items():
             setattr(row, name, value)
         row.position = cluster.next_position
         cluster.next_position += 1
