@@ -288,8 +288,12 @@ def _age_survivors() -> None:
     nodes, two seconds at 5,000), and the next older one again, to find nothing: they live
     as long as the state. ``gc.freeze`` then ``gc.unfreeze`` moves every tracked object to
     the oldest generation without walking it; cyclic garbage among them is still found
-    by the next full collection, which runs on the collector's usual schedule.
+    by the next full collection, which runs on the collector's usual schedule. Not while
+    objects are frozen already: the unfreeze would thaw them too (a scenario baseline is
+    kept frozen, in whichever process evaluates scenarios: scenarios/evaluation.py).
     """
+    if gc.get_freeze_count():
+        return
     gc.freeze()
     gc.unfreeze()
 

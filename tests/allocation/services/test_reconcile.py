@@ -10,6 +10,7 @@ from allocation.models import canonical_json
 from allocation.services import reconcile as passes
 from allocation.services.cluster import revision
 from allocation.services.manifests import export_text, import_texts
+from bench.generate import named_gpu_cluster
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -295,9 +296,8 @@ def test_what_a_pass_keeps_is_left_in_the_collectors_oldest_generation():
     young generations, which the next collections walk, hold none of it."""
     import gc
 
-    from bench.generate import named_gpu_cluster
-
     import_texts([("a.yaml", f.to_yaml(named_gpu_cluster(20, 100, devices=6)))])
+    gc.unfreeze()  # nothing frozen by an earlier test (a large scenario baseline)
     gc.collect()
     result = passes.reconcile()
     young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
@@ -305,3 +305,19 @@ def test_what_a_pass_keeps_is_left_in_the_collectors_oldest_generation():
     kept = result.kept.state.objects
     assert len(kept) > 200
     assert young < len(kept)  # the state's objects alone would be more than these
+
+
+def test_a_pass_leaves_objects_frozen_by_others_frozen():
+    """A scenario baseline is kept frozen (scenarios/evaluation.py): a pass, in the same
+    process, must not hand it back to the collector."""
+    import gc
+
+    import_texts([("a.yaml", f.to_yaml(named_gpu_cluster(2, 4, devices=2)))])
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert passes.reconcile().outcome == passes.SAVED
+        # still frozen (reference counting frees a few of them meanwhile, as ever)
+        assert gc.get_freeze_count() > frozen // 2 > 0
+    finally:
+        gc.unfreeze()
