@@ -49,8 +49,8 @@ def fold_pass(items: list[dict]) -> dict[str, dict]:
     Returns:
         Each series' Event by its hash (``models.event.series_hash``): computed here once
         per Event and handed on to :func:`plan_events` and :func:`save_events` (a first
-        pass records two Events per pod it places, and hashing each three times was a
-        tenth of the pass).
+        pass records two Events per pod it places; hashing each three times was about a
+        twelfth of the pass at 5,000 nodes).
     """
     series: dict[str, dict] = {}
     for item in items:

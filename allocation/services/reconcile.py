@@ -285,7 +285,7 @@ def _age_survivors() -> None:
 
     While paused, the collector still tracks every new object in its youngest generation;
     the first collection after the pass would walk them all (a third of a second at 1,000
-    nodes, two seconds at 5,000), and the next older one again, to find nothing: they live
+    nodes, 1.3 to 2 at 5,000), and the next older one again, to find nothing: they live
     as long as the state. ``gc.freeze`` then ``gc.unfreeze`` moves every tracked object to
     the oldest generation without walking it; cyclic garbage among them is still found
     by the next full collection, which runs on the collector's usual schedule. Not while
