@@ -44,7 +44,9 @@ class Event(StoredObject):
         indexes = [models.Index(fields=["updated_at"], name="allocation_event_updated")]
 
     @classmethod
-    def columns_for(cls, obj) -> dict:
+    def columns_for(cls, obj, series: str | None = None) -> dict:
+        """The indexed columns of ``obj``'s row; ``series``: its :func:`series_hash`, when
+        the caller has it already (the worker hashes each Event it records once)."""
         raw = obj.raw
         involved = raw.get("involvedObject") or raw.get("regarding") or {}
         if not isinstance(involved, dict):
@@ -56,7 +58,8 @@ class Event(StoredObject):
         count = raw.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             count = 1
-        return {"series": series_hash(raw), "count": min(count, 2**31 - 1),
+        return {"series": series_hash(raw) if series is None else series,
+                "count": min(count, 2**31 - 1),
                 "involved_kind": text(involved.get("kind")),
                 "involved_namespace": text(involved.get("namespace")),
                 "involved_name": text(involved.get("name")),

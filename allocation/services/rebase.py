@@ -34,13 +34,14 @@ from allocation.services.writes import Plan, row_values
 __all__ = ["not_about", "rebase"]
 
 
-def not_about(events: list[dict], conflicts: list[Identity]) -> list[dict]:
-    """The Events not about a conflict: those wait for the next pass with their object."""
+def not_about(events: dict[str, dict], conflicts: list[Identity]) -> dict[str, dict]:
+    """The Events (by series hash, ``services.events.fold_pass``) not about a conflict:
+    those wait for the next pass with their object."""
     touched = {(kind, namespace, name) for _group, kind, namespace, name in conflicts}
-    return [e for e in events
+    return {key: e for key, e in events.items()
             if ((e.get("involvedObject") or {}).get("kind"),
                 (e.get("involvedObject") or {}).get("namespace") or "",
-                (e.get("involvedObject") or {}).get("name")) not in touched]
+                (e.get("involvedObject") or {}).get("name")) not in touched}
 
 
 def rebase(cluster, plan: Plan, left_out: list[LeftOut],

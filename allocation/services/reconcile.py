@@ -26,6 +26,7 @@ before. See ``docs/console.md``, "The worker" and "Events".
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -117,7 +118,7 @@ class _Work:
     """What a pass computed: the plan against the rows it read, and what it left out."""
 
     plan: Plan
-    events: list[dict]  # one per series, in the order each last happened
+    events: dict[str, dict]  # one per series by its hash, in the order each last happened
     rounds: int
     next_wakeup: datetime | None
     left_out: list[LeftOut]
@@ -150,7 +151,11 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
 
     Only what changed is serialised: an object no controller changed (not in
     ``state.changed``) whose stored document an earlier pass found to come back unchanged
-    (``_stable``) keeps its stored document as it is.
+    (``_stable``) keeps its stored document as it is. The text of an object the pass
+    created (no row) or left alone is written from its shared manifest
+    (``KObject.to_manifest(shared=True)``, as ``simulate``'s writer does): it is only read.
+    A changed stored object is copied first as before, so a stored document too deep to
+    copy still fails here and is kept (docs/console.md, "Failures").
     """
     state = simulation.state
     desired, failed = [], {}
@@ -164,7 +169,11 @@ def _documents(simulation: Simulation, rows: dict[Identity, StoredObject],
             desired.append((obj, row.document))
             continue
         try:
-            document = canonical_json(obj.to_manifest())
+            # The engine's manifests are written by orjson as ``simulate``'s writer writes
+            # them (``parsed``: they hold no Enum or UUID, only the input's values and the
+            # engine's strings and numbers; allocation/engine/writer.py).
+            document = canonical_json(obj.to_manifest(shared=row is None or untouched),
+                                      parsed=True)
             desired.append((obj, document))
             if digest is not None and document == row.document:
                 _stable.add(digest)
@@ -264,7 +273,29 @@ def reconcile(holds_lease=None, now: datetime | None = None, strategy: str = "fi
     # likewise: its full collections walked the growing state ten times at 1,000 nodes, a
     # fifth of the pass (engine/gcpause.py).
     with paused_gc():
-        return _pass(holds_lease, now, strategy, checkpoint, kept)
+        try:
+            return _pass(holds_lease, now, strategy, checkpoint, kept)
+        finally:
+            _age_survivors()
+
+
+def _age_survivors() -> None:
+    """Count what the pass allocated and kept (the settled state, kept for the next pass)
+    as old, before the collector resumes.
+
+    While paused, the collector still tracks every new object in its youngest generation;
+    the first collection after the pass would walk them all (a third of a second at 1,000
+    nodes, 1.3 to 2 at 5,000), and the next older one again, to find nothing: they live
+    as long as the state. ``gc.freeze`` then ``gc.unfreeze`` moves every tracked object to
+    the oldest generation without walking it; cyclic garbage among them is still found
+    by the next full collection, which runs on the collector's usual schedule. Not while
+    objects are frozen already: the unfreeze would thaw them too (a scenario baseline is
+    kept frozen, in whichever process evaluates scenarios: scenarios/evaluation.py).
+    """
+    if gc.get_freeze_count():
+        return
+    gc.freeze()
+    gc.unfreeze()
 
 
 def _pass(holds_lease, now: datetime | None, strategy: str, checkpoint,

@@ -1,5 +1,6 @@
 """allocation.services.events: Event series, the TTL, and passes that change nothing."""
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -8,6 +9,7 @@ from django.utils import timezone
 
 from allocation import models
 from allocation.engine import faults
+from allocation.models.event import series_hash
 from allocation.services import reconcile as passes
 from allocation.services.cluster import revision
 from allocation.services.events import event_ttl, fold_pass
@@ -36,7 +38,7 @@ def test_repeats_within_a_pass_are_one_event_with_a_count():
     items = [_warning("p1", "first", "2026-01-01T00:00:00Z"),
              _warning("p2", "other", "2026-01-01T00:00:01Z"),
              _warning("p1", "second", "2026-01-01T00:00:02Z")]
-    folded = fold_pass(items)
+    folded = list(fold_pass(items).values())
     assert [e["involvedObject"]["name"] for e in folded] == ["p2", "p1"]  # last seen last
     series = folded[1]
     assert (series["count"], series["message"]) == (2, "second")
@@ -165,3 +167,27 @@ def test_a_repeat_restarts_the_ttl(monkeypatch, settings):
     # Pruned; the error, still happening, starts a new series.
     assert not models.Event.objects.filter(name=name).exists()
     assert _series(faults.EVENT_REASON).count == 1
+
+
+def test_a_stored_series_is_the_hash_of_its_stored_document(monkeypatch):
+    """The pass hashes each Event once (``fold_pass``) and stores that hash: it must be
+    what the stored document hashes to, for new series and for repeats alike."""
+    real = passes.Simulation.settle
+
+    def settle_and_fail(simulation):
+        faults.report(simulation.state, simulation.state.get("Pod", "default", "p1"),
+                      "scheduler", RuntimeError("boom"))
+        return real(simulation)
+
+    monkeypatch.setattr(passes.Simulation, "settle", settle_and_fail)
+    start = timezone.now()
+    import_texts([("a.yaml", f.to_yaml([f.node("n1"), f.pod("p1"), f.pod("p2")]))])
+    passes.reconcile(now=start)
+    import_texts([("b.yaml", f.to_yaml([f.node("n2")]))])
+    passes.reconcile(now=start + timedelta(minutes=1))  # saves: the repeat is written
+    rows = list(models.Event.objects.all())
+    assert len(rows) >= 2 and any(row.count == 2 for row in rows)
+    assert any(row.count == 1 for row in rows)
+    for row in rows:
+        document = json.loads(row.document)
+        assert row.series == series_hash(document), row.name

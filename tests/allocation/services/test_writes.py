@@ -57,6 +57,23 @@ def test_insert_rows_stores_what_bulk_create_stores(cluster_docs):
         assert None not in set(model.objects.values_list("updated_at", flat=True)) | stamps
 
 
+def test_insert_rows_of_other_columns_or_values_stores_what_bulk_create_stores(cluster_docs):
+    """Rows that all give the same columns of strings and integers are taken whole; a row
+    with a value to prepare, and rows giving different columns, cell by cell: all store
+    what ``bulk_create`` stores."""
+    events = [o for o in _objects(cluster_docs) if model_for(o) is Event]
+    row = {"position": 1, **row_values(events[0], canonical_json(events[0].raw))}
+    odd = {**row, "position": 2.5, "name": "odd"}  # prepared: int(2.5)
+    fewer = {k: v for k, v in row.items() if k != "count"} | {"position": 3, "name": "few"}
+    for rows in ([row, odd], [row, fewer], [fewer]):
+        Event.objects.bulk_create([Event(**r) for r in rows])
+        expected = _stored(Event)
+        Event.objects.all().delete()
+        insert_rows(Event, rows)
+        assert _stored(Event) == expected
+        Event.objects.all().delete()
+
+
 def _orm_insert(model, rows: list[dict]) -> None:
     """What ``writes.insert_rows`` stands for: Django's own bulk insert."""
     model.objects.bulk_create([model(**row) for row in rows])
