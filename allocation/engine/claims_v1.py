@@ -4,9 +4,10 @@ v1"), as upstream's pkg/controller/resourceclaim does it (spec section 4).
 Beside the seed one (``claims.py``), it
 
 - creates the claims of pods' v1 ResourceClaimTemplate entries
-  (``v1/templates.claim_from_template``) and records them in
-  ``pod.status.resourceClaimStatuses`` (in ``spec.resourceClaims`` order; upstream applies
-  them from a Go map), adopting a claim it made earlier that the status lost;
+  (``v1/templates.claim_from_template``, through one ``ClaimPrototype`` per template) and
+  records them in ``pod.status.resourceClaimStatuses`` (in ``spec.resourceClaims`` order;
+  upstream applies them from a Go map), adopting a claim it made earlier that the status
+  lost;
 - drops ``status.reservedFor`` entries of pods that are gone, replaced (another UID) or done
   (Succeeded, Failed, or deleted before being scheduled: upstream's ``isPodDone``);
 - when that drops the last reservation, clears ``status.allocation`` and the
@@ -26,7 +27,7 @@ from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION, V1_CLAIM_FINA
 from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ResourceClaimTemplateV1, ResourceClaimV1
 from allocation.engine.quiet import Quiet
-from allocation.engine.v1.templates import claim_from_template
+from allocation.engine.v1.templates import ClaimPrototype
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -119,10 +120,9 @@ class V1ClaimController:
                     continue  # no claim needed, or made already
             claim = made.get(namespace, pod.meta.uid, entry.name)
             if claim is None:
-                claim = ResourceClaimV1(claim_from_template(
-                    _pod_doc(pod), entry.name, template.as_v1(),
-                    lambda n: state.get("ResourceClaim", namespace, n) is not None))
-                claim.share_spec_key(template)
+                claim = ResourceClaimV1.made_from(made.prototype(template).claim(
+                    pod.name, namespace or "default", pod.meta.uid, entry.name,
+                    lambda n: state.get("ResourceClaim", namespace, n) is not None), template)
                 state.add(claim)
                 made.created.add(id(claim))
             _record(state, pod, entry.name, claim.name)
@@ -187,6 +187,17 @@ class _Made:
         self._made: dict[tuple, ResourceClaimV1] | None = None
         # ids of the claims made this round (kept in the state, so the ids stay theirs)
         self.created: set[int] = set()
+        # per template object (kept alive here, so an id found is its own): its prototype
+        self._prototypes: dict[int, tuple[ResourceClaimTemplateV1, ClaimPrototype]] = {}
+
+    def prototype(self, template: ResourceClaimTemplateV1) -> ClaimPrototype:
+        """The prototype of ``template``'s claims: made once a round per template object
+        (a changed template is another object, with its own)."""
+        found = self._prototypes.get(id(template))
+        if found is None or found[0] is not template:
+            found = self._prototypes[id(template)] = (template,
+                                                      ClaimPrototype(template.as_v1()))
+        return found[1]
 
     def get(self, namespace: str | None, uid: str | None, name: str) -> ResourceClaimV1 | None:
         if self._made is None:
@@ -197,11 +208,6 @@ class _Made:
                 if owner is not None and entry is not None:
                     self._made[(claim.namespace, owner[1], entry)] = claim
         return self._made.get((namespace, uid, name))
-
-
-def _pod_doc(pod: Pod) -> dict:
-    """What ``claim_from_template`` reads of a pod: its name, namespace and UID."""
-    return {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.meta.uid}}
 
 
 def _record(state: ClusterState, pod: Pod, pod_claim_name: str, claim_name: str) -> None:

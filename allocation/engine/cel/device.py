@@ -198,7 +198,9 @@ def _typed(field: str, entry: Any) -> Hashable:
         ((kind, item),) = entry.items()  # the usual {"int": 1}
         return (kind, type(item), item)
     if field == "capacity":
-        value = entry.get("value") if isinstance(entry, Mapping) else entry
+        # ``type() is dict`` first: a device's usual entry, without the ABC's slower check
+        value = entry.get("value") if type(entry) is dict or isinstance(entry, Mapping) \
+            else entry
         return ("value", type(value), value)
     if isinstance(entry, Mapping):
         return tuple((kind, type(item), item) for kind, item in entry.items())

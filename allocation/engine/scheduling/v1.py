@@ -79,6 +79,7 @@ class V1Scheduling:
         # the annotation last rendered per signature, with the details it explained
         self._rendered: dict[tuple, tuple[list[dict], v1_explain.Rendered]] = {}
         self._pool_keys: dict[str, tuple] = {}
+        self._node_docs: dict[int, tuple] = {}
         self._memo = v1_explain.RequestMemo(self._node_state, v1_views.same_node_state)
         # FailedScheduling events this half's _fail recorded: they change no node's answer,
         # so _unchanged does not count them (pending pods of two signatures alternate)
@@ -90,7 +91,18 @@ class V1Scheduling:
         self._has_classes = None
         self._placed, self._failed, self._rendered = {}, {}, {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
+        self._node_docs: dict[int, tuple] = {}  # per pass: id(node) -> (node, its view)
         self._memo.entries = {}  # per pass, as the answers it complements
+
+    def node_doc(self, node: Node) -> dict:
+        """``v1_views.node_doc(node)``, made once per pass and node object (a changed node
+        is another object; the view shares the node's labels and status, never copies)."""
+        # by id, the node kept alive with its view (so an id found is that node's only if
+        # the node is the same): no name property read per call
+        known = self._node_docs.get(id(node))
+        if known is None or known[0] is not node:
+            known = self._node_docs[id(node)] = (node, v1_views.node_doc(node))
+        return known[1]
 
     def claims(self, state: ClusterState, pod: Pod) -> PodClaimsV1 | None:
         """The pod's v1 claims (``v1_claims``), or None when the pod is the seed
@@ -206,7 +218,7 @@ class V1Scheduling:
         node = state.nodes[name]
         known = self._pool_keys.get(name)
         if known is None or known[0] is not node:
-            known = (node, tuple(p.key for p in allocator.pools_for(v1_views.node_doc(node))))
+            known = (node, tuple(p.key for p in allocator.pools_for(self.node_doc(node))))
             self._pool_keys[name] = known
         versions = allocator.book.pool_version
         return (node, state.usage.get(name), tuple([versions.get(k, 0) for k in known[1]]))

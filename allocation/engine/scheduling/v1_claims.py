@@ -41,10 +41,17 @@ class PodClaimsV1:
 
 
 def _is_v1(state: ClusterState, pod: Pod) -> bool:
+    namespace = pod.meta.namespace  # read per entry: once, not per use
+    claims = pod.claims
+    # A first entry from a v1 template (a v1 cluster's usual pod) answers at once; a seed
+    # cluster's pod then meets the shortcut below (no v1 object at all), as before.
+    first = claims[0].template_name if claims else None
+    if first and isinstance(state.get("ResourceClaimTemplate", namespace, first),
+                            ResourceClaimTemplateV1):
+        return True
     if not state.has(_V1_CLAIM_KINDS):
         return False  # a seed cluster: no entry can name a v1 claim or template
-    namespace = pod.meta.namespace  # read per entry: once, not per use
-    for entry in pod.claims:
+    for entry in claims:
         if entry.template_name:
             found = state.get("ResourceClaimTemplate", namespace, entry.template_name)
             if isinstance(found, ResourceClaimTemplateV1):

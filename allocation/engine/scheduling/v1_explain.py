@@ -162,11 +162,12 @@ def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
         return None
     if rendered.quoted is None:  # a name occurs elsewhere than in a ``claim`` field
         return None
+    if rendered.parts is not None:  # one claim (the usual pod): its one name, no mapping
+        new = json.dumps(refs[0])
+        return rendered.text if new == rendered.quoted[0] else new.join(rendered.parts)
     quoted = {old: json.dumps(new) for old, new in zip(rendered.quoted, refs, strict=True)}
     if all(old == new for old, new in quoted.items()):
         return rendered.text
-    if rendered.parts is not None:  # ``substitute``'s one replacement, searched once
-        return quoted[rendered.quoted[0]].join(rendered.parts)
     return substitute(rendered.text, quoted)
 
 

@@ -55,7 +55,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
         refusal = attempt.search.known(node.name)
         if refusal is not None:
             return refusal
-    node_doc = v1_views.node_doc(node)
+    node_doc = scheduling.node_doc(node)
     claims = attempt.claims
     # upstream's Filter runs the allocator before it refuses a node that an allocated
     # claim's node selector excludes: a fatal error or "cannot allocate" comes first
@@ -71,7 +71,9 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
         if requests:
             extended = v1_extended.claim_view(state, pod, requests)
             docs = [*docs, extended]
-    pending = [c for c in claims if not c.allocated]
+    # nothing allocated (a view per claim): every claim is pending, as usual
+    pending = claims if len(attempt.docs) == len(claims) else [
+        c for c in claims if not c.allocated]
     if docs:
         if extended is None:
             if attempt.search is None:
@@ -86,7 +88,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
         allocations = list(outcome.allocations)
         if extended is not None:
             made = v1_extended.make_claim(state, extended)
-            pending.append(made)
+            pending = [*pending, made]  # not attempt.claims itself (``pending`` may be)
             claims = [*claims, made]
             state.writable(pod).extended_resource_claim_status = (
                 v1_extended.claim_status(pod, made.name,

@@ -53,7 +53,7 @@ def signature(pod: Pod, attempt: PodAttempt) -> tuple | None:
         extended = tuple(json.dumps((c.get("resources") or {}).get("requests"), sort_keys=True)
                          for c in [*(spec.get("initContainers") or ()),
                                    *(spec.get("containers") or ())])
-    return (*pod_signature(pod), extended, *(c.spec_key for c in attempt.claims))
+    return (*pod_signature(pod), extended, *[c.spec_key for c in attempt.claims])
 
 
 def same_node_state(before: tuple | None, now: tuple | None) -> bool:

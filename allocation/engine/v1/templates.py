@@ -28,6 +28,7 @@ __all__ = [
     "extended_claim_name",
     "EXTENDED_CLAIM_ANNOTATION",
     "claim_from_template",
+    "ClaimPrototype",
     "pod_claim_sources",
     "resolve_claim_name",
     "not_for_pod",
@@ -138,7 +139,11 @@ def extended_claim_name(pod_name: str, pod_uid: str,
 def pod_owner_reference(pod: dict) -> dict:
     """The controller owner reference upstream puts on what it creates for ``pod``."""
     meta = pod.get("metadata") or {}
-    return {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta.get("uid"),
+    return _owner_reference(meta["name"], meta.get("uid"))
+
+
+def _owner_reference(pod_name: str, pod_uid: str | None) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod_uid,
             "controller": True, "blockOwnerDeletion": True}
 
 
@@ -156,22 +161,51 @@ def claim_from_template(pod: dict, pod_claim_name: str, template: dict,
         changing it.
     """
     pod_meta = pod.get("metadata") or {}
-    namespace = pod_meta.get("namespace") or "default"
-    name = generated_claim_name(pod_meta["name"], pod_meta.get("uid") or "", pod_claim_name,
-                                taken)
-    spec = template.get("spec") or {}
-    claim_meta = spec.get("metadata") or {}
-    metadata: dict = {"name": name, "generateName": generate_name(pod_meta["name"],
-                                                                  pod_claim_name),
-                      "namespace": namespace,
-                      "uid": stable_uid("ResourceClaim", namespace, name)}
-    if claim_meta.get("labels"):
-        metadata["labels"] = json_copy(claim_meta["labels"])
-    metadata["annotations"] = {**json_copy(claim_meta.get("annotations") or {}),
-                               POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
-    metadata["ownerReferences"] = [pod_owner_reference(pod)]
-    return {"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim", "metadata": metadata,
-            "spec": spec.get("spec") or {}}
+    return ClaimPrototype(template).claim(
+        pod_meta["name"], pod_meta.get("namespace") or "default", pod_meta.get("uid"),
+        pod_claim_name, taken)
+
+
+class ClaimPrototype:
+    """What every claim made from one template shares: the claim spec (the template's
+    own, immutable) and the labels and annotations each claim gets a copy of. A controller
+    that makes a claim for every pod of a template reads the template once per prototype,
+    not once per pod (docs/v1.md, "Speed"); :func:`claim_from_template` is one prototype's
+    one claim, so the two cannot differ.
+
+    The prototype reads ``template`` when made: make another for a changed template.
+    """
+
+    __slots__ = ("spec", "_labels", "_annotations")
+
+    def __init__(self, template: dict) -> None:
+        spec = template.get("spec") or {}
+        claim_meta = spec.get("metadata") or {}
+        self.spec: dict = spec.get("spec") or {}
+        """The claim spec every claim shares (``claim_from_template``)."""
+        self._labels = claim_meta.get("labels") or None
+        self._annotations = claim_meta.get("annotations") or {}
+
+    def claim(self, pod_name: str, namespace: str, pod_uid: str | None, pod_claim_name: str,
+              taken: Callable[[str], bool] = lambda name: False) -> dict:
+        """The claim :func:`claim_from_template` makes for the pod called ``pod_name`` in
+        ``namespace`` (with ``pod_uid``, None when it has none) and its entry
+        ``pod_claim_name``.
+
+        Returns:
+            A new document whose ``spec`` is :attr:`spec` (shared).
+        """
+        name = generated_claim_name(pod_name, pod_uid or "", pod_claim_name, taken)
+        metadata: dict = {"name": name, "generateName": generate_name(pod_name, pod_claim_name),
+                          "namespace": namespace,
+                          "uid": stable_uid("ResourceClaim", namespace, name)}
+        if self._labels:
+            metadata["labels"] = json_copy(self._labels)
+        metadata["annotations"] = {**json_copy(self._annotations),
+                                   POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
+        metadata["ownerReferences"] = [_owner_reference(pod_name, pod_uid)]
+        return {"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim",
+                "metadata": metadata, "spec": self.spec}
 
 
 def pod_claim_sources(entry: dict) -> tuple[str | None, str | None]:

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from allocation.engine.claims_v1 import V1ClaimController, owning_pod, pod_done
+from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
 from allocation.engine.events import DEFAULT_START, VirtualClock
-from allocation.engine.objects import Pod, ResourceClaimV1
+from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
 from allocation.engine.state import ClusterState
+from allocation.engine.v1.templates import claim_from_template
 from tests.allocation.engine.manifests.v1_docs import class_doc, device, load, request, slice_doc
 from tests.factories import node, pod
 
@@ -97,3 +99,65 @@ def test_without_a_v1_template_no_pod_is_visited_and_one_added_later_is_served()
     assert visited == ["a"]
     [claim] = state.of_kind(ResourceClaimV1)
     assert owning_pod(claim) == ("a", state.get("Pod", "default", "a").meta.uid)
+
+
+def _expected(claim: ResourceClaimV1, template: ResourceClaimTemplateV1) -> dict:
+    """The slow path: the claim ``claim_from_template`` makes from ``template`` for the
+    claim's pod entry, read as any claim."""
+    name, uid = owning_pod(claim)
+    entry = claim.meta.annotations[POD_CLAIM_NAME_ANNOTATION]
+    pod_doc = {"metadata": {"name": name, "namespace": claim.namespace, "uid": uid}}
+    return ResourceClaimV1(claim_from_template(pod_doc, entry, template.as_v1())).to_manifest()
+
+
+def _templated_pod(name: str) -> dict:
+    doc = pod(name)
+    doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    return doc
+
+
+def _settle(controller: V1ClaimController, state: ClusterState) -> None:
+    while controller.reconcile(state):
+        pass
+
+
+def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a_fork():
+    """The controller makes claims through one prototype per template (``_Made``): each is
+    the claim ``claim_from_template`` makes from the template it was made from, also after
+    the template is replaced by an edited one in the kept state, and in a fork that puts
+    back the first one (the parent keeps the edited one)."""
+    edited = _template()
+    edited["spec"] = {"metadata": {"labels": {"edited": "yes"}},
+                      "spec": {"devices": {"requests": [request(count=2)]}}}
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), _template(),
+            _templated_pod("a"), _templated_pod("b")]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    _settle(controller, state)
+    first = state.get("ResourceClaimTemplate", "default", "t")
+    [changed] = load([edited]).objects
+    state.add(changed)
+    state.add(load([_templated_pod("c")]).objects[0])
+    _settle(controller, state)
+    fork = state.fork()
+    forked = V1ClaimController()
+    forked.quiet = controller.quiet.fork_for(fork)
+    [again] = load([_template()]).objects
+    fork.add(again)
+    fork.add(load([_templated_pod("d")]).objects[0])
+    _settle(forked, fork)
+    state.add(load([_templated_pod("e")]).objects[0])
+    _settle(controller, state)
+    made_from = {state: {"a": first, "b": first, "c": changed, "e": changed},
+                 fork: {"a": first, "b": first, "c": changed, "d": again}}
+    for cluster, templates in made_from.items():
+        claims = {owning_pod(c)[0]: c for c in cluster.of_kind(ResourceClaimV1)}
+        assert sorted(claims) == sorted(templates)
+        for owner, claim in claims.items():
+            assert claim.to_manifest() == _expected(claim, templates[owner])
+            assert claim.spec is templates[owner].claim_spec
+            assert claim.spec_key == repr(claim.spec)
+    assert fork.get("ResourceClaim", "default", claims["d"].name).meta.labels == {}
+    assert state.get("ResourceClaim", "default",
+                     next(c.name for c in state.of_kind(ResourceClaimV1)
+                          if owning_pod(c)[0] == "e")).meta.labels == {"edited": "yes"}

@@ -93,3 +93,40 @@ def test_template_as_v1_is_the_manifest_identity_and_spec_without_a_copy():
     assert view["spec"] == manifest["spec"] and view["spec"] is tpl.raw["spec"]
     assert (view["apiVersion"], view["kind"], view["metadata"]) == (
         manifest["apiVersion"], manifest["kind"], {"name": "t", "namespace": "ns"})
+
+
+def _same_claim(made: ResourceClaimV1, read: ResourceClaimV1) -> None:
+    """Every attribute of two claims equal (the parsed requests by their fields)."""
+    def fields(claim):
+        out = dict(vars(claim))
+        out.pop("_spec_key", None)  # computed when asked (compared below)
+        out["meta"] = repr(claim.meta)
+        out["requests"] = [(r.name, r.exactly, r.first_available) for r in claim.requests]
+        return out
+    assert fields(made) == fields(read)
+    assert made.spec_key == read.spec_key
+    assert made.to_manifest() == read.to_manifest()
+
+
+def test_claim_made_from_its_template_is_the_claim_read_from_the_document():
+    """``made_from`` (the template's parsed spec shared) gives the claim ``ResourceClaimV1``
+    reads from the same document; a document whose spec is not the template's very spec is
+    read as any claim."""
+    spec = {"devices": {"requests": [request(), request("other")],
+                        "constraints": [{"matchAttribute": "gpu.example.com/model"}],
+                        "config": [{"opaque": {"driver": "gpu.example.com",
+                                               "parameters": {"a": 1}}}]}}
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t", "namespace": "ns"},
+           "spec": {"metadata": {"labels": {"l": "v"}}, "spec": spec}}
+    [tpl] = load([doc]).objects
+    raw = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "c", "namespace": "ns", "labels": {"l": "v"}},
+           "spec": tpl.claim_spec}
+    made = ResourceClaimV1.made_from(raw, tpl)
+    _same_claim(made, ResourceClaimV1(raw))
+    assert made.requests is not tpl.requests  # the claim's own list, shared entries
+    copied = {**raw, "spec": json.loads(json.dumps(tpl.claim_spec))}
+    other = ResourceClaimV1.made_from(copied, tpl)
+    _same_claim(other, ResourceClaimV1(copied))
+    assert other.requests[0] is not tpl.requests[0]  # read, not shared

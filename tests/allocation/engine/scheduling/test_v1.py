@@ -8,7 +8,10 @@ test_cache.py.
 from __future__ import annotations
 
 from allocation.engine.objects import stable_uid
+from allocation.engine.scheduling import v1_views
+from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.simulation import simulate
+from allocation.engine.state import ClusterState
 from allocation.engine.v1.templates import extended_claim_name
 from allocation.engine.writer import dump
 from tests.allocation.engine.autoscaler.builders import node_group
@@ -238,3 +241,23 @@ def test_the_extended_claim_is_deleted_when_its_pod_is_done():
     simulation.state.writable(placed).phase = "Succeeded"
     simulation.settle()
     assert "ResourceClaim" not in {i["kind"] for i in simulation.output()["items"]}
+
+
+def test_the_node_view_kept_per_pass_is_the_nodes_own_view_after_a_change():
+    """``V1Scheduling.node_doc`` (made once per pass and node object) equals
+    ``v1_views.node_doc``; a node changed in the state (another object: a fork's copy with
+    other labels) gets its own view, and the fork's parent keeps the first."""
+    state = ClusterState.build(load([node("node-1", labels={"zone": "a"}), class_doc()]))
+    scheduling = V1Scheduling()
+    scheduling.begin()
+    first = state.nodes["node-1"]
+    view = scheduling.node_doc(first)
+    assert view == v1_views.node_doc(first) and scheduling.node_doc(first) is view
+    fork = state.fork()
+    changed = fork.writable(fork.nodes["node-1"])
+    changed.meta.labels["zone"] = "b"
+    assert changed is not first and fork.nodes["node-1"] is changed
+    other = scheduling.node_doc(changed)
+    assert other == v1_views.node_doc(changed) and other["metadata"]["labels"] == {"zone": "b"}
+    assert scheduling.node_doc(first) == v1_views.node_doc(first)
+    assert scheduling.node_doc(first)["metadata"]["labels"] == {"zone": "a"}

@@ -6,6 +6,7 @@ from allocation.engine.v1.templates import (
     MAX_BASE_LEN,
     NAME_ALPHABET,
     ClaimNotCreated,
+    ClaimPrototype,
     claim_from_template,
     extended_claim_name,
     generate_name,
@@ -95,6 +96,34 @@ def test_claim_from_template_without_labels_has_none():
 def test_long_names_fit_63_characters():
     claim = claim_from_template(_pod(name="a" * 63), "b" * 63, TEMPLATE)
     assert len(claim["metadata"]["name"]) == 62
+
+
+def test_a_prototype_makes_what_claim_from_template_makes_for_every_pod():
+    """One prototype per template, its claims for pod after pod: each is the document
+    ``claim_from_template`` gives, with metadata of its own (changing one claim's leaves
+    the others and the template as they were)."""
+    bare = {**TEMPLATE, "spec": {"spec": TEMPLATE["spec"]["spec"]}}
+    for template in (TEMPLATE, bare):
+        prototype = ClaimPrototype(template)
+        made = []
+        for pod, entry in ((_pod(), "gpu"), (_pod(name="db", uid="uid-2"), "gpu"),
+                           (_pod(name="a" * 63), "b" * 63), (_pod(uid=None), "gpu")):
+            meta = pod["metadata"]
+            taken = {claim_from_template(pod, entry, template)["metadata"]["name"]}.__contains__
+            for check in (lambda name: False, taken):
+                claim = prototype.claim(meta["name"], meta["namespace"], meta["uid"], entry,
+                                        check)
+                assert claim == claim_from_template(pod, entry, template, check)
+                assert claim["spec"] is template["spec"]["spec"]
+                made.append(claim)
+        for claim in made:
+            claim["metadata"]["annotations"]["x"] = "y"
+            claim["metadata"].get("labels", {})["x"] = "y"
+            claim["metadata"]["ownerReferences"][0]["name"] = "changed"
+        assert made[1]["metadata"]["annotations"]["x"] == "y"
+        assert ClaimPrototype(template).claim("web", "team", "uid-1", "gpu") == \
+            prototype.claim("web", "team", "uid-1", "gpu")
+    assert TEMPLATE["spec"]["metadata"] == {"labels": {"app": "web"}, "annotations": {"note": "x"}}
 
 
 def test_resolve_named_claim_is_itself():
