@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from allocation.engine import v1_pools
 from allocation.engine.faults import SCHEDULER_ERROR
-from allocation.engine.objects import DeviceClass, ResourceClaimV1
+from allocation.engine.objects import DeviceClass, Pod, ResourceClaimV1
 from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
@@ -58,7 +58,7 @@ from allocation.engine.v1 import (
 )
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import Node, Pod
+    from allocation.engine.objects import Node
     from allocation.engine.state import ClusterState
 
 __all__ = ["V1Scheduling", "v1_claims"]
@@ -189,6 +189,7 @@ class V1Scheduling:
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
+                    self._remember_placed(state, pod, found)
                     return True
                 if refusal is v1_place.WAITING:
                     return False
@@ -209,6 +210,28 @@ class V1Scheduling:
                        for name, (seen, refusal) in answers.items()}
         return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
                           answers)
+
+    def _remember_placed(self, state: ClusterState, pod: Pod,
+                         found: list[ResourceClaimV1]) -> None:
+        """What the next visit of ``pod``, placed just now, would find: bound, every claim
+        (its extended-resource claim too, made by the placement) allocated and reserved for
+        it, nothing to do (the bound branch of :meth:`pod`). It is known from the next pass
+        unless the pod or a claim changes meanwhile (``Quiet.remember_after``), so a large
+        cluster's bound pods are not visited a second time."""
+        bound = state.objects.get(pod.key)
+        if not isinstance(bound, Pod) or not bound.node_name:
+            return
+        keys = [c.key for c in found]
+        extended = v1_extended.existing_claim(state, bound)
+        if extended is not None and extended.key not in keys:
+            keys.append(extended.key)
+        uid, objects = bound.meta.uid, state.objects
+        for key in keys:
+            claim = objects.get(key)
+            if (not isinstance(claim, ResourceClaimV1) or not claim.allocated
+                    or uid not in claim.reserved_pod_uids):
+                return  # the next visit has work (or a refusal) to do
+        self.quiet.remember_after(state, bound, keys)
 
     def _node_state(self, state: ClusterState, allocator: Allocator, name: str) -> tuple:
         """What a node's answer to a pod (of one signature, nothing allocated) depends on

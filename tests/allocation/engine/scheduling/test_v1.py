@@ -7,7 +7,12 @@ test_cache.py.
 
 from __future__ import annotations
 
-from allocation.engine.objects import stable_uid
+import json
+import random
+
+from allocation.engine.changes import apply_changes
+from allocation.engine.objects import ObjectKey, ResourceClaimV1, stable_uid
+from allocation.engine.scheduler import Scheduler
 from allocation.engine.scheduling import v1_views
 from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.simulation import simulate
@@ -261,3 +266,93 @@ def test_the_node_view_kept_per_pass_is_the_nodes_own_view_after_a_change():
     assert other == v1_views.node_doc(changed) and other["metadata"]["labels"] == {"zone": "b"}
     assert scheduling.node_doc(first) == v1_views.node_doc(first)
     assert scheduling.node_doc(first)["metadata"]["labels"] == {"zone": "a"}
+
+
+def _v1_pod(name: str, *, template: str | None = None, claim: str | None = None,
+            phase: str | None = None) -> dict:
+    doc = _extended_pod(name) if template is None and claim is None else pod(name, phase=phase)
+    if template is not None:
+        doc["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": template}]
+    if claim is not None:
+        doc["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimName": claim}]
+    return doc
+
+
+def test_a_v1_pod_known_quiet_once_placed_gives_what_a_second_visit_gives():
+    """A v1 pod the scheduler places is known from the next pass
+    (``V1Scheduling._remember_placed``) rather than visited again: in a kept state through
+    pods added and finishing, claims shared and deleted, nodes added, and in forks, every
+    object, condition and Event is as when each placed pod is visited again."""
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "t", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [
+                    {"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}}
+
+    def gpus(name: str, count: int) -> list[dict]:
+        return [node(name), slice_doc([device(f"gpu-{j}") for j in range(count)],
+                                      name=f"{name}-gpus", nodeName=name,
+                                      pool={"name": name, "resourceSliceCount": 1})]
+
+    docs = [class_doc(extendedResourceName="example.com/gpu"), template,
+            claim_doc(name="shared"), claim_doc(name="solo"),
+            *gpus("n0", 2), *gpus("n1", 2), *gpus("n2", 1),
+            _v1_pod("s0", claim="shared"), _v1_pod("s1", claim="shared"),
+            _v1_pod("c0", claim="solo"), _v1_pod("e0"),
+            *(_v1_pod(f"p{i}", template="t") for i in range(3))]
+
+    def slow(sim):
+        for controller in sim.controllers:
+            if isinstance(controller, Scheduler):
+                controller.v1._remember_placed = lambda state, pod_, found: None
+        return sim
+
+    def out(sim) -> str:
+        return json.dumps(sim.output(), sort_keys=True)
+
+    fast, second = simulate(load(docs)), slow(simulate(load(docs)))
+    assert out(fast) == out(second)
+    quiet = next(c for c in fast.controllers if isinstance(c, Scheduler)).quiet
+    assert quiet.known(fast.state.get("Pod", "default", "p0"))  # not visited twice
+    def change(gone: list[ObjectKey], new: list[dict]) -> None:
+        for sim in (fast, second):  # objects of its own each: a state changes them
+            objects = load([class_doc(extendedResourceName="example.com/gpu"), template,
+                            *new]).objects[2:] if new else []
+            assert apply_changes(sim.state, gone, objects)
+            sim.settle()
+
+    rng = random.Random(11)
+    for step in range(24):
+        choice = rng.choice(["pod", "claim-pod", "done", "drop-claim", "unallocate", "node",
+                             "fork"])
+        # a claim some placed pod holds (its own, shared or extended-resource one)
+        held = sorted(c.name for c in fast.state.of_kind(ResourceClaimV1) if c.reserved_for)
+        placed = sorted(p.name for p in fast.state.pods()
+                        if p.node_name and not p.terminated and p.name.startswith("p"))
+        gone, new = [], []
+        if choice == "pod":
+            new = [_v1_pod(f"q{step}", template="t")]
+        elif choice == "claim-pod":
+            new = [claim_doc(name=f"c{step}"), _v1_pod(f"r{step}", claim=f"c{step}")]
+        elif choice == "done" and placed:
+            new = [_v1_pod(rng.choice(placed), template="t", phase="Succeeded")]
+        elif choice == "drop-claim" and held:
+            gone = [ObjectKey("ResourceClaim", "default", rng.choice(held))]
+        elif choice == "unallocate" and held:  # its status cleared: no pod is touched
+            doc = fast.state.get("ResourceClaim", "default", rng.choice(held)).to_manifest()
+            del doc["status"]
+            new = [doc]
+        elif choice == "node":
+            new = gpus(f"m{step}", 1)
+        if choice == "fork":
+            fast, second = fast.fork(), slow(second.fork())
+            new = [_v1_pod(f"f{step}", template="t")]
+        change(gone, new)
+        assert out(fast) == out(second), f"step {step}: {choice}"
+    # then every claim a placed pod holds loses its allocation, the extended one's too
+    held = sorted(c.name for c in fast.state.of_kind(ResourceClaimV1) if c.reserved_for)
+    assert any("-extended-resources-" in name for name in held)
+    for name in held:
+        doc = fast.state.get("ResourceClaim", "default", name).to_manifest()
+        del doc["status"]
+        change([], [doc])
+        assert out(fast) == out(second), f"{name} unallocated"
