@@ -54,13 +54,15 @@ def listen(wake: Callable[[], None], stop: threading.Event) -> threading.Thread 
 
 
 async def _listen(layer, wake: Callable[[], None], stop: threading.Event) -> None:
-    channel, joined = None, 0.0
+    # None until joined: the loop's clock counts from the machine's boot, so a worker
+    # started within _RENEW of boot would otherwise never join
+    channel, joined = None, None
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         try:
             if channel is None:
                 channel = await layer.new_channel()
-            if loop.time() - joined > _RENEW:
+            if joined is None or loop.time() - joined > _RENEW:
                 await layer.group_add(CLUSTER_GROUP, channel)
                 joined = loop.time()
             # no timeout of ours around it: cancelling a blocked read of the Redis layer
@@ -71,7 +73,7 @@ async def _listen(layer, wake: Callable[[], None], stop: threading.Event) -> Non
         except Exception as error:  # noqa: BLE001 - Redis away: the revision poll works
             log.warning("worker: cannot hear writes on the channel layer (%s); polling "
                         "the revision until it is back", error)
-            channel, joined = None, 0.0
+            channel, joined = None, None
             await asyncio.sleep(_RETRY)
             continue
         if message.get("type") == "cluster.changed":
