@@ -186,21 +186,43 @@ def to_json(document: Any) -> str:
     return _stdlib_json(document) if data is None else data.decode()
 
 
-# The size of a piece of JSON text that :func:`dump_to` decodes and writes at a time.
-_JSON_PIECE = 1 << 20
+# How many items of a top-level list :func:`dump_to` encodes, decodes and writes at a time in
+# JSON (a pod or claim is a few kilobytes of text, so a piece is about a megabyte).
+_JSON_ITEMS = 256
+# A value ``v`` is encoded as the document ``{"k": v}``: its text is then indented as the
+# value of a top-level key, between these two (a list's items between the second two).
+_VALUE_HEAD, _VALUE_TAIL = '{\n  "k": ', "\n}\n"
+_ITEMS_HEAD, _ITEMS_TAIL = '{\n  "k": [\n', "\n  ]\n}\n"
 
 
 def _json_pieces(document: Any) -> Iterator[str]:
-    data = _orjson(document)
-    if data is None:
-        yield _stdlib_json(document)
+    """:func:`to_json`'s text in pieces: a top-level dict's (a List's) non-empty list values
+    :data:`_JSON_ITEMS` items at a time, so neither orjson's bytes nor their text is ever
+    held whole (docs/architecture.md "Speed"); any other document at once."""
+    if (type(document) is not dict or not all(type(key) is str for key in document)
+            or not any(type(value) is list and value for value in document.values())):
+        yield to_json(document)  # nothing to cut, or keys the whole text refuses
         return
-    start, size = 0, len(data)
-    while start < size:  # cut after a newline: never inside a UTF-8 sequence
-        end = data.find(b"\n", start + _JSON_PIECE)
-        end = size if end < 0 else end + 1
-        yield data[start:end].decode()
-        start = end
+    keys = sorted(document)
+    out = ["{\n"]
+    for index, key in enumerate(keys):
+        value = document[key]
+        out.append(f"  {json.dumps(key, ensure_ascii=False)}: ")
+        if type(value) is list and value:
+            out.append("[\n")
+            for start in range(0, len(value), _JSON_ITEMS):
+                end = start + _JSON_ITEMS
+                out.append(to_json({"k": value[start:end]})[
+                    len(_ITEMS_HEAD):-len(_ITEMS_TAIL)])
+                out.append(",\n" if end < len(value) else "\n")
+                yield "".join(out)
+                out = []
+            out.append("  ]")
+        else:
+            out.append(to_json({"k": value})[len(_VALUE_HEAD):-len(_VALUE_TAIL)])
+        out.append(",\n" if index + 1 < len(keys) else "\n")
+    out.append("}\n")
+    yield "".join(out)
 
 
 def _yaml_pieces(document: Any) -> Iterator[str]:
@@ -240,15 +262,15 @@ def dump(document: Any, output: str = "yaml") -> str:
 
 def dump_to(write: Callable[[str], object], document: Any, output: str = "yaml") -> None:
     """Write :func:`dump`'s text through ``write``, in pieces that each end with a newline
-    (so Django's ``OutputWrapper`` adds nothing): a List's items one by one in YAML, about a
-    megabyte at a time in JSON. The whole text is never held at once, so writing a large
-    cluster needs memory for the largest object, not for the output (docs/architecture.md
-    "Speed").
+    (so Django's ``OutputWrapper`` adds nothing): a List's items one by one in YAML,
+    :data:`_JSON_ITEMS` at a time in JSON. The whole text is never held at once, so writing
+    a large cluster needs memory for the largest object (or piece), not for the output
+    (docs/architecture.md "Speed").
 
     Raises:
         ValueError: an unknown ``output``.
-        TypeError: a value neither format can represent (in JSON before anything is
-            written, in YAML after the items before it).
+        TypeError: a value neither format can represent (after the items before it; in
+            JSON, the pieces before its own).
     """
     if output == "json":
         pieces = _json_pieces(document)

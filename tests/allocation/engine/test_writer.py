@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 import yaml
@@ -214,8 +215,42 @@ def test_a_lists_items_are_written_one_by_one(monkeypatch):
                         for i in range(5)])
     yaml_pieces = _pieces(document, "yaml")
     assert len(yaml_pieces) == 1 + 5 and yaml_pieces[1].startswith("- kind: Pod\n")
-    monkeypatch.setattr(writer, "_JSON_PIECE", 16)  # cut often, beside multi-byte text
+    monkeypatch.setattr(writer, "_JSON_ITEMS", 2)  # cut often, beside multi-byte text
     json_pieces = _pieces(document, "json")
-    assert len(json_pieces) > 5 and "".join(json_pieces) == to_json(document)
+    # two items, two, the last one, then the List's kind: never the whole text at once
+    assert len(json_pieces) == 4 and "".join(json_pieces) == to_json(document)
+    assert json_pieces[0].startswith('{\n  "apiVersion": "v1",\n  "items": [\n    {\n')
+    assert json_pieces[1].startswith("    {\n") and json_pieces[1].endswith("},\n")
+    assert json_pieces[-1] == '  ],\n  "kind": "List"\n}\n'
     with pytest.raises(ValueError):
         dump_to(print, document, "xml")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), st.one_of(nested, st.lists(nested, max_size=5)),
+                       max_size=4),
+       st.integers(1, 3))
+def test_json_pieces_cut_anywhere_make_the_whole_text(document, items):
+    from allocation.engine import writer
+
+    with patch.object(writer, "_JSON_ITEMS", items):
+        try:
+            whole = dump(document, "json")
+        except (TypeError, ValueError):
+            with pytest.raises((TypeError, ValueError)):
+                _pieces(document, "json")
+            return
+        assert "".join(_pieces(document, "json")) == whole
+
+
+def test_json_pieces_the_standard_library_writes_are_cut_alike(monkeypatch):
+    from allocation.engine import writer
+
+    monkeypatch.setattr(writer, "_JSON_ITEMS", 1)
+    items = [{"n": 2**70}, {"f": 1e-07, "g": float("nan")}, {"s": "\ud800"}, {1: "x"},
+             {"ok": ["é", {}]}, []]
+    document = {"b": items, "a": 1e-05, "c": [], "d": {"\ud800": None}}
+    pieces = _pieces(document, "json")
+    assert len(pieces) == len(items) + 1
+    assert "".join(pieces) == json.dumps(document, indent=2, sort_keys=True,
+                                         ensure_ascii=False) + "\n"
