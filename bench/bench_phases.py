@@ -5,9 +5,9 @@ fresh interpreter the way ``draplanner simulate FILE -o json`` runs them (no Dja
 
 - start: from spawning the interpreter to the engine imported (wall; CPU of the process);
 - parse+validate: ``load_files``; build state: ``Simulation.from_loaded``;
-- settle: scheduling and allocation (``allocation only``); write: ``output(shared=True)``
-  and ``dump_to`` a null device in JSON, as ``simulate_to`` writes to stdout; YAML output
-  is timed apart (``yaml``);
+- settle: scheduling and allocation (``allocation only``); write: ``output_items(shared=True)``
+  through ``dump_list_to`` to a null device in JSON, as ``simulate_to`` writes to stdout;
+  YAML output is timed apart (``yaml``);
 - pods per CPU-second allocation only (settle) and end to end (every phase), peak RSS.
 
 The cyclic garbage collector is paused over the phases, as ``simulate_files`` pauses it.
@@ -42,7 +42,7 @@ def run(path: str, spawned: float) -> dict:
     from allocation.engine.gcpause import paused_gc
     from allocation.engine.manifests import load_files
     from allocation.engine.simulation import Simulation, refuse_unsimulated_v1
-    from allocation.engine.writer import dump_to
+    from allocation.engine.writer import dump_list_to
 
     times = {"start": (time.time() - spawned, time.process_time())}
     marks = [time.perf_counter(), time.process_time()]
@@ -68,12 +68,12 @@ def run(path: str, spawned: float) -> dict:
                 written[0] += len(piece)
                 sink.write(piece)
 
-            dump_to(write, sim.output(shared=True), "json")
+            dump_list_to(write, sim.output_items(shared=True), "json")
             lap("write")
             peak = peak_rss()
             output_mb = written[0] / 1e6
             wall, cpu = time.perf_counter(), time.process_time()
-            dump_to(sink.write, sim.output(shared=True), "yaml")
+            dump_list_to(sink.write, sim.output_items(shared=True), "yaml")
         yaml_times = (time.perf_counter() - wall, time.process_time() - cpu)
     pods = sum(1 for _ in sim.state.pods())
     return {"times": times, "pods": pods, "peak_mb": peak / 1e6, "output_mb": output_mb,

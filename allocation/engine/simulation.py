@@ -14,7 +14,7 @@ and raises to stop at once when it lost it (``docs/console.md``, "Lease").
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -31,7 +31,7 @@ from allocation.engine.manifests import InvalidManifests, LoadResult, Problem, l
 from allocation.engine.scheduler import Scheduler
 from allocation.engine.state import ClusterState
 from allocation.engine.v1 import Profile
-from allocation.engine.writer import as_list, dump_to
+from allocation.engine.writer import as_list, dump_list_to
 
 __all__ = ["Simulation", "simulate", "simulate_files", "simulate_to", "CONTROLLER_FACTORIES",
            "MAX_ROUNDS", "refuse_unsimulated_v1"]
@@ -158,8 +158,15 @@ class Simulation:
         """Every object and then the Events, as a List document. ``shared``: parts of
         the input documents the planner did not change are the state's own, not copies
         (``KObject.to_manifest``), for a caller that only writes the result out."""
-        items = [obj.to_manifest(shared) for obj in self.state.all_objects()]
-        return as_list(items + list(self.state.events.items))
+        return as_list(list(self.output_items(shared)))
+
+    def output_items(self, shared: bool = False) -> Iterator[dict]:
+        """The items of :meth:`output`, each object's document made as it is asked for:
+        ``simulate`` writes them as they come (``writer.dump_list_to``), so a large
+        cluster's documents are never all held at once (docs/architecture.md "Speed")."""
+        for obj in self.state.all_objects():
+            yield obj.to_manifest(shared)
+        yield from self.state.events.items
 
 
 def _name(controller) -> str:
@@ -251,7 +258,7 @@ def simulate_to(write: Callable[[str], object], paths: Sequence[str],
                 profile: Profile | None = None,
                 warn: Callable[[Problem], None] | None = None) -> None:
     """Write the ``simulate`` command's output for ``paths`` through ``write``, in pieces
-    (:func:`~allocation.engine.writer.dump_to`), loaded and simulated under ``profile``
+    (:func:`~allocation.engine.writer.dump_list_to`), loaded and simulated under ``profile``
     (default: the newest release); ``warn`` gets each loading warning (a field dropped
     because its feature gate is off). Nothing is written unless the input is valid.
 
@@ -263,4 +270,5 @@ def simulate_to(write: Callable[[str], object], paths: Sequence[str],
         for warning in loaded.warnings:
             if warn is not None:
                 warn(warning)
-        dump_to(write, simulate(loaded, strategy, now, advance).output(shared=True), output)
+        dump_list_to(write, simulate(loaded, strategy, now, advance).output_items(shared=True),
+                     output)

@@ -20,14 +20,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from itertools import chain, islice
 from typing import Any
 
 import orjson
 import yaml
 
-__all__ = ["dump", "dump_to", "as_list", "to_json", "to_yaml", "not_json"]
+__all__ = ["dump", "dump_to", "dump_list_to", "as_list", "to_json", "to_yaml", "not_json"]
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_./(][A-Za-z0-9_./=+() -]*(?<! )$")
 _RESOLVER = yaml.resolver.Resolver()
@@ -195,11 +196,14 @@ _VALUE_HEAD, _VALUE_TAIL = '{\n  "k": ', "\n}\n"
 _ITEMS_HEAD, _ITEMS_TAIL = '{\n  "k": [\n', "\n  ]\n}\n"
 
 
-def _json_pieces(document: Any) -> Iterator[str]:
+def _json_pieces(document: Any, lazy: str | None = None) -> Iterator[str]:
     """:func:`to_json`'s text in pieces: a top-level dict's (a List's) non-empty list values
     :data:`_JSON_ITEMS` items at a time, so neither orjson's bytes nor their text is ever
-    held whole (docs/architecture.md "Speed"); any other document at once."""
-    if (type(document) is not dict or not all(type(key) is str for key in document)
+    held whole (docs/architecture.md "Speed"); any other document at once. The value of key
+    ``lazy`` is a non-empty iterator of items, read as it is written (:func:`dump_list_to`).
+    """
+    if lazy is None and (
+            type(document) is not dict or not all(type(key) is str for key in document)
             or not any(type(value) is list and value for value in document.values())):
         yield to_json(document)  # nothing to cut, or keys the whole text refuses
         return
@@ -208,15 +212,17 @@ def _json_pieces(document: Any) -> Iterator[str]:
     for index, key in enumerate(keys):
         value = document[key]
         out.append(f"  {json.dumps(key, ensure_ascii=False)}: ")
-        if type(value) is list and value:
+        if lazy is not None and key == lazy or type(value) is list and value:
             out.append("[\n")
-            for start in range(0, len(value), _JSON_ITEMS):
-                end = start + _JSON_ITEMS
-                out.append(to_json({"k": value[start:end]})[
-                    len(_ITEMS_HEAD):-len(_ITEMS_TAIL)])
-                out.append(",\n" if end < len(value) else "\n")
+            items = iter(value)
+            chunk = list(islice(items, _JSON_ITEMS))
+            while chunk:
+                following = list(islice(items, _JSON_ITEMS))
+                out.append(to_json({"k": chunk})[len(_ITEMS_HEAD):-len(_ITEMS_TAIL)])
+                out.append(",\n" if following else "\n")
                 yield "".join(out)
                 out = []
+                chunk = following
             out.append("  ]")
         else:
             out.append(to_json({"k": value})[len(_VALUE_HEAD):-len(_VALUE_TAIL)])
@@ -225,15 +231,17 @@ def _json_pieces(document: Any) -> Iterator[str]:
     yield "".join(out)
 
 
-def _yaml_pieces(document: Any) -> Iterator[str]:
-    """:func:`to_yaml`'s lines, one piece per item of a top-level list (a List's items)."""
-    if type(document) is not dict or not document:
+def _yaml_pieces(document: Any, lazy: str | None = None) -> Iterator[str]:
+    """:func:`to_yaml`'s lines, one piece per item of a top-level list (a List's items);
+    ``lazy`` as for :func:`_json_pieces`."""
+    if lazy is None and (type(document) is not dict or not document):
         yield to_yaml(document)
         return
     lines: list[str] = []
     for key in sorted(document, key=str):
         item = document[key]
-        if type(item) is list and item:  # as _emit writes it: the key, then each item
+        # a list as _emit writes it: the key, then each item
+        if lazy is not None and key == lazy or type(item) is list and item:
             lines.append(_KEYS.get(key) or _key(key))
             for element in item:
                 _emit([element], "", lines)
@@ -272,10 +280,35 @@ def dump_to(write: Callable[[str], object], document: Any, output: str = "yaml")
         TypeError: a value neither format can represent (after the items before it; in
             JSON, the pieces before its own).
     """
+    _write_pieces(write, document, output, None)
+
+
+def dump_list_to(write: Callable[[str], object], items: Iterable[Any],
+                 output: str = "yaml") -> None:
+    """``dump_to(write, as_list(list(items)), output)``, reading ``items`` as they are
+    written: a simulation's objects are made into documents a piece at a time, never all
+    at once (``Simulation.output_items``; docs/architecture.md "Speed").
+
+    Raises:
+        ValueError: an unknown ``output`` (before any item is read).
+        TypeError: as :func:`dump_to`.
+    """
+    if output not in ("json", "yaml"):
+        raise ValueError(f"unknown output format {output!r}: use yaml or json")
+    items = iter(items)
+    first = list(islice(items, 1))
+    if not first:  # an empty List: no items to cut, written whole
+        _write_pieces(write, as_list([]), output, None)
+        return
+    _write_pieces(write, as_list(chain(first, items)), output, "items")
+
+
+def _write_pieces(write: Callable[[str], object], document: Any, output: str,
+                  lazy: str | None) -> None:
     if output == "json":
-        pieces = _json_pieces(document)
+        pieces = _json_pieces(document, lazy)
     elif output == "yaml":
-        pieces = _yaml_pieces(document)
+        pieces = _yaml_pieces(document, lazy)
     else:
         raise ValueError(f"unknown output format {output!r}: use yaml or json")
     for piece in pieces:

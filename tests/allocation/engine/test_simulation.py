@@ -85,3 +85,53 @@ def test_a_shared_output_writes_the_same_and_leaves_the_state_alone(example):
             if isinstance(value, dict):
                 value["changed"] = True
     assert dump(simulation.output(), "json") == dump(copied, "json")
+
+
+def test_output_items_are_the_outputs_items_made_one_at_a_time(monkeypatch):
+    from allocation.engine.objects import KObject
+
+    simulation = Simulation.from_loaded(_loaded())
+    simulation.settle()
+    assert list(simulation.output_items()) == simulation.output()["items"]
+    made: list[str] = []
+    original = KObject.to_manifest
+
+    def counted(self, shared=False):
+        made.append(self.name)
+        return original(self, shared)
+
+    monkeypatch.setattr(KObject, "to_manifest", counted)
+    items = simulation.output_items(shared=True)
+    next(items)
+    assert len(made) == 1  # the rest are made when they are written
+
+
+def test_simulate_writes_a_piece_before_every_document_is_made(monkeypatch, tmp_path):
+    from allocation.engine import writer
+    from allocation.engine.objects import KObject
+
+    path = tmp_path / "a.yaml"
+    docs = [f.node("n1"), f.resource_class()] + [f.pod(f"p{i}") for i in range(6)]
+    path.write_text(f.to_yaml(docs))
+    made: list[str] = []
+    original = KObject.to_manifest
+
+    def counted(self, shared=False):
+        made.append(self.name)
+        return original(self, shared)
+
+    monkeypatch.setattr(KObject, "to_manifest", counted)
+    monkeypatch.setattr(writer, "_JSON_ITEMS", 2)
+    when: list[int] = []
+    pieces: list[str] = []
+
+    def write(piece: str) -> None:
+        when.append(len(made))
+        pieces.append(piece)
+
+    for output in ("yaml", "json"):
+        for seen in (made, when, pieces):
+            seen.clear()
+        sim_module.simulate_to(write, [str(path)], output=output)
+        assert when[0] < len(made) == 8
+        assert "".join(pieces) == sim_module.simulate_files([str(path)], output=output)

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocation.engine.writer import as_list, dump, dump_to, to_json, to_yaml
+from allocation.engine.writer import as_list, dump, dump_list_to, dump_to, to_json, to_yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -254,3 +254,45 @@ def test_json_pieces_the_standard_library_writes_are_cut_alike(monkeypatch):
     assert len(pieces) == len(items) + 1
     assert "".join(pieces) == json.dumps(document, indent=2, sort_keys=True,
                                          ensure_ascii=False) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(nested, max_size=6), st.integers(1, 3))
+def test_a_list_written_from_an_iterator_is_the_lists_text(items, size):
+    from allocation.engine import writer
+
+    with patch.object(writer, "_JSON_ITEMS", size):
+        for output in ("yaml", "json"):
+            try:
+                whole = dump(as_list(items), output)
+            except (TypeError, ValueError):
+                continue
+            pieces: list[str] = []
+            dump_list_to(pieces.append, iter(items), output)
+            assert "".join(pieces) == whole
+            assert all(piece.endswith("\n") for piece in pieces)
+
+
+def test_a_lists_items_are_read_as_they_are_written(monkeypatch):
+    from allocation.engine import writer
+
+    monkeypatch.setattr(writer, "_JSON_ITEMS", 2)
+    taken: list[int] = []
+    seen_when_written: list[int] = []
+
+    def items():
+        for number in range(7):
+            taken.append(number)
+            yield {"kind": "Pod", "metadata": {"name": f"p{number}"}}
+
+    def write(piece: str) -> None:
+        seen_when_written.append(len(taken))
+
+    for output, ahead in (("yaml", 1), ("json", 4)):  # JSON: a piece and the next
+        taken.clear()
+        seen_when_written.clear()
+        dump_list_to(write, items(), output)
+        assert len(taken) == 7
+        assert seen_when_written[0] <= ahead  # never every item before the first piece
+    with pytest.raises(ValueError):
+        dump_list_to(print, iter(()), "xml")
