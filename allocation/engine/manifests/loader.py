@@ -221,7 +221,7 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 pending = _take_problems(pending, prefix, problems)
             version = None
             if is_v1_kind(data):
-                prepared = prepare(data, profile)
+                prepared = prepare(data, profile, owned=raw.fresh)
                 data, version = prepared.data, prepared.original_version
                 kind, namespace, name = _ident(data)
                 result.warnings.extend(

@@ -61,6 +61,8 @@ class RawDocument:
     kind, namespace and name found in it, so the problem can still name the object.
     ``problems`` are ``(field path, message)`` pairs found while reading a usable document
     (a duplicate key, a key that is not a string); the loader reports them with the rest.
+    ``fresh``: no part of ``data`` is held elsewhere or appears twice in it (read from JSON,
+    or from YAML without an alias), so the loader may change it in place rather than copy.
     """
 
     doc: int
@@ -69,6 +71,7 @@ class RawDocument:
     hint: dict | None = None
     path: str = ""
     problems: list[tuple[str, str]] = field(default_factory=list)
+    fresh: bool = False
 
 
 class DocumentError(ValueError):
@@ -110,6 +113,9 @@ def _hint_from_data(data: Any) -> dict | None:
 
 def _read_yaml(text: str) -> Iterator[RawDocument]:
     doc = 0
+    # Only an alias (``*name``) makes one node appear twice: without a ``*`` anywhere in the
+    # text every document is a tree of its own.
+    fresh = "*" not in text
     try:
         for found in iter_yaml_documents(text):
             doc = found.doc
@@ -117,7 +123,7 @@ def _read_yaml(text: str) -> Iterator[RawDocument]:
                 yield RawDocument(doc, error=found.fatal, path=found.path,
                                   hint=_hint_from_data(found.data))
             else:
-                yield RawDocument(doc, data=found.data, problems=found.problems)
+                yield RawDocument(doc, data=found.data, problems=found.problems, fresh=fresh)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         hint = _hint_from_text(text, mark.index) if mark is not None else None
@@ -301,7 +307,7 @@ def _read_json(text: str) -> list[RawDocument]:
                 return [RawDocument(1, error=f"items[{index}] is {size} bytes, larger than "
                                     f"the {MAX_DOCUMENT_BYTES}-byte (4 MiB) limit",
                                     path=f"items[{index}]", hint=_hint_from_data(item))]
-    return [RawDocument(1, data=data, problems=problems)]
+    return [RawDocument(1, data=data, problems=problems, fresh=True)]
 
 
 def read_text(text: str, json_hint: bool = False) -> list[RawDocument]:

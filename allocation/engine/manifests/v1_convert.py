@@ -60,11 +60,13 @@ def is_v1_kind(data: object) -> bool:
     return kinds.lookup(api_version, kind) in kinds.V1_KIND_SET
 
 
-def prepare(data: dict, profile: Profile) -> Prepared:
+def prepare(data: dict, profile: Profile, owned: bool = False) -> Prepared:
     """The v1 form of a v1-kind document (see the module docstring); ``data`` is not
-    changed."""
+    changed, unless ``owned``: then its parts are changed in place rather than copied,
+    for a caller whose document no one else holds and no part of which appears twice
+    (just read from a text without YAML aliases; ``RawDocument.fresh``)."""
     version = data["apiVersion"]
-    doc = _copy(data)
+    doc = dict(data) if owned else _copy(data)
     if version == _V1BETA1:
         _from_v1beta1(doc)
     doc["apiVersion"] = V1_API_VERSION

@@ -177,3 +177,56 @@ def test_metadata_and_status_are_shared_and_the_spec_is_a_copy(monkeypatch, rele
     assert prepared.data["metadata"]["name"] == "s1"
     requests = v1_convert.prepare(claim, profile).data["spec"]["devices"]["requests"]
     assert requests[0]["exactly"]["count"] == 1
+
+
+_SHARED_BY_AN_ALIAS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: a
+      exactly: &e
+        deviceClassName: gpu
+        tolerations:
+        - key: k
+          operator: Exists
+    - name: b
+      exactly: *e
+"""
+
+
+def _tolerations() -> list[dict]:
+    return [{"key": "k", "operator": "Exists"}]  # a new list each: to_yaml writes no alias
+
+
+def test_a_document_read_from_text_is_converted_in_place_unless_an_alias_shares_a_part(
+        monkeypatch):
+    from allocation.engine.manifests import load_documents, load_texts, v1_convert
+    from allocation.engine.v1 import make_profile
+
+    copied: list[dict] = []
+    copy = v1_convert._copy
+    monkeypatch.setattr(v1_convert, "_copy", lambda data: copied.append(data) or copy(data))
+    gates = "DRADeviceTaints=false"
+    docs = [claim_doc([request("a", tolerations=_tolerations()),
+                       request("b", tolerations=_tolerations())])]
+    plain = load(docs, "1.36", gates)  # read from YAML without an alias: nothing copied
+    assert copied == []
+    expected = ["v1.yaml:1 (ResourceClaim default/c): spec.devices.requests[0].exactly."
+                "tolerations: field dropped: feature gate DRADeviceTaints is off in "
+                "Kubernetes 1.36",
+                "v1.yaml:1 (ResourceClaim default/c): spec.devices.requests[1].exactly."
+                "tolerations: field dropped: feature gate DRADeviceTaints is off in "
+                "Kubernetes 1.36"]
+    assert [str(w) for w in plain.warnings] == expected
+    # Both requests hold one mapping: changed in place, the second would lose its warning.
+    shared = load_texts([("v1.yaml", _SHARED_BY_AN_ALIAS)], make_profile("1.36", gates))
+    assert len(copied) == 1 and [str(w) for w in shared.warnings] == expected
+    # Documents handed over (a stored baseline) are the caller's: copied, left unchanged.
+    given = claim_doc([request("a", tolerations=_tolerations())])
+    load_documents([("v1.yaml", given)], profile=make_profile("1.36", gates))
+    assert len(copied) == 2 and given == claim_doc([request("a", tolerations=_tolerations())])
