@@ -261,11 +261,8 @@ def dump(document: Any, output: str = "yaml") -> str:
         ValueError: an unknown ``output``.
         TypeError: a value neither format can represent.
     """
-    if output == "json":
-        return to_json(document)
-    if output != "yaml":
-        raise ValueError(f"unknown output format {output!r}: use yaml or json")
-    return to_yaml(document)
+    _pieces_of(output)  # refuses an unknown output
+    return to_json(document) if output == "json" else to_yaml(document)
 
 
 def dump_to(write: Callable[[str], object], document: Any, output: str = "yaml") -> None:
@@ -280,7 +277,8 @@ def dump_to(write: Callable[[str], object], document: Any, output: str = "yaml")
         TypeError: a value neither format can represent (after the items before it; in
             JSON, the pieces before its own).
     """
-    _write_pieces(write, document, output, None)
+    for piece in _pieces_of(output)(document, None):
+        write(piece)
 
 
 def dump_list_to(write: Callable[[str], object], items: Iterable[Any],
@@ -293,23 +291,26 @@ def dump_list_to(write: Callable[[str], object], items: Iterable[Any],
         ValueError: an unknown ``output`` (before any item is read).
         TypeError: as :func:`dump_to`.
     """
-    if output not in ("json", "yaml"):
-        raise ValueError(f"unknown output format {output!r}: use yaml or json")
+    pieces = _pieces_of(output)
     items = iter(items)
     first = list(islice(items, 1))
-    if not first:  # an empty List: no items to cut, written whole
-        _write_pieces(write, as_list([]), output, None)
-        return
-    _write_pieces(write, as_list(chain(first, items)), output, "items")
-
-
-def _write_pieces(write: Callable[[str], object], document: Any, output: str,
-                  lazy: str | None) -> None:
-    if output == "json":
-        pieces = _json_pieces(document, lazy)
-    elif output == "yaml":
-        pieces = _yaml_pieces(document, lazy)
-    else:
-        raise ValueError(f"unknown output format {output!r}: use yaml or json")
-    for piece in pieces:
+    # an empty List has no items to cut: written whole
+    document = as_list(chain(first, items)) if first else as_list([])
+    for piece in pieces(document, "items" if first else None):
         write(piece)
+
+
+_PIECES: dict[str, Callable[[Any, str | None], Iterator[str]]] = {
+    "yaml": _yaml_pieces, "json": _json_pieces}
+
+
+def _pieces_of(output: str) -> Callable[[Any, str | None], Iterator[str]]:
+    """The function that cuts a document's ``output`` text into pieces.
+
+    Raises:
+        ValueError: an unknown ``output``.
+    """
+    pieces = _PIECES.get(output)
+    if pieces is None:
+        raise ValueError(f"unknown output format {output!r}: use yaml or json")
+    return pieces
