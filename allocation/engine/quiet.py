@@ -82,10 +82,12 @@ class Quiet:
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
             self._after.clear()  # their places are in a list no longer read
-        touched = state.touched
-        for key in touched[self._read:]:
-            for known in self._deps.pop(key, ()):
-                self._forget(known)
+        touched, deps = state.touched, self._deps
+        if deps:  # else nothing depends on any key: a memo's first round, or one after a
+            # round that remembered nothing, need not read the keys a large state touched
+            for key in touched[self._read:]:
+                for known in deps.pop(key, ()):
+                    self._forget(known)
         self._read = len(touched)
         if self._after:
             self._remember_after(state)

@@ -179,3 +179,32 @@ def test_remember_after_drops_answers_of_a_replaced_list_and_carries_them_to_a_f
     twin.observe(fork)
     assert twin.known(fork.get("Pod", "default", "a"))  # the parent's answer, carried
     assert quiet.known(a)
+
+
+class _Reads(list):
+    """A ``touched`` list that counts the slices read of it."""
+
+    slices = 0
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            type(self).slices += 1
+        return super().__getitem__(index)
+
+
+def test_observe_reads_the_touched_keys_only_when_an_answer_depends_on_some():
+    """A memo with no answer (its first round, or after a round that remembered nothing)
+    does not read what a large state touched; with answers it reads the new keys, and
+    forgets what depends on them."""
+    state = _state()
+    state.touched = _Reads(state.touched)
+    quiet = Quiet()
+    quiet.observe(state)
+    state.writable(state.get("Pod", "default", "b"))
+    quiet.observe(state)
+    assert _Reads.slices == 0
+    a = state.get("Pod", "default", "a")
+    quiet.remember(a, [ObjectKey("Pod", "default", "b")])
+    state.writable(state.get("Pod", "default", "b"))
+    quiet.observe(state)
+    assert _Reads.slices == 1 and not quiet.known(a)
