@@ -77,10 +77,29 @@ def search(inventories: dict, node: str, wants: list[Want], strategy: str = Stra
     On success the picks stay taken (the caller records them in the claims); on failure
     nothing stays taken. ``exhausted`` tells that the step budget, not the node, said no.
     """
+    if len(wants) == 1:
+        return _search_one(inventories, node, wants[0], strategy, budget)
     state = _Search(inventories, node, wants, strategy, budget)
     if state.run(0):
         return state.chosen, False
     return None, state.exhausted
+
+
+def _search_one(inventories: dict, node: str, want: Want, strategy: str, budget: int
+                ) -> tuple[list[tuple[Inventory, Candidate]] | None, bool]:
+    """:func:`search` of one want, as ``_Search`` would run it without its bookkeeping: the
+    first candidate is taken (one step of the budget), there is nothing to backtrack.
+    A pod with one claim of one request (the common pod) asks this on each node tried."""
+    request = want.request
+    inventory = inventories.get((node, request.driver_name, request.model.name))
+    if inventory is None:
+        return None, False
+    for candidate in inventory.candidates(request, strategy):
+        if budget < 1:
+            return None, True
+        inventory.take(candidate, want.owner)
+        return [(inventory, candidate)], False
+    return None, False
 
 
 def explain_node(inventories: dict, node: str, wants: list[Want],

@@ -56,6 +56,8 @@ class ClaimController:
         self.v1 = V1ClaimController()
         # pods and claims with nothing to do, until what they depend on changes
         self.quiet = Quiet()
+        # the claims this pass created, by id (held here, so an id is its claim's)
+        self._created: dict[int, ResourceClaim] = {}
 
     def next_wakeup(self, state: ClusterState) -> None:
         """The claim controller has no timers."""
@@ -68,8 +70,10 @@ class ClaimController:
 
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
+        self._created = {}
         changed = self._create_from_templates(state)
         changed |= self._release(state)
+        self._created = {}
         changed |= self.v1.reconcile(state)
         return changed
 
@@ -99,7 +103,9 @@ class ClaimController:
                 # missing: the scheduler reports it on the pod; v1: claims_v1.py
                 missing = True
                 continue
-            state.add(claim_from_template(pod, pod_claim.name, template, name=name))
+            claim = claim_from_template(pod, pod_claim.name, template, name=name)
+            state.add(claim)
+            self._created[id(claim)] = claim
             changed = True
         if not changed and not missing:
             self.quiet.remember(pod, claims)  # every template claim exists
@@ -110,6 +116,13 @@ class ClaimController:
         # simulation (engine/faults.py) is left as it stands, and so are its reservations.
         # (A reservation's uid must be a live pod's: any live pod's, as upstream's check.)
         claims = self.quiet.unknown_of(state, ResourceClaim)
+        if self._created:
+            # A claim made from a template this pass has no reservation and no allocation:
+            # its visit would change nothing, and what it remembered would be forgotten at
+            # the next round, its creation being touched after this round's look
+            # (engine/quiet.py). The next round visits it as before.
+            created = self._created
+            claims = [claim for claim in claims if id(claim) not in created]
         live = _Live(state) if claims else None
         return each(state, self.name, claims,
                     lambda claim: self._release_claim(state, claim, live))

@@ -33,13 +33,17 @@ visited a second time only to find nothing to do.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, get_args
+
+from allocation.engine.objects import KObject
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import KObject, ObjectKey
+    from allocation.engine.objects import ObjectKey
     from allocation.engine.state import ClusterState
 
 __all__ = ["Quiet"]
+
+_KIND_NAME = KObject.kind_name  # the key's kind is the class's own ``kind`` (KObject.key)
 
 _T = TypeVar("_T")
 
@@ -60,6 +64,9 @@ class Quiet:
         # for unknown_of: the classes walked once in this state, and a superset of the keys
         # of their objects not known (gathered from ``touched`` up to ``_seen``)
         self._walked: set[type] = set()
+        # the key kinds their objects can have (``_kinds_of``), or None: any; a key of
+        # another kind is not gathered (its object is of no walked class)
+        self._kinds: set[str] | None = set()
         self._maybe: set[ObjectKey] = set()
         self._seen_list: list | None = None
         self._seen = 0
@@ -76,18 +83,25 @@ class Quiet:
             self._deps.clear()
             self._own = None
             self._walked.clear()
+            self._kinds = set()
             self._maybe.clear()
             # what was touched before is in the walk each kind gets first (unknown_of)
             self._seen_list, self._seen = state.touched, len(state.touched)
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
             self._after.clear()  # their places are in a list no longer read
-        touched = state.touched
-        for key in touched[self._read:]:
-            for known in self._deps.pop(key, ()):
-                self._forget(known)
+        touched, deps, known = state.touched, self._deps, self._known
+        if deps or known:  # else no answer at all: a memo's first round, or one after a
+            # round that remembered nothing, need not read the keys a large state touched
+            for key in touched[self._read:]:
+                if key in known:  # an answer depends on its own object (not in ``_deps``)
+                    self._forget(key)
+                for dependent in deps.pop(key, ()):
+                    self._forget(dependent)
         self._read = len(touched)
         if self._after:
+            if self._walked:  # first, so that what it remembers leaves ``_maybe``
+                self._gather(state)
             self._remember_after(state)
 
     def _forget(self, key: ObjectKey) -> None:
@@ -100,12 +114,12 @@ class Quiet:
         """Add the keys ``state`` touched since the last look to ``_maybe``. A new
         ``touched`` list (the worker's catch-up) is read from its start, after the rest of
         the list it replaced: a key touched there and not repeated would otherwise be lost."""
-        maybe, touched = self._maybe, state.touched
+        maybe, touched, kinds = self._maybe, state.touched, self._kinds
         if touched is not self._seen_list:
             if self._seen_list is not None:
-                maybe.update(self._seen_list[self._seen:])
+                maybe.update(_of_kinds(self._seen_list[self._seen:], kinds))
             self._seen_list, self._seen = touched, 0
-        maybe.update(touched[self._seen:])
+        maybe.update(_of_kinds(touched[self._seen:], kinds))
         self._seen = len(touched)
 
     def fork_for(self, state: ClusterState) -> Quiet:
@@ -138,6 +152,7 @@ class Quiet:
             self._own, twin._own = set(), set()
             self._gather(self._state)
             twin._walked = set(self._walked)
+            twin._kinds = None if self._kinds is None else set(self._kinds)
             twin._maybe = set(self._maybe)
         twin._state, twin._touched = state, state.touched
         twin._seen_list = state.touched
@@ -168,6 +183,9 @@ class Quiet:
             found = self.unknown(state.of_kind(cls))
             self._maybe.update(obj.key for obj in found)
             self._walked.add(cls)
+            kinds = _kinds_of(cls)
+            self._kinds = None if kinds is None or self._kinds is None else \
+                self._kinds | kinds
             return found
         objects, ids, maybe = state.objects, self._ids, self._maybe
         walked = tuple(self._walked)
@@ -228,16 +246,18 @@ class Quiet:
             # known now rather than pruned by the next unknown_of (after a walk, every key
             # is there); an older copy than the state's leaves the key, as it is unknown
             self._maybe.discard(key)
+        # the object itself is not entered in ``_deps``: observe forgets a known key that
+        # is touched (a set per answer for its own key was most of a large pass's sets)
         deps_of, own = self._deps, self._own
         if own is None:  # no fork shares a set (fork_for): add in place, asked per object
-            for dep in (key, *deps):
+            for dep in deps:
                 found = deps_of.get(dep)  # not setdefault: no empty set made per dependency
                 if found is None:
                     deps_of[dep] = {key}
                 else:
                     found.add(key)
             return
-        for dep in (key, *deps):
+        for dep in deps:
             found = deps_of.get(dep)
             if found is None:
                 deps_of[dep] = {key}
@@ -247,3 +267,26 @@ class Quiet:
             elif key not in found:  # shared with a fork's memo (fork_for): copy, then add
                 deps_of[dep] = {*found, key}
                 own.add(dep)
+
+
+def _kinds_of(cls: type) -> set[str] | None:
+    """The kinds of the keys of objects of ``cls`` (a class or a union): each class's and
+    its subclasses' ``kind`` (``KObject.key``); None when one has none of its own (its
+    objects' kind is their document's, so any)."""
+    members, kinds = list(get_args(cls) or (cls,)), set()
+    while members:
+        member = members.pop()
+        kind = getattr(member, "kind", None)
+        if not isinstance(member, type) or not isinstance(kind, str) or not kind \
+                or getattr(member, "kind_name", None) is not _KIND_NAME:
+            return None
+        kinds.add(kind)
+        members.extend(member.__subclasses__())
+    return kinds
+
+
+def _of_kinds(keys: list, kinds: set[str] | None) -> list:
+    """The ``keys`` (``ObjectKey``s) of one of ``kinds`` (None: every key)."""
+    if kinds is None:
+        return keys
+    return [key for key in keys if key[0] in kinds]

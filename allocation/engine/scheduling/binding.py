@@ -28,7 +28,12 @@ __all__ = ["allocate", "reserve", "reserve_for", "commit", "bind", "explain_text
 def allocate(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan, node_name: str,
              picks: Picks) -> None:
     """Write a structured allocation of ``picks`` on ``node_name`` into ``claim``."""
-    claim = state.writable(claim)
+    _allocate_into(state, state.writable(claim), plan, node_name, picks)
+
+
+def _allocate_into(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan,
+                   node_name: str, picks: Picks) -> None:
+    """:func:`allocate` into ``claim``, this state's writable version already."""
     handles = []
     grouped: dict[tuple[str, str], list] = {}
     models = {}
@@ -99,22 +104,37 @@ def drop_context(state: ClusterState, pod: Pod) -> None:
 
 
 def commit(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds, picks: Picks) -> None:
-    """Record the allocations in the claims, reserve them, bind the pod."""
+    """Record the allocations in the claims, reserve them, bind the pod.
+
+    Each object is made writable once (a pending claim is allocated and reserved through
+    one copy): every ``writable`` appends to ``state.touched``, which each controller's
+    quiet memo reads at its next round (engine/quiet.py). The Events come in the same
+    order: each pending claim's ``Allocated``, then the pod's ``Scheduled``.
+    """
     pod = state.writable(pod)
     by_owner: dict[str, list] = {}
     for want, pick in zip(needs.wants, picks, strict=True):
         by_owner.setdefault(want.owner, []).append(pick)
+    pending = []
     for claim, plan in needs.pending:
-        allocate(state, claim, plan, node.name, by_owner.get(claim.ref, []))
-    for claim in [*needs.allocated, *(c for c, _ in needs.pending)]:
+        claim = state.writable(claim)
+        _allocate_into(state, claim, plan, node.name, by_owner.get(claim.ref, []))
+        pending.append(claim)
+    for claim in needs.allocated:
         reserve(state, claim, pod)
-    bind(state, pod, node)
+    for claim in pending:
+        reserve_for(claim, pod)
+    _bind_writable(state, pod, node)
 
 
 def bind(state: ClusterState, pod: Pod, node: Node) -> None:
     """Bind ``pod`` to ``node`` (its claims done): charge the node, record ``Scheduled``,
     set ``PodScheduled=True``, drop the explanation and the scheduling context."""
-    pod = state.writable(pod)
+    _bind_writable(state, state.writable(pod), node)
+
+
+def _bind_writable(state: ClusterState, pod: Pod, node: Node) -> None:
+    """:func:`bind` of ``pod``, this state's writable version already."""
     if pod.node_name != node.name:
         pod.node_name = node.name
         state.charge(pod, node.name, +1)

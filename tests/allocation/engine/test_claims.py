@@ -204,3 +204,29 @@ def test_a_claim_is_known_quiet_only_when_each_reservation_is_its_running_pods()
     sim.state.writable(sim.state.get("Pod", "default", "a"))
     controller.quiet.observe(sim.state)
     assert not controller.quiet.known(sim.state.get("ResourceClaim", "default", "own"))
+
+
+def test_a_claim_made_this_pass_is_not_visited_for_release_until_the_next_round():
+    """``_release`` passes over the claims ``_create_from_templates`` made in the same pass
+    (nothing to release, and a memo answer would be forgotten at the next round, their
+    creation touched after the round's look); a claim of the input is visited, and the next
+    round visits the new claim as before."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.state import ClusterState
+    from tests.factories import to_yaml
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(
+        BASE + [claim_template("t", params="any"), claim("input", params="any"),
+                pod("p", templates={"gpu": "t"})]))]))
+    controller, visited = ClaimController(), []
+    release = controller._release_claim
+    controller._release_claim = lambda s, c, live: visited.append(c.name) or release(s, c,
+                                                                                     live)
+    assert controller.reconcile(state)
+    assert state.get("ResourceClaim", "default", "p-gpu") is not None
+    assert visited == ["input"]
+    visited.clear()
+    assert not controller.reconcile(state)
+    assert visited == ["p-gpu"]
+    assert controller.quiet.known(state.get("ResourceClaim", "default", "p-gpu"))

@@ -179,3 +179,108 @@ def test_remember_after_drops_answers_of_a_replaced_list_and_carries_them_to_a_f
     twin.observe(fork)
     assert twin.known(fork.get("Pod", "default", "a"))  # the parent's answer, carried
     assert quiet.known(a)
+
+
+class _Reads(list):
+    """A ``touched`` list that counts the slices read of it."""
+
+    slices = 0
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            type(self).slices += 1
+        return super().__getitem__(index)
+
+
+def test_observe_reads_the_touched_keys_only_when_an_answer_depends_on_some():
+    """A memo with no answer (its first round, or after a round that remembered nothing)
+    does not read what a large state touched; with answers it reads the new keys, and
+    forgets what depends on them."""
+    state = _state()
+    state.touched = _Reads(state.touched)
+    quiet = Quiet()
+    quiet.observe(state)
+    state.writable(state.get("Pod", "default", "b"))
+    quiet.observe(state)
+    assert _Reads.slices == 0
+    a = state.get("Pod", "default", "a")
+    quiet.remember(a, [ObjectKey("Pod", "default", "b")])
+    state.writable(state.get("Pod", "default", "b"))
+    quiet.observe(state)
+    assert _Reads.slices == 1 and not quiet.known(a)
+
+
+def test_unknown_of_gathers_only_keys_of_the_kinds_walked_and_stays_exact():
+    """After a walk of pods, the keys of other kinds touched (claims, nodes) are not gathered
+    (a key's kind is its class's), nor are the pods ``remember_after`` made known at the
+    next observe; a union or a class whose objects take their kind from their document
+    gathers what it may need. Through random changes, answers given after the changes
+    that made them true among them, ``unknown_of`` gives what ``unknown`` of the whole kind
+    gives."""
+    import random
+
+    from allocation.engine.manifests import build_object
+    from allocation.engine.objects import KObject, Node, Pod
+
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    assert len(quiet.unknown_of(state, Pod)) == 2
+    a = state.get("Pod", "default", "a")
+    state.writable(state.nodes["n0"])
+    state.writable(a)
+    quiet.remember_after(state, a, [])
+    quiet.observe(state)
+    quiet._gather(state)  # what the next walk would look at: no node, no pod known now
+    assert quiet.known(a) and quiet._maybe == {ObjectKey("Pod", "default", "b")}
+    rng = random.Random(5)
+    for kinds in ((Pod,), (Pod | Node,), (Pod, KObject)):
+        state = _state()
+        quiet = Quiet()
+        quiet.observe(state)
+        serial = 0
+        for _step in range(60):
+            pods = list(state.pods())
+            action = rng.choice(["add", "remove", "touch", "remember", "after", "observe",
+                                 "node", "touch-node"])
+            if action == "add" or not pods:
+                serial += 1
+                state.add(build_object(pod(f"new{serial}")))
+            elif action == "remove":
+                state.remove(rng.choice(pods))
+            elif action == "touch":
+                state.writable(rng.choice(pods))
+            elif action == "remember":
+                quiet.remember(rng.choice(pods), [rng.choice(pods).key])
+            elif action == "after":
+                target = state.writable(rng.choice(pods))
+                quiet.remember_after(state, target, [rng.choice(pods).key])
+            elif action == "node":
+                serial += 1
+                state.add(build_object(node(f"m{serial}")), index=False)
+            elif action == "touch-node":
+                state.writable(rng.choice(list(state.of_kind(Node))))
+            else:
+                quiet.observe(state)
+            for cls in kinds:
+                assert quiet.unknown_of(state, cls) == quiet.unknown(state.of_kind(cls))
+
+
+def test_an_answer_depends_on_its_own_object_without_a_dependency_set():
+    """``remember`` enters only the dependencies given in ``_deps`` (no set per answer for
+    the object's own key); a touch of the object still forgets its answer, in a fork too."""
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    quiet.remember(a, [b.key])
+    quiet.remember(b, [])
+    assert quiet._deps == {b.key: {a.key}}
+    fork = state.fork()
+    twin = quiet.fork_for(fork)
+    state.writable(a)
+    quiet.observe(state)
+    assert not quiet.known(a) and quiet.known(b)
+    fork.writable(fork.get("Pod", "default", "b"))
+    twin.observe(fork)
+    assert not twin.known(a) and not twin.known(b)
