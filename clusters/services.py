@@ -20,9 +20,10 @@ from django.utils import timezone
 
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests import InvalidManifests, Problem, load_documents
+from allocation.services.bulk import insert_rows
 from allocation.services.profile import console_profile
 from allocation.services.store import Identity, identity_of
-from allocation.services.writes import WriteResult, insert_rows, write
+from allocation.services.writes import WriteResult, write
 from clusters.kube.listing import Snapshot
 from clusters.kube.watching import Change
 from clusters.models import ClusterSource, MirroredObject

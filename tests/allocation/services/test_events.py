@@ -5,6 +5,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from allocation import models
@@ -12,7 +14,7 @@ from allocation.engine import faults
 from allocation.models.event import series_hash
 from allocation.services import reconcile as passes
 from allocation.services.cluster import revision
-from allocation.services.events import event_ttl, fold_pass
+from allocation.services.events import event_ttl, fold_pass, plan_events
 from allocation.services.manifests import import_texts
 from tests import factories as f
 
@@ -191,3 +193,19 @@ def test_a_stored_series_is_the_hash_of_its_stored_document(monkeypatch):
     for row in rows:
         document = json.loads(row.document)
         assert row.series == series_hash(document), row.name
+
+
+def test_more_series_than_one_query_takes_are_matched_with_the_stored_ones():
+    """A first pass records two Events per pod it places: its series are matched against
+    the stored series read once, and only the rows of those found are fetched."""
+    stamp = "2026-11-27T07:00:00Z"
+    import_texts([("a.yaml", f.to_yaml([_warning(f"p{i}", "old", stamp) for i in (3, 550)]))])
+    series = fold_pass([_warning(f"p{i}", "new", stamp) for i in range(1200)])
+
+    with CaptureQueriesContext(connection) as queries:
+        changes = plan_events(series)
+
+    assert [row.involved_name for row, _event in changes.update] == ["p3", "p550"]
+    assert [event["message"] for _row, event in changes.update] == ["new", "new"]
+    assert len(changes.create) == 1198 and changes.news
+    assert len(queries) == 2  # the stored series, then the two rows (not 3 chunks of 500)

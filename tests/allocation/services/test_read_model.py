@@ -120,3 +120,21 @@ def _staff():
     from django.contrib.auth.models import User
 
     return User.objects.create_user("admin", is_staff=True)
+
+
+def test_the_ids_it_keeps_are_those_of_the_rows_it_inserted(demo):
+    """The rows a sync inserts are read back by id, above the highest id before it (ids
+    left by deleted rows are not handed out again): what it keeps is what is stored."""
+    import_texts([("more.yaml", f.to_yaml([f.pod(f"extra-{i}", node_selector={"no": "where"})
+                                           for i in range(3)]))])
+    last = models.PodSummary.objects.order_by("-id")[:2].values_list("id", flat=True)
+    models.PodSummary.objects.filter(id__in=list(last)).delete()  # the last ids free
+    clear_cache()
+    with transaction.atomic():
+        written, known = read_model.sync(baseline_state())
+
+    assert written == 5  # the two rows deleted, the three new pods
+    for model in models.READ_MODELS:
+        stored = {tuple(v[k] for k in read_model._KEYS[model]): v
+                  for v in model.objects.values()}
+        assert known.rows[model] == stored, model.__name__

@@ -1,86 +1,28 @@
-"""allocation.services.writes: the rows an insert makes are those ``bulk_create`` makes, and a
-worker pass through the bulk statements stores what per-instance writes stored."""
+"""allocation.services.writes: a worker pass through the bulk statements stores what
+per-instance writes stored, and an update sets only the columns that changed."""
 
 import contextlib
 import random
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
-from allocation.engine.manifests import load_texts
-from allocation.models import Event, canonical_json
 from allocation.services import reconcile as passes
 from allocation.services.manifests import import_texts
-from allocation.services.profile import console_profile
-from allocation.services.store import model_for
-from allocation.services.writes import insert_rows, row_values
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-
-
-def _objects(cluster_docs):
-    texts = [(p.name, p.read_text()) for p in sorted(EXAMPLES.glob("*.yaml"))]
-    vendor = {"apiVersion": "example.com/v1", "kind": "Widget",
-              "metadata": {"name": "w", "namespace": "default"}, "spec": {"size": 1.5}}
-    event = {"apiVersion": "v1", "kind": "Event",
-             "metadata": {"name": "e1", "namespace": "default"}, "reason": "Scheduled",
-             "type": "Normal", "count": 3, "message": "é\u0000",
-             "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p1"}}
-    loaded = load_texts([*texts, ("c.yaml", f.to_yaml([*cluster_docs, vendor, event]))],
-                        profile=console_profile())
-    return [*loaded.objects, *loaded.events]
-
-
-def _stored(model) -> list[dict]:
-    return [{k: v for k, v in row.items() if k not in ("id", "updated_at")}
-            for row in model.objects.order_by("position").values()]
-
-
-def test_insert_rows_stores_what_bulk_create_stores(cluster_docs):
-    by_model: dict[type, list[dict]] = {}
-    for position, obj in enumerate(_objects(cluster_docs), start=1):
-        values = {"position": position, **row_values(obj, canonical_json(obj.raw))}
-        by_model.setdefault(model_for(obj), []).append(values)
-    assert len(by_model) >= 6 and Event in by_model
-    for model, rows in by_model.items():
-        model.objects.bulk_create([model(**row) for row in rows])
-        expected = _stored(model)
-        stamps = set(model.objects.values_list("updated_at", flat=True))
-        model.objects.all().delete()
-        insert_rows(model, rows)
-        assert _stored(model) == expected, model.__name__
-        assert None not in set(model.objects.values_list("updated_at", flat=True)) | stamps
-
-
-def test_insert_rows_of_other_columns_or_values_stores_what_bulk_create_stores(cluster_docs):
-    """Rows that all give the same columns of strings and integers are taken whole; a row
-    with a value to prepare, and rows giving different columns, cell by cell: all store
-    what ``bulk_create`` stores."""
-    events = [o for o in _objects(cluster_docs) if model_for(o) is Event]
-    row = {"position": 1, **row_values(events[0], canonical_json(events[0].raw))}
-    odd = {**row, "position": 2.5, "name": "odd"}  # prepared: int(2.5)
-    fewer = {k: v for k, v in row.items() if k != "count"} | {"position": 3, "name": "few"}
-    for rows in ([row, odd], [row, fewer], [fewer]):
-        Event.objects.bulk_create([Event(**r) for r in rows])
-        expected = _stored(Event)
-        Event.objects.all().delete()
-        insert_rows(Event, rows)
-        assert _stored(Event) == expected
-        Event.objects.all().delete()
-
 
 def _orm_insert(model, rows: list[dict]) -> None:
-    """What ``writes.insert_rows`` stands for: Django's own bulk insert."""
+    """What ``bulk.insert_rows`` stands for: Django's own bulk insert."""
     model.objects.bulk_create([model(**row) for row in rows])
 
 
 def _orm_update(model, rows: list[tuple[int, dict]]) -> None:
-    """What ``writes.update_rows`` stands for: each changed instance saved."""
+    """What ``bulk.update_rows`` stands for: each changed instance saved."""
     for pk, values in rows:
         row = model.objects.get(pk=pk)
         for name, value in values.items():
@@ -141,3 +83,17 @@ def test_a_pass_stores_what_writing_through_the_orm_row_by_row_would(seed, monke
     assert any(row["node_name"] for row in found["Pod"])  # the pass placed pods ...
     assert any(row["reason"] for row in found["PodSummary"])  # ... and left some pending
 
+
+
+def test_a_pass_updates_only_the_columns_that_changed(cluster_docs):
+    """The pod a pass binds gets its document, node and status; its name, namespace, uid
+    and API version are not set again (every index on a set column is rewritten, even to
+    the same value), and what is stored is the same (the test above)."""
+    import_texts([("a.yaml", f.to_yaml(cluster_docs))])
+    with CaptureQueriesContext(connection) as queries:
+        passes.reconcile(now=datetime(2026, 11, 27, 7, 0, tzinfo=UTC))
+    updates = [q["sql"] for q in queries if 'UPDATE "allocation_pod" SET' in q["sql"]]
+    assert len(updates) == 1
+    assert '"document" = ' in updates[0] and '"node_name" = ' in updates[0]
+    for column in ("name", "namespace", "uid", "api_version", "claims"):
+        assert f'"{column}" = ' not in updates[0]
