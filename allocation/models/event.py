@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
 from django.db import models
 
 from allocation.engine import kinds
 from allocation.engine.events import series_key
-from allocation.models.base import StoredObject
+from allocation.models.base import StoredObject, canonical_json
 
 __all__ = ["Event", "series_hash"]
 
 
 def series_hash(event: dict) -> str:
-    """The indexed form of an Event's series (``engine.events.series_key``)."""
-    key = json.dumps(series_key(event), separators=(",", ":"), ensure_ascii=False)
+    """The indexed form of an Event's series (``engine.events.series_key``): the SHA-256 of
+    its canonical JSON text (strings only, so orjson writes it where it can: a pass hashes
+    every Event it records)."""
+    key = canonical_json(list(series_key(event)), parsed=True)
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
