@@ -38,10 +38,13 @@ from allocation.services.store import STORED_FILE, build_state, stored_rows
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
 
 _CACHE_SIZE = 4
-_LARGE_CACHE_SIZE = 2
+_LARGE_CACHE_SIZE = 1
 """Evaluations kept of a baseline of :data:`_FREEZE_FROM` documents or more: each weighs
-tens of MB there (about 35 at 5,000 nodes: the fork's indexes and memos), and a page's
-change and its undo need the last two (docs/scenarios.md, "Evaluation, diff and undo")."""
+tens of MB there (30-45 at 5,000 nodes: the fork's indexes and memos), and while a drop
+is evaluated the one it replaces still exists, so the web process holds one more than
+this at its peak. One: the page's latest (the body its answer and its socket draw);
+undoing a change evaluates the one before again, as a drop does (docs/scenarios.md,
+"Evaluation, diff and undo")."""
 _FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
 _lock = threading.Lock()
 _building = threading.Lock()  # one build at a time: a second would only repeat it
