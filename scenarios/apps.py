@@ -21,10 +21,3 @@ class ScenariosConfig(AppConfig):
         from scenarios.tasks import enqueue_refresh
 
         broadcast.subscribe(enqueue_refresh)
-        # A scenario page's request owes the collection it paused, run once it is answered
-        # (scenarios/collector.py).
-        from django.core.signals import request_finished
-
-        from scenarios.collector import collect_owed
-
-        request_finished.connect(collect_owed, dispatch_uid="scenarios.collect_owed")

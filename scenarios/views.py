@@ -17,7 +17,6 @@ from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from allocation.engine import kinds
 from allocation.views.common import HtmxHttpRequest
 from scenarios import services
-from scenarios.collector import collector_paused
 from scenarios.models import Scenario
 from scenarios.presenters import PR_CLASSES, describe_change, page
 
@@ -91,7 +90,6 @@ def scenario_create(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @login_required
-@collector_paused
 def scenario_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     scenario, editable = _visible(request, pk)
     context = _context(scenario, editable, match=request.GET.get("nodes", ""),
@@ -141,7 +139,6 @@ def _answer(request, scenario: Scenario, message: str = "", refused: bool = Fals
 
 
 @login_required
-@collector_paused
 def scenario_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
@@ -157,7 +154,6 @@ def scenario_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@collector_paused
 def scenario_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
