@@ -8,6 +8,11 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from console.memory import limit_arenas
+
+# Before the server's threads allocate: one malloc arena for all of them (console/memory.py).
+limit_arenas()
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
 
 # Initialise Django (app registry, settings) before importing anything that

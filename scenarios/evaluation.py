@@ -38,11 +38,23 @@ from allocation.services.store import STORED_FILE, build_state, stored_rows
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
 
 _CACHE_SIZE = 4
-_LARGE_CACHE_SIZE = 2
+_LARGE_CACHE_SIZE = 1
 """Evaluations kept of a baseline of :data:`_FREEZE_FROM` documents or more: each weighs
-tens of MB there (about 35 at 5,000 nodes: the fork's indexes and memos), and a page's
-change and its undo need the last two (docs/scenarios.md, "Evaluation, diff and undo")."""
+tens of MB there (30-45 at 5,000 nodes: the fork's indexes and memos), and while a drop
+is evaluated the one it replaces still exists, so the web process holds one more than
+this at its peak. One: the page's latest (the body its answer and its socket draw);
+undoing a change evaluates the one before again, as a drop does (docs/scenarios.md,
+"Evaluation, diff and undo")."""
 _FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
+_YOUNG_WHILE_LARGE = 100_000
+"""The cyclic collector's youngest-generation threshold while a large baseline is kept
+(Python's is 700 allocations). A drop's evaluation is tens of MB of young containers (the
+fork's copies of the baseline's indexes and memos) that every young collection walked
+again while the drop went on (gen0 walks of 50-90 ms a drop at 5,000 nodes, gen1 of
+50-250): what would free them is the evaluation being dropped from the cache, collected
+then (:func:`_make_room`). Other requests' cyclic garbage is still collected, in fewer,
+larger young collections (docs/console.md, "At size (measured)")."""
+_young_default = gc.get_threshold()[0]
 _lock = threading.Lock()
 _building = threading.Lock()  # one build at a time: a second would only repeat it
 _baseline: Baseline | None = None
@@ -87,9 +99,17 @@ def baseline() -> Baseline:
         built = build_baseline()
         with _lock:
             _baseline = built
-        if len(built.documents) >= _FREEZE_FROM:
+        large = len(built.documents) >= _FREEZE_FROM
+        if large:
             gc.freeze()
+        _young_threshold(large)
     return built
+
+
+def _young_threshold(large: bool) -> None:
+    """The collector's youngest-generation threshold for a baseline that is ``large`` or not
+    (:data:`_YOUNG_WHILE_LARGE`)."""
+    gc.set_threshold(_YOUNG_WHILE_LARGE if large else _young_default, *gc.get_threshold()[1:])
 
 
 def _free_frozen() -> None:
@@ -143,16 +163,40 @@ def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
         if cached is not None:
             _evaluations.move_to_end(key)
             return cached, base
+    large = len(base.documents) >= _FREEZE_FROM
+    kept = _LARGE_CACHE_SIZE if large else _CACHE_SIZE
+    if large:
+        _make_room(kept)
     result = evaluate(base.documents, changes, baseline=base.outcome, now=base.now,
                       settled=base.simulation, base_source=STORED_FILE,
                       positions=base.positions, profile=base.simulation.state.profile,
                       index=base.index)
-    kept = _LARGE_CACHE_SIZE if len(base.documents) >= _FREEZE_FROM else _CACHE_SIZE
     with _lock:
         _evaluations[key] = result
         while len(_evaluations) > kept:
             _evaluations.popitem(last=False)
     return result, base
+
+
+def _make_room(kept: int) -> None:
+    """Drop a large baseline's oldest evaluations until one more fits in ``kept``, and
+    collect them at once, before the next is made.
+
+    An evaluation is cyclic garbage once dropped (its fork of the state and the state's
+    inventory index name each other, among others), so reference counting does not free
+    it: it waited for a full collection, due every few drops (0.3-2.6 s then, in the
+    middle of a drop), and the web process grew by 20-25 MB a drop meanwhile. Collected
+    here, before the next evaluation exists, the collection walks the dropped one and what
+    else is not frozen (about 50 ms at 5,000 nodes), and the next evaluation reuses its
+    memory.
+    """
+    with _lock:
+        dropped = 0
+        while len(_evaluations) >= kept:
+            _evaluations.popitem(last=False)
+            dropped += 1
+    if dropped:
+        gc.collect()
 
 
 def outcome_json(result: Evaluation) -> dict:
@@ -172,3 +216,4 @@ def clear_caches() -> None:
     with _lock:
         _baseline = None
         _evaluations.clear()
+    _young_threshold(False)
