@@ -178,9 +178,11 @@ class _Pods:
         self.read: list[ObjectKey] = []
 
     def get(self, ident: tuple[str | None, str | None]) -> Pod | None:
-        key = ObjectKey("Pod", ident[0], ident[1] or "")
-        self.read.append(key)
-        pod = self._state.objects.get(key)
+        # by a plain tuple (as ClusterState.get); the key read is the found object's own,
+        # equal to the one looked up, and one is made only for a pod not found
+        lookup = ("Pod", ident[0], ident[1] or "")
+        pod = self._state.objects.get(lookup)
+        self.read.append(pod.key if pod is not None else ObjectKey(*lookup))
         return pod if isinstance(pod, Pod) else None
 
 

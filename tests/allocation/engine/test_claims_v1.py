@@ -190,3 +190,29 @@ def test_a_pod_is_remembered_with_the_keys_of_the_templates_and_claims_it_read()
     assert deps == [ObjectKey("ResourceClaimTemplate", "default", "t"), claim.key,
                     ObjectKey("ResourceClaimTemplate", "default", "absent")]
     assert all(type(d) is ObjectKey for d in deps)
+
+
+def test_a_claim_is_remembered_with_the_keys_of_the_pods_its_reservations_name():
+    """A synced claim with nothing to do is remembered with the key of every pod its
+    reservations name (the pod's own key: a reservation of a pod that is gone is dropped,
+    which is a change), another consumer naming none."""
+    doc = pod("a")
+    doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), _template(), doc]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    assert controller.reconcile(state)  # made the claim
+    [claim] = state.of_kind(ResourceClaimV1)
+    a = state.get("Pod", "default", "a")
+    claim = state.writable(claim)
+    claim.reserved_for = [{"resource": "pods", "name": "a", "uid": a.meta.uid},
+                          {"apiGroup": "example.com", "resource": "things", "name": "x"}]
+    remembered = []
+    remember = controller.quiet.remember
+    controller.quiet.remember = lambda obj, deps: remembered.append(
+        (obj.name, list(deps))) or remember(obj, deps)
+    assert not controller.reconcile(state)
+    [deps] = [deps for name, deps in remembered if name == claim.name]
+    assert deps == [a.key] and type(deps[0]) is ObjectKey
+    state.remove(a)
+    assert V1ClaimController()._sync_claim(state, claim)  # gone: its reservation dropped
