@@ -100,24 +100,30 @@ class V1ClaimController:
             return False
         changed = False
         namespace = pod.meta.namespace  # read per entry and lookup: once, not per use
-        # what the answer read: the entries' templates and the claims they resolve to
+        objects = state.objects  # by plain tuples, as ClusterState.get: per pod and round
+        # what the answer read: the entries' templates and the claims they resolve to (the
+        # key of an object found is its own, equal to the one looked up: none made then)
         deps: list[ObjectKey] = []
         for entry in pod.claims:
-            if not entry.template_name:
+            template_name = entry.template_name
+            if not template_name:
                 continue
-            deps.append(ObjectKey("ResourceClaimTemplate", namespace, entry.template_name))
-            template = state.get("ResourceClaimTemplate", namespace, entry.template_name)
+            template = objects.get(("ResourceClaimTemplate", namespace, template_name))
+            deps.append(template.key if template is not None else
+                        ObjectKey("ResourceClaimTemplate", namespace, template_name))
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
             recorded = pod.claim_status(entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
-                claim = state.get("ResourceClaim", namespace, current) if current else None
-                if current is not None:
-                    deps.append(ObjectKey("ResourceClaim", namespace, current))
-                if current is None or (isinstance(claim, ResourceClaimV1)
-                                       and owning_pod(claim) == (pod.name, pod.meta.uid)):
-                    continue  # no claim needed, or made already
+                if current is None:
+                    continue  # no claim needed
+                claim = objects.get(("ResourceClaim", namespace, current)) if current else None
+                deps.append(claim.key if claim is not None else
+                            ObjectKey("ResourceClaim", namespace, current))
+                if isinstance(claim, ResourceClaimV1) and owning_pod(claim) == (
+                        pod.name, pod.meta.uid):
+                    continue  # made already
             claim = made.get(namespace, pod.meta.uid, entry.name)
             if claim is None:
                 claim = ResourceClaimV1.made_from(made.prototype(template).claim(
@@ -172,9 +178,11 @@ class _Pods:
         self.read: list[ObjectKey] = []
 
     def get(self, ident: tuple[str | None, str | None]) -> Pod | None:
-        key = ObjectKey("Pod", ident[0], ident[1] or "")
-        self.read.append(key)
-        pod = self._state.objects.get(key)
+        # by a plain tuple (as ClusterState.get); the key read is the found object's own,
+        # equal to the one looked up, and one is made only for a pod not found
+        lookup = ("Pod", ident[0], ident[1] or "")
+        pod = self._state.objects.get(lookup)
+        self.read.append(pod.key if pod is not None else ObjectKey(*lookup))
         return pod if isinstance(pod, Pod) else None
 
 

@@ -153,7 +153,7 @@ class V1Scheduling:
         failed = self._failed.get(key)
         if failed is not None and failed[0] == self._unchanged(state):
             # an identical pod found no node earlier in this pass, and nothing changed since
-            return self._fail(state, allocator, pod, found, key, *failed[1])
+            return self._fail_again(state, allocator, pod, found, key, failed[1])
         # an identical pod failed since the last release (the epoch): this one fits nowhere
         # either, so one scan from the first node gives the counts (no shortened scan first)
         same_epoch = failed is not None and failed[0][0] == state.epoch
@@ -272,6 +272,24 @@ class V1Scheduling:
         self._own_events += len(state.events.items) - events
         if key is not None:
             self._failed[key] = (self._unchanged(state), (message, details), answers)
+        return False
+
+    def _fail_again(self, state: ClusterState, allocator: Allocator, pod: Pod,
+                    claims: list[ResourceClaimV1], key: tuple,
+                    failure: tuple[str, list[dict]]) -> bool:
+        """:meth:`_fail` for a pod whose identical pod failed with ``failure`` (message,
+        details) while nothing changed since (``_unchanged``): the rendered annotation
+        renamed for ``claims``. What ``_fail`` would record again it has already (this
+        marking changes neither the epoch nor the book, and its own events are not
+        counted), so it is not recorded again (asked per pending pod)."""
+        message, details = failure
+        known = self._rendered.get(key)
+        text = v1_explain.renamed(known[1], claims) if known and known[0] is details else None
+        if text is None:
+            return self._fail(state, allocator, pod, claims, key, message, details)
+        events = len(state.events.items)
+        binding.mark_unschedulable(state, pod, message, {}, explain=text)
+        self._own_events += len(state.events.items) - events
         return False
 
     def _unchanged(self, state: ClusterState) -> tuple:

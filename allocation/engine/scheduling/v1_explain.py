@@ -136,7 +136,7 @@ def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
         node.get("requests") or ())
     text = binding.explain_text(message, body)
     refs = tuple(c.ref for c in claims if not c.allocated)
-    quoted = tuple(json.dumps(ref) for ref in refs)
+    quoted = tuple(_quoted(ref) for ref in refs)
     # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
     substitutable = all(text.count(q) == counts[ref] for ref, q in zip(refs, quoted,
                                                                         strict=True))
@@ -163,12 +163,22 @@ def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
     if rendered.quoted is None:  # a name occurs elsewhere than in a ``claim`` field
         return None
     if rendered.parts is not None:  # one claim (the usual pod): its one name, no mapping
-        new = json.dumps(refs[0])
+        new = _quoted(refs[0])
         return rendered.text if new == rendered.quoted[0] else new.join(rendered.parts)
-    quoted = {old: json.dumps(new) for old, new in zip(rendered.quoted, refs, strict=True)}
+    quoted = {old: _quoted(new) for old, new in zip(rendered.quoted, refs, strict=True)}
     if all(old == new for old, new in quoted.items()):
         return rendered.text
     return substitute(rendered.text, quoted)
+
+
+def _quoted(ref: str) -> str:
+    """``json.dumps(ref)``: a claim's ``namespace/name`` as the annotation's JSON writes it.
+    Such a name is printable ASCII without ``"`` or ``\\`` (the API's names), which JSON
+    writes between quotes as it is; anything else goes through ``json.dumps`` (asked per
+    pending pod, where ``json.dumps`` was a fifth of renaming its annotation)."""
+    if ref.isascii() and ref.isprintable() and '"' not in ref and "\\" not in ref:
+        return f'"{ref}"'
+    return json.dumps(ref)
 
 
 def substitute(text: str, quoted: dict[str, str]) -> str:

@@ -48,8 +48,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
     refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
     if refusal:
         return refusal
-    if attempt.search is not None and not attempt.extended \
-            and len(attempt.docs) == len(attempt.claims):
+    if attempt.search is not None and not attempt.extended and attempt.all_pending:
         # nothing allocated, no extended claim: the allocator's answer comes next, and
         # for a node with nothing free it is known without a view or a search
         refusal = attempt.search.known(node.name)
@@ -59,7 +58,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
     claims = attempt.claims
     # upstream's Filter runs the allocator before it refuses a node that an allocated
     # claim's node selector excludes: a fatal error or "cannot allocate" comes first
-    unavailable = len(attempt.docs) != len(claims) and not all(
+    unavailable = not attempt.all_pending and not all(
         allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
         for c in claims if c.allocated)
     docs, extended = attempt.docs, None
@@ -72,8 +71,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             extended = v1_extended.claim_view(state, pod, requests)
             docs = [*docs, extended]
     # nothing allocated (a view per claim): every claim is pending, as usual
-    pending = claims if len(attempt.docs) == len(claims) else [
-        c for c in claims if not c.allocated]
+    pending = claims if attempt.all_pending else attempt.pending
     if docs:
         if extended is None:
             if attempt.search is None:

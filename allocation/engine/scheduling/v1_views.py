@@ -6,7 +6,6 @@ copied per node) and the signature that makes two pods' attempts alike.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from allocation.engine.scheduling.cache import pod_signature
@@ -18,23 +17,40 @@ if TYPE_CHECKING:
 __all__ = ["PodAttempt", "claim_doc", "node_doc", "same_node_state", "signature"]
 
 
-@dataclass
 class PodAttempt:
     """One pod's scheduling attempt: its claims, the allocator views of the unallocated
-    ones (made once, not per node), and the extended resources DRA may serve."""
+    ones (made at the first node that asks for them, not per node, and not at all for a
+    pod answered without a search: an identical pod's failure), and the extended resources
+    DRA may serve."""
 
-    claims: list[ResourceClaimV1]
-    docs: list[dict]
-    extended: list[str] = field(default_factory=list)
-    check_capacity: bool = True
-    # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have nothing
-    # free are answered without a search), made at the first node that gets that far
-    search: Attempt | None = None
+    __slots__ = ("claims", "pending", "all_pending", "extended", "check_capacity", "search",
+                 "_docs")
+
+    def __init__(self, claims: list[ResourceClaimV1]) -> None:
+        self.claims = claims
+        # the unallocated claims, and whether that is every claim (the usual pod's)
+        self.pending = [c for c in claims if not c.allocated]
+        self.all_pending = len(self.pending) == len(claims)
+        self.extended: list[str] = []
+        self.check_capacity = True
+        # the allocator's attempt of ``docs`` (Allocator.attempt: nodes known to have
+        # nothing free are answered without a search), made at the first node that gets
+        # that far
+        self.search: Attempt | None = None
+        self._docs: list[dict] | None = None
 
     @classmethod
     def of(cls, claims: list[ResourceClaimV1]) -> PodAttempt:
-        """The attempt of a pod with ``claims`` (views of the unallocated ones)."""
-        return cls(claims, [claim_doc(c) for c in claims if not c.allocated])
+        """The attempt of a pod with ``claims``."""
+        return cls(claims)
+
+    @property
+    def docs(self) -> list[dict]:
+        """The allocator views of the unallocated claims (``claim_doc``), made once."""
+        docs = self._docs
+        if docs is None:
+            docs = self._docs = [claim_doc(c) for c in self.pending]
+        return docs
 
 
 def signature(pod: Pod, attempt: PodAttempt) -> tuple | None:
@@ -45,7 +61,7 @@ def signature(pod: Pod, attempt: PodAttempt) -> tuple | None:
         The key, or None when a claim of ``attempt`` is allocated
         or the pod waits on a node (its attempt is its own).
     """
-    if len(attempt.docs) != len(attempt.claims) or pod.nominated_node_name:
+    if not attempt.all_pending or pod.nominated_node_name:
         return None
     extended = ()
     if attempt.extended:

@@ -201,8 +201,10 @@ class ClaimPrototype:
                           "uid": stable_uid("ResourceClaim", namespace, name)}
         if self._labels:
             metadata["labels"] = json_copy(self._labels)
-        metadata["annotations"] = {**json_copy(self._annotations),
-                                   POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
+        # the template's annotations (a copy), then the entry's name (last unless the
+        # template has it: a dict keeps a key's place when its value is replaced)
+        annotations = metadata["annotations"] = json_copy(self._annotations)
+        annotations[POD_CLAIM_NAME_ANNOTATION] = pod_claim_name
         metadata["ownerReferences"] = [_owner_reference(pod_name, pod_uid)]
         return {"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim",
                 "metadata": metadata, "spec": self.spec}

@@ -6,7 +6,12 @@ from __future__ import annotations
 from allocation.engine.claims_v1 import V1ClaimController, owning_pod, pod_done
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
 from allocation.engine.events import DEFAULT_START, VirtualClock
-from allocation.engine.objects import Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.objects import (
+    ObjectKey,
+    Pod,
+    ResourceClaimTemplateV1,
+    ResourceClaimV1,
+)
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.templates import claim_from_template
 from tests.allocation.engine.manifests.v1_docs import class_doc, device, load, request, slice_doc
@@ -161,3 +166,53 @@ def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a
     assert state.get("ResourceClaim", "default",
                      next(c.name for c in state.of_kind(ResourceClaimV1)
                           if owning_pod(c)[0] == "e")).meta.labels == {"edited": "yes"}
+
+
+
+def test_a_pod_is_remembered_with_the_keys_of_the_templates_and_claims_it_read():
+    """A pod with nothing to do is remembered with every template its entries name and
+    every claim its status records: the objects' own keys when found, a made key for a
+    missing template, each an ObjectKey."""
+    doc = pod("a")
+    doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"},
+                                     {"name": "nic", "resourceClaimTemplateName": "absent"}]
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), _template(), doc]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    assert controller.reconcile(state)  # made the claim of "gpu"
+    [claim] = state.of_kind(ResourceClaimV1)
+    remembered = []
+    remember = controller.quiet.remember
+    controller.quiet.remember = lambda obj, deps: remembered.append(
+        (obj.name, list(deps))) or remember(obj, deps)
+    assert not controller.reconcile(state)
+    [deps] = [deps for name, deps in remembered if name == "a"]
+    assert deps == [ObjectKey("ResourceClaimTemplate", "default", "t"), claim.key,
+                    ObjectKey("ResourceClaimTemplate", "default", "absent")]
+    assert all(type(d) is ObjectKey for d in deps)
+
+
+def test_a_claim_is_remembered_with_the_keys_of_the_pods_its_reservations_name():
+    """A synced claim with nothing to do is remembered with the key of every pod its
+    reservations name (the pod's own key: a reservation of a pod that is gone is dropped,
+    which is a change), another consumer naming none."""
+    doc = pod("a")
+    doc["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), _template(), doc]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    assert controller.reconcile(state)  # made the claim
+    [claim] = state.of_kind(ResourceClaimV1)
+    a = state.get("Pod", "default", "a")
+    claim = state.writable(claim)
+    claim.reserved_for = [{"resource": "pods", "name": "a", "uid": a.meta.uid},
+                          {"apiGroup": "example.com", "resource": "things", "name": "x"}]
+    remembered = []
+    remember = controller.quiet.remember
+    controller.quiet.remember = lambda obj, deps: remembered.append(
+        (obj.name, list(deps))) or remember(obj, deps)
+    assert not controller.reconcile(state)
+    [deps] = [deps for name, deps in remembered if name == claim.name]
+    assert deps == [a.key] and type(deps[0]) is ObjectKey
+    state.remove(a)
+    assert V1ClaimController()._sync_claim(state, claim)  # gone: its reservation dropped

@@ -135,3 +135,19 @@ def _node_walks(per_signature: int) -> int:
 def test_alternating_pending_pods_alike_reuse_the_failure_of_their_signature():
     # their own FailedScheduling events change no node's answer: one walk per signature
     assert _node_walks(3) == _node_walks(1) > 0
+
+
+def test_a_pending_pod_answered_from_its_twins_failure_is_marked_as_a_failure_is():
+    # a node fits one pod of each shape; the twins after are answered by _fail_again,
+    # which must mark them exactly as _fail does (their own claims named)
+    docs = _twins([(2, 1), (2, 1), (2, 1), (3, 1), (3, 2), (3, 2), (2, 1)], nodes=1)
+    calls = []
+    real = V1Scheduling._fail_again
+    with patch.object(V1Scheduling, "_fail_again",
+                      lambda self, *args: calls.append(1) or real(self, *args)):
+        again = dump(simulate(load(docs)).output(), "yaml")
+    assert calls
+    with patch.object(V1Scheduling, "_fail_again",
+                      lambda self, state, allocator, pod, claims, key, failure: self._fail(
+                          state, allocator, pod, claims, key, *failure)):
+        assert dump(simulate(load(docs)).output(), "yaml") == again

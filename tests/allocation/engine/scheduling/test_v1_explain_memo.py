@@ -132,3 +132,25 @@ def test_substitute_with_one_name_is_the_general_substitution():
         assert v1_explain.substitute(text, {old: new}) == general(text, {old: new})
     two = {'"a"': '"b"', '"b"': '"a"'}  # swapped at once, not one after the other
     assert v1_explain.substitute('["a", "b"]', two) == '["b", "a"]'
+
+
+def test_renaming_writes_any_claim_name_as_the_annotations_json_does():
+    """``renamed`` quotes the new name itself (API names between plain quotes) but must
+    write every name as ``json.dumps`` would: escapes, non-ASCII and control characters
+    included."""
+    class Claim:  # what render and renamed read of a claim
+        allocated = False
+
+        def __init__(self, ref: str) -> None:
+            self.ref = ref
+
+    def body(ref: str) -> dict:
+        return {"nodes": [{"node": "n", "reason": "cannot allocate all claims",
+                           "requests": [{"claim": ref, "request": "gpu"}]}]}
+
+    rendered = v1_explain.render("0/1 nodes are available", body("default/c1"),
+                                 [Claim("default/c1")])
+    for ref in ("default/c2", "a b/c.d-e", 'ns/a"b', "ns/a\\b", "ns/\u00e9", "ns/\u2603",
+                "ns/a\tb", "ns/a\x7fb", "ns/a\x00b", "ns/\U0001f600"):
+        assert v1_explain.renamed(rendered, [Claim(ref)]) == v1_explain.render(
+            "0/1 nodes are available", body(ref), [Claim(ref)]).text

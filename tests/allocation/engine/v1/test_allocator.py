@@ -218,3 +218,9 @@ def test_a_plan_serves_only_claims_of_its_very_spec_objects():
     twin = plan.fresh([_of_spec("c1", spec)])[0]
     assert (twin.key, twin.owner, twin.picks) == ("default/c1", "claim default/c1", [])
     assert twin.data is plan.claims[0].data
+    other = claim("u", request(count=1))["spec"]
+    a.attempt([_of_spec("c3", spec), _of_spec("c4", other)]).allocate(NODES[0])
+    pair = a.plans[(id(spec), id(other))]
+    assert pair.same_specs([_of_spec("c5", spec), _of_spec("c6", other)])
+    assert not pair.same_specs([_of_spec("c5", other), _of_spec("c6", spec)])  # in order
+    assert not pair.same_specs([_of_spec("c5", spec)])

@@ -86,6 +86,17 @@ def test_claim_from_template_copies_as_upstream():
     assert TEMPLATE["spec"]["metadata"]["annotations"] == {"note": "x"}  # not changed
 
 
+def test_the_pod_claim_name_annotation_comes_last_or_keeps_the_templates_place():
+    meta = claim_from_template(_pod(), "gpu", TEMPLATE)["metadata"]
+    assert list(meta["annotations"]) == ["note", "resource.kubernetes.io/pod-claim-name"]
+    ahead = {"resource.kubernetes.io/pod-claim-name": "other", "note": "x"}
+    template = {**TEMPLATE, "spec": {**TEMPLATE["spec"], "metadata": {"annotations": ahead}}}
+    meta = claim_from_template(_pod(), "gpu", template)["metadata"]
+    assert list(meta["annotations"].items()) == [
+        ("resource.kubernetes.io/pod-claim-name", "gpu"), ("note", "x")]
+    assert ahead == {"resource.kubernetes.io/pod-claim-name": "other", "note": "x"}
+
+
 def test_claim_from_template_without_labels_has_none():
     template = {**TEMPLATE, "spec": {"spec": TEMPLATE["spec"]["spec"]}}
     meta = claim_from_template(_pod(), "gpu", template)["metadata"]
