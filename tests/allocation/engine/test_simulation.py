@@ -87,12 +87,10 @@ def test_a_shared_output_writes_the_same_and_leaves_the_state_alone(example):
     assert dump(simulation.output(), "json") == dump(copied, "json")
 
 
-def test_output_items_are_the_outputs_items_made_one_at_a_time(monkeypatch):
+def _count_manifests(monkeypatch) -> list[str]:
+    """The names of the objects whose manifest is made from now on, in order."""
     from allocation.engine.objects import KObject
 
-    simulation = Simulation.from_loaded(_loaded())
-    simulation.settle()
-    assert list(simulation.output_items()) == simulation.output()["items"]
     made: list[str] = []
     original = KObject.to_manifest
 
@@ -101,6 +99,14 @@ def test_output_items_are_the_outputs_items_made_one_at_a_time(monkeypatch):
         return original(self, shared)
 
     monkeypatch.setattr(KObject, "to_manifest", counted)
+    return made
+
+
+def test_output_items_are_the_outputs_items_made_one_at_a_time(monkeypatch):
+    simulation = Simulation.from_loaded(_loaded())
+    simulation.settle()
+    assert list(simulation.output_items()) == simulation.output()["items"]
+    made = _count_manifests(monkeypatch)
     items = simulation.output_items(shared=True)
     next(items)
     assert len(made) == 1  # the rest are made when they are written
@@ -108,19 +114,11 @@ def test_output_items_are_the_outputs_items_made_one_at_a_time(monkeypatch):
 
 def test_simulate_writes_a_piece_before_every_document_is_made(monkeypatch, tmp_path):
     from allocation.engine import writer
-    from allocation.engine.objects import KObject
 
     path = tmp_path / "a.yaml"
     docs = [f.node("n1"), f.resource_class()] + [f.pod(f"p{i}") for i in range(6)]
     path.write_text(f.to_yaml(docs))
-    made: list[str] = []
-    original = KObject.to_manifest
-
-    def counted(self, shared=False):
-        made.append(self.name)
-        return original(self, shared)
-
-    monkeypatch.setattr(KObject, "to_manifest", counted)
+    made = _count_manifests(monkeypatch)
     monkeypatch.setattr(writer, "_JSON_ITEMS", 2)
     when: list[int] = []
     pieces: list[str] = []
