@@ -72,13 +72,45 @@ def test_unknown_keeps_order_and_a_new_object_at_a_known_key_is_unknown():
     assert quiet.unknown([a, b, copy]) == [a, b, copy]
 
 
+def _random_change(state, quiet: Quiet, rng, action: str, serial: int) -> int:
+    """One random ``action`` on ``state`` and ``quiet`` (a pod added when there is none);
+    the serial of the names made so far."""
+    from allocation.engine.manifests import build_object
+    from allocation.engine.objects import Node
+
+    pods = list(state.pods())
+    if action == "add" or not pods:
+        serial += 1
+        state.add(build_object(pod(f"new{serial}")))
+    elif action == "remove":
+        state.remove(rng.choice(pods))
+    elif action == "touch":
+        state.writable(rng.choice(pods))
+    elif action == "remember":
+        quiet.remember(rng.choice(pods), [rng.choice(pods).key])
+    elif action == "after":
+        target = state.writable(rng.choice(pods))
+        quiet.remember_after(state, target, [rng.choice(pods).key])
+    elif action == "replace":  # removed and added again: it goes last
+        gone = rng.choice(pods)
+        state.remove(gone)
+        state.add(build_object(pod(gone.name)))
+    elif action == "node":
+        serial += 1
+        state.add(build_object(node(f"m{serial}")), index=False)
+    elif action == "touch-node":
+        state.writable(rng.choice(list(state.of_kind(Node))))
+    else:
+        quiet.observe(state)
+    return serial
+
+
 def test_unknown_of_equals_unknown_of_every_object_after_random_changes():
     """``unknown_of`` (the objects that may be unknown, after one walk) gives what
     ``unknown`` of the whole kind gives, in the same order, whatever was added, removed,
     changed, remembered or forgotten since."""
     import random
 
-    from allocation.engine.manifests import build_object
     from allocation.engine.objects import Node, Pod
 
     rng = random.Random(3)
@@ -88,28 +120,9 @@ def test_unknown_of_equals_unknown_of_every_object_after_random_changes():
         quiet.observe(state)
         serial = 0
         for _step in range(25):
-            pods = list(state.pods())
             action = rng.choice(["add", "remove", "touch", "remember", "remember", "observe",
                                  "replace", "node"])
-            if action == "add" or not pods:
-                serial += 1
-                state.add(build_object(pod(f"new{serial}")))
-            elif action == "remove":
-                state.remove(rng.choice(pods))
-            elif action == "touch":
-                state.writable(rng.choice(pods))
-            elif action == "remember":
-                target = rng.choice(pods)
-                quiet.remember(target, [rng.choice(pods).key])
-            elif action == "replace":  # removed and added again: it goes last
-                gone = rng.choice(pods)
-                state.remove(gone)
-                state.add(build_object(pod(gone.name)))
-            elif action == "node":
-                serial += 1
-                state.add(build_object(node(f"m{serial}")), index=False)
-            else:
-                quiet.observe(state)
+            serial = _random_change(state, quiet, rng, action, serial)
             for cls in (Pod, Node):
                 assert quiet.unknown_of(state, cls) == quiet.unknown(state.of_kind(cls))
 
@@ -219,7 +232,6 @@ def test_unknown_of_gathers_only_keys_of_the_kinds_walked_and_stays_exact():
     gives."""
     import random
 
-    from allocation.engine.manifests import build_object
     from allocation.engine.objects import KObject, Node, Pod
 
     state = _state()
@@ -240,28 +252,9 @@ def test_unknown_of_gathers_only_keys_of_the_kinds_walked_and_stays_exact():
         quiet.observe(state)
         serial = 0
         for _step in range(60):
-            pods = list(state.pods())
             action = rng.choice(["add", "remove", "touch", "remember", "after", "observe",
                                  "node", "touch-node"])
-            if action == "add" or not pods:
-                serial += 1
-                state.add(build_object(pod(f"new{serial}")))
-            elif action == "remove":
-                state.remove(rng.choice(pods))
-            elif action == "touch":
-                state.writable(rng.choice(pods))
-            elif action == "remember":
-                quiet.remember(rng.choice(pods), [rng.choice(pods).key])
-            elif action == "after":
-                target = state.writable(rng.choice(pods))
-                quiet.remember_after(state, target, [rng.choice(pods).key])
-            elif action == "node":
-                serial += 1
-                state.add(build_object(node(f"m{serial}")), index=False)
-            elif action == "touch-node":
-                state.writable(rng.choice(list(state.of_kind(Node))))
-            else:
-                quiet.observe(state)
+            serial = _random_change(state, quiet, rng, action, serial)
             for cls in kinds:
                 assert quiet.unknown_of(state, cls) == quiet.unknown(state.of_kind(cls))
 
