@@ -387,7 +387,11 @@
     if (!action) return;
     event.preventDefault();
     const button = root.querySelector(`[data-action="${action}"]`);
-    if (button && !button.disabled) button.click();
+    if (!button || button.disabled) return;
+    // htmx wires a swapped-in body's buttons only when the swap settles (20 ms later): a key
+    // pressed in between would click a dead button. Processing twice is a no-op.
+    htmx.process(button);
+    button.click();
   });
 
   // Enter on a focused pod opens its "Move to node" form; Enter on a node card focuses its

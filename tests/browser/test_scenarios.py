@@ -205,6 +205,9 @@ def test_undo_and_redo_by_keyboard(asgi_page, django_user_model):
     page = asgi_page
     scenario = new_scenario(django_user_model, "ctrl z")
     open_scenario(page, scenario)
+    # htmx processes a swapped-in body only when it settles (20 ms on by default): a key
+    # pressed sooner must still reach the new body's buttons, so make that window long.
+    page.evaluate("htmx.config.defaultSettleDelay = 60000")
     settled(page, lambda: page.locator('article[data-node="worker-1"]').get_by_role(
         "button", name="Remove node").click())
     page.locator('article[data-node="worker-1"]').wait_for(state="detached")
