@@ -1,16 +1,15 @@
 """Evaluating scenarios against the stored baseline, with small in-process caches.
 
-The baseline is the stored cluster as the worker holds it: its rows are built into a state
-the way the worker's full pass builds them (``allocation.services.store.build_state``:
-stored documents were validated when written, and are not loaded again), then settled,
-which on a cluster the worker has settled is one quiet round that leaves the controllers
-remembering what needs nothing, so a scenario's fork settles only what its changes touch
-(docs/scenarios.md, "Evaluation, diff and undo"). It is built once per baseline revision
-and process; a scenario's
-evaluation is cached by (revision, changes), so rendering a page right after a change
-costs nothing more. The engine does the work (``allocation.engine.scenarios``): changes
-are applied copy-on-write to the baseline's documents, and what they changed is put into a
-fork of the baseline's settled state (``scenarios/fork.py``), never into the stored cluster.
+The baseline is the stored cluster as the worker holds it, settled
+(``scenarios/baseline.py``): built from the stored rows the first time a process needs
+it, then caught up from the change log at each new revision, as the worker's kept state
+is. Its settle on a cluster the worker has settled is one quiet round that leaves the
+controllers remembering what needs nothing, so a scenario's fork settles only what its
+changes touch (docs/scenarios.md, "Evaluation, diff and undo"). A scenario's evaluation
+is cached by (revision, changes), so rendering a page right after a change costs nothing
+more. The engine does the work (``allocation.engine.scenarios``): changes are applied
+copy-on-write to the baseline's documents, and what they changed is put into a fork of the
+baseline's settled state (``scenarios/fork.py``), never into the stored cluster.
 """
 
 from __future__ import annotations
@@ -20,20 +19,11 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
-from django.db import transaction
-from django.utils import timezone
-
-from allocation.engine.events import VirtualClock
-from allocation.engine.gcpause import paused_gc
-from allocation.engine.scenarios import Evaluation, Outcome, evaluate, summarize
-from allocation.engine.scenarios.checks import base_passes
-from allocation.engine.scenarios.documents import DocumentIndex
-from allocation.engine.simulation import Simulation
+from allocation.engine.scenarios import Evaluation, evaluate
 from allocation.services import cluster
-from allocation.services.store import STORED_FILE, build_state, stored_rows
+from allocation.services.store import STORED_FILE
+from scenarios.baseline import Baseline, build, caught_up
 
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
 
@@ -58,30 +48,15 @@ _young_default = gc.get_threshold()[0]
 _lock = threading.Lock()
 _building = threading.Lock()  # one build at a time: a second would only repeat it
 _baseline: Baseline | None = None
+_quiet: Baseline | None = None  # the last quiet baseline, which the next is caught up from
 _evaluations: OrderedDict[tuple, Evaluation] = OrderedDict()
 
 
-@dataclass
-class Baseline:
-    """The stored cluster at one revision: its documents, simulation and outcome."""
-
-    revision: int
-    documents: list[dict]
-    """The stored documents of the state's objects, in document order (a row that cannot
-    be loaded is left out, as the worker leaves it out)."""
-    positions: list[int]
-    """Each document's stored position (its objects' ``source.doc``)."""
-    index: DocumentIndex
-    """The documents by key, which every evaluation starts from."""
-    simulation: Simulation
-    outcome: Outcome
-    now: datetime
-
-
 def baseline() -> Baseline:
-    """The baseline at the current revision (read once per revision per process: one
-    request builds it while the others wait for it)."""
-    global _baseline
+    """The baseline at the current revision (made once per revision per process: one
+    request makes it while the others wait for it). The first is built from every stored
+    row; later ones are caught up from the last quiet one (``scenarios/baseline.py``)."""
+    global _baseline, _quiet
     current = cluster.revision()
     with _lock:
         if _baseline is not None and _baseline.revision == current:
@@ -89,21 +64,30 @@ def baseline() -> Baseline:
     with _building:
         with _lock:
             if _baseline is not None and _baseline.revision == current:
-                return _baseline  # built while this request waited
+                return _baseline  # made while this request waited
             old, _baseline = _baseline, None
             _evaluations.clear()  # forks of an older baseline: never asked for again
-        large = old is not None and len(old.documents) >= _FREEZE_FROM
-        del old
-        if large:
-            _free_frozen()
-        built = build_baseline()
+        quiet = _quiet
+        made = caught_up(quiet) if quiet is not None else None
+        del quiet
+        if made is None:
+            with _lock:
+                _quiet = None
+            large = old is not None and len(old.documents) >= _FREEZE_FROM
+            del old
+            if large:
+                _free_frozen()
+            made = build()
+            if len(made.documents) >= _FREEZE_FROM:
+                gc.freeze()
+        else:
+            del old
         with _lock:
-            _baseline = built
-        large = len(built.documents) >= _FREEZE_FROM
-        if large:
-            gc.freeze()
-        _young_threshold(large)
-    return built
+            _baseline = made
+            if made.quiet:
+                _quiet = made
+        _young_threshold(len(made.documents) >= _FREEZE_FROM)
+    return made
 
 
 def _young_threshold(large: bool) -> None:
@@ -125,30 +109,6 @@ def _free_frozen() -> None:
     """
     gc.unfreeze()
     gc.collect()
-
-
-def build_baseline() -> Baseline:
-    """The baseline of the stored cluster now (not cached)."""
-    # an allocation-heavy batch (gcpause.py): 90,000 rows at the large size, then their state
-    with paused_gc():
-        with transaction.atomic():  # the revision and the rows belong together
-            current = cluster.revision()
-            rows = stored_rows()
-        now = timezone.now()
-        # Events are history, not state: a scenario starts from the objects (this also
-        # keeps thousands of old Events out of every evaluation).
-        state, _left_out = build_state(rows, [], VirtualClock(now))
-        del rows
-        stored = [obj for obj in state.objects.values()
-                  if obj.source is not None and obj.source.file == STORED_FILE]
-        documents = [obj.raw for obj in stored]  # before the settle replaces any object
-        positions = [obj.source.doc for obj in stored]
-        index = DocumentIndex(documents)
-        simulation = Simulation.on(state)
-        simulation.settle()
-        outcome = summarize(simulation.state)
-        base_passes(simulation.state)  # here, not in the first drop (scenarios/checks.py)
-    return Baseline(current, documents, positions, index, simulation, outcome, now)
 
 
 def evaluate_changes(changes: Sequence[dict]) -> tuple[Evaluation, Baseline]:
@@ -212,8 +172,8 @@ def outcome_json(result: Evaluation) -> dict:
 
 def clear_caches() -> None:
     """Forget cached baselines and evaluations (tests; a restored database)."""
-    global _baseline
+    global _baseline, _quiet
     with _lock:
-        _baseline = None
+        _baseline = _quiet = None
         _evaluations.clear()
     _young_threshold(False)

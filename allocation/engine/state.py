@@ -14,6 +14,7 @@ returns; inventories are copied when looked up through ``inventory_index`` (see
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -68,14 +69,18 @@ class _InventoryIndex(dict):
 
     def __init__(self, state: ClusterState, *args) -> None:
         super().__init__(*args)
-        self._state = state
+        # weakly: a state and its index are no cycle, so a state nothing uses is freed by
+        # reference counting, even frozen out of the collector's sight (a console's
+        # baseline is: docs/scenarios.md, "The baseline")
+        self._state = weakref.ref(state)
 
     def get(self, key, default=None):
         inventory = dict.get(self, key)
         if inventory is None:
             return default
-        if getattr(inventory, "_cow_token", None) is not self._state._token:
-            inventory = self._state._own_inventory(key, inventory)
+        state = self._state()
+        if getattr(inventory, "_cow_token", None) is not state._token:
+            inventory = state._own_inventory(key, inventory)
         return inventory
 
     def __getitem__(self, key):

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from allocation.engine.manifests import InvalidManifests, load_documents
-from allocation.engine.scenarios import ChangeError, evaluate
+from allocation.engine.scenarios import ChangeError, evaluate, summarize
 from allocation.engine.simulation import simulate
 from allocation.services.manifests import export_documents, import_texts
 from allocation.services.reconcile import reconcile
@@ -46,8 +46,8 @@ def _same_baseline():
     base = evaluation.baseline()
     documents, expected = _simulated(base.now)
     assert base.documents == documents
-    assert evaluation.summarize(base.simulation.state) == base.outcome
-    assert base.outcome == evaluation.summarize(expected.state)
+    assert summarize(base.simulation.state) == base.outcome
+    assert base.outcome == summarize(expected.state)
     assert ([o.to_manifest() for o in base.simulation.state.all_objects()]
             == [o.to_manifest() for o in expected.state.all_objects()])
     return base, documents, expected
@@ -200,7 +200,7 @@ def test_requests_asking_at_once_wait_for_one_build(monkeypatch):
 
     evaluation.clear_caches()
     monkeypatch.setattr(evaluation.cluster, "revision", lambda: 7)
-    monkeypatch.setattr(evaluation, "build_baseline", build)
+    monkeypatch.setattr(evaluation, "build", build)
     found = []
     threads = [threading.Thread(target=lambda: found.append(evaluation.baseline()))
                for _ in range(2)]

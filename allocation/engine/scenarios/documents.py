@@ -93,14 +93,18 @@ class DocumentIndex:
     """A baseline's documents by object key, in document order: made once per baseline, so
     each evaluation copies two containers instead of keying every document again."""
 
-    def __init__(self, documents: Sequence[dict]) -> None:
+    def __init__(self, documents: Sequence[dict],
+                 keys: Sequence[ObjectKey] | None = None) -> None:
+        """``keys``, when given, are the documents' keys (``key_of`` of each, in order),
+        which a caller that knows them saves keying every document again."""
         self.documents = documents
         self.order: list[ObjectKey] = []
         self.by_key: dict[ObjectKey, dict] = {}
         self.at: dict[ObjectKey, int] = {}  # the index in ``documents`` of by_key's document
         self.shadowed: list[int] = []  # indexes of documents a later one of their key replaced
-        for at, doc in enumerate(documents):
-            key = key_of(doc)
+        if keys is None:
+            keys = [key_of(doc) for doc in documents]
+        for at, (key, doc) in enumerate(zip(keys, documents, strict=True)):
             if key not in self.by_key:
                 self.order.append(key)
             else:

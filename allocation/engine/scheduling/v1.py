@@ -23,6 +23,7 @@ per node per pod would dominate the time.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -80,7 +81,11 @@ class V1Scheduling:
         self._rendered: dict[tuple, tuple[list[dict], v1_explain.Rendered]] = {}
         self._pool_keys: dict[str, tuple] = {}
         self._node_docs: dict[int, tuple] = {}
-        self._memo = v1_explain.RequestMemo(self._node_state, v1_views.same_node_state)
+        # the memo calls back weakly: no cycle, so a scheduler nothing uses is freed by
+        # reference counting (a console's baseline is frozen: docs/scenarios.md)
+        node_state = weakref.WeakMethod(self._node_state)
+        self._memo = v1_explain.RequestMemo(lambda *args: node_state()(*args),
+                                            v1_views.same_node_state)
         # FailedScheduling events this half's _fail recorded: they change no node's answer,
         # so _unchanged does not count them (pending pods of two signatures alternate)
         self._own_events = 0

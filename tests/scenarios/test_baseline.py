@@ -1,0 +1,112 @@
+"""scenarios.baseline: a baseline caught up from the change log is the baseline a build
+from every stored row makes, and so are the scenarios evaluated on it."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+from django.utils import timezone
+
+from allocation.engine.manifests import InvalidManifests
+from allocation.engine.scenarios import ChangeError, evaluate
+from allocation.services import changes
+from allocation.services.manifests import import_texts
+from allocation.services.reconcile import reconcile
+from scenarios import baseline as baselines
+from scenarios import evaluation
+from tests import factories as f
+from tests.allocation.engine.scenarios.test_fork import _random_changes
+from tests.random_writes import BASE, RandomWrites, seed_node
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_now(monkeypatch):
+    """One clock for every baseline and pass, so a catch-up and a build settle alike."""
+    monkeypatch.setattr(timezone, "now", lambda: NOW)
+    evaluation.clear_caches()
+    yield
+    evaluation.clear_caches()
+
+
+def _manifests(base: baselines.Baseline) -> list[dict]:
+    return [o.to_manifest() for o in base.simulation.state.all_objects()]
+
+
+def _same_as_built(base: baselines.Baseline) -> None:
+    built = baselines.build()
+    assert base.revision == built.revision
+    assert base.positions == built.positions
+    assert base.documents == built.documents
+    assert base.outcome == built.outcome
+    assert _manifests(base) == _manifests(built)
+    # quiet only when the settle changed nothing as written: a catch-up also counts a new
+    # row the worker will write again in its own form (a build takes every row as it is)
+    assert built.quiet or not base.quiet
+    state, other = base.simulation.state, built.simulation.state
+    assert state.node_order == other.node_order
+    assert {k: i.usage() for k, i in state.inventory_index.items()} == {
+        k: i.usage() for k, i in other.inventory_index.items()}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_caught_up_baselines_are_the_baselines_a_build_makes(seed):
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    reconcile(now=NOW)
+    rng = random.Random(seed)
+    writes, caught = RandomWrites(rng), 0
+    assert evaluation.baseline().caught_up is None  # the first one is built
+    for _step in range(10):
+        writes.step()
+        if rng.random() < 0.7:
+            reconcile(now=NOW)  # the worker's pass; or not yet: a baseline not quiet
+        base = evaluation.baseline()
+        caught += base.caught_up is not None
+        _same_as_built(base)
+        documents = base.documents
+        for _ in range(2):
+            scenario = _random_changes(rng, documents)
+            try:
+                expected = evaluate(documents, scenario, baseline=base.outcome, now=base.now,
+                                    settled=baselines.build().simulation,
+                                    base_source="stored", positions=base.positions)
+            except (ChangeError, InvalidManifests):
+                continue
+            actual, _base = evaluation.evaluate_changes(scenario)
+            assert actual.outcome == expected.outcome, scenario
+            assert actual.documents() == expected.documents(), scenario
+    assert caught >= 5  # most were caught up, not built
+
+
+def test_only_a_quiet_baseline_is_caught_up_from():
+    import_texts([("a.yaml", f.to_yaml([f.resource_class(), *seed_node("n0")]))])
+    reconcile(now=NOW)
+    quiet = evaluation.baseline()
+    assert quiet.quiet
+    import_texts([("b.yaml", f.to_yaml([f.claim("c1"), f.pod("p1", claims={"g": "c1"})]))])
+    placed = evaluation.baseline()  # its settle places p1, which the rows do not say yet
+    assert placed.caught_up == 2 and not placed.quiet
+    assert evaluation._quiet is quiet
+    reconcile(now=NOW)  # the worker places p1 as the baseline did
+    after = evaluation.baseline()
+    assert after.quiet and after.caught_up is not None
+    assert after.outcome == placed.outcome
+    _same_as_built(after)
+
+
+def test_a_quiet_baseline_behind_the_pruned_log_is_built_again(monkeypatch):
+    import_texts([("a.yaml", f.to_yaml([f.resource_class(), *seed_node("n0")]))])
+    reconcile(now=NOW)
+    assert evaluation.baseline().quiet
+    monkeypatch.setattr(changes, "KEEP", 1)
+    monkeypatch.setattr(changes, "_PRUNE_EVERY", 1)
+    for i in range(3):
+        import_texts([(f"{i}.yaml", f.to_yaml([f.node(f"x{i}")]))])
+    base = evaluation.baseline()
+    assert base.caught_up is None
+    _same_as_built(base)
