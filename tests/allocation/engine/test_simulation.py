@@ -133,3 +133,25 @@ def test_simulate_writes_a_piece_before_every_document_is_made(monkeypatch, tmp_
         sim_module.simulate_to(write, [str(path)], output=output)
         assert when[0] < len(made) == 8
         assert "".join(pieces) == sim_module.simulate_files([str(path)], output=output)
+
+
+@pytest.mark.parametrize("example", ["demo.yaml", "v1-gpus.yaml"])
+def test_a_settled_simulation_and_its_forks_are_freed_by_reference_counting(example):
+    """No reference cycle holds a state or a controller: a console keeps its baseline frozen
+    out of the cyclic collector's sight (docs/scenarios.md, "The baseline"), so a baseline
+    it replaces is freed only if reference counting alone frees it."""
+    import gc
+    import weakref
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "examples" / example).read_text()
+    simulation = sim_module.simulate(load_texts([(example, text)]))
+    fork = simulation.fork()
+    fork.settle()
+    refs = [weakref.ref(x) for s in (simulation, fork) for x in (s, s.state, *s.controllers)]
+    gc.disable()
+    try:
+        del simulation, fork
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        gc.enable()
