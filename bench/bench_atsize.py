@@ -18,7 +18,8 @@ port: the channel layer that carries announcements between processes):
   process's CPU time and bytes;
 * **fork** (``POST /scenarios/new/``) and **a drop** (``POST`` of a pin-pod change until the
   re-rendered planner body is back: the first evaluation reads the baseline, the next ones
-  fork it), wall and the web process's CPU time;
+  fork it), wall and the web process's CPU time; then one more API write, placed by the
+  worker, and the scenario's page again (its baseline caught up from the change log);
 * **peak RSS** of the web and the worker process (``VmHWM``).
 
 The workload is the generator's named-GPU cluster with 10 devices per node instead of 8, so
@@ -205,7 +206,7 @@ def measure(size: str, dialect: str) -> dict:
         result["writes"] = asyncio.run(_writes(http, dialect))
         web_cpu = lambda: _proc(web.pid)["cpu_s"]  # noqa: E731
         result["pages"] = _pages(http, web_cpu)
-        result["scenario"] = _scenario(http, web_cpu, nodes)
+        result["scenario"] = _scenario(http, web_cpu, nodes, dialect)
         result["rss_mb"] = {"web": _proc(web.pid)["rss_mb"], "worker": _proc(worker.pid)["rss_mb"]}
         return result
     finally:
@@ -297,7 +298,7 @@ def _pages(http: _Http, web_cpu) -> dict:
     return found
 
 
-def _scenario(http: _Http, web_cpu, nodes: int) -> dict:
+def _scenario(http: _Http, web_cpu, nodes: int, dialect: str) -> dict:
     from scenarios.models import Scenario
 
     start = time.perf_counter()
@@ -316,8 +317,18 @@ def _scenario(http: _Http, web_cpu, nodes: int) -> dict:
             "op": "pin-pod", "pod": "default/pod-00000", "node": target})
         drops.append({"s": seconds, "cpu_s": web_cpu() - before, "status": status,
                       "refused": b'data-refused="true"' in body, "kb": len(body) / 1024})
+    # a write moves the baseline on: the page's next view catches the baseline up from the
+    # change log rather than building it again (docs/scenarios.md, "The baseline")
+    from allocation.models import PodSummary
+
+    http.api_post("/api/pods/", _pod("bench-after-fork", dialect))
+    _wait(lambda: PodSummary.objects.filter(name="bench-after-fork").exclude(node="").exists(),
+          600, 0.01)
+    before = web_cpu()
+    after_write = http.get(f"/scenarios/{scenario.pk}/")[0]
     return {"fork_s": fork, "first_view_s": first_view, "first_view_cpu_s": first_cpu,
-            "drops": drops}
+            "drops": drops, "after_write_s": after_write,
+            "after_write_cpu_s": web_cpu() - before}
 
 
 def main() -> None:
@@ -354,7 +365,9 @@ def _print(r: dict) -> None:
                       f"{', refused' if d.get('refused') else ''})" for d in scenario["drops"])
     print(f"  fork {scenario['fork_s'] * 1000:.0f} ms | its page, first "
           f"{scenario['first_view_s']:.1f} s ({scenario['first_view_cpu_s']:.1f} CPU-s) | "
-          f"drop to updated view: {drops} ms (web CPU ms)")
+          f"drop to updated view: {drops} ms (web CPU ms) | its page after a write "
+          f"(baseline caught up) {scenario['after_write_s']:.2f} s "
+          f"({scenario['after_write_cpu_s']:.2f} CPU-s)")
     print(f"  peak RSS: web {r['rss_mb']['web']:.0f} MB, worker {r['rss_mb']['worker']:.0f} MB")
 
 

@@ -30,7 +30,7 @@ from allocation.engine.events import VirtualClock
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.objects import ObjectKey
 from allocation.engine.scenarios import Outcome, summarize
-from allocation.engine.scenarios.checks import base_passes
+from allocation.engine.scenarios.checks import base_passes, carried_passes
 from allocation.engine.scenarios.documents import DocumentIndex, key_of
 from allocation.engine.simulation import Simulation
 from allocation.services import cluster
@@ -100,7 +100,7 @@ def caught_up(quiet: Baseline) -> Baseline | None:
         state = simulation.state
         documents, positions, keys = _documents(quiet, state)
         return _settled(kept.revision, documents, positions, simulation, now,
-                        kept.caught_up, keys)
+                        kept.caught_up, keys, quiet)
 
 
 def _documents(quiet: Baseline, state) -> tuple[list[dict], list[int], list[ObjectKey]]:
@@ -138,13 +138,19 @@ def _stored_at(obj) -> int | None:
 
 def _settled(revision: int, documents: list[dict], positions: list[int],
              simulation: Simulation, now: datetime, caught: int | None,
-             keys: list[ObjectKey]) -> Baseline:
-    """Settle ``simulation`` (the stored cluster at ``revision``, built or caught up) and
-    make its baseline, finding whether it is quiet."""
+             keys: list[ObjectKey], quiet: Baseline | None = None) -> Baseline:
+    """Settle ``simulation`` (the stored cluster at ``revision``, built, or caught up from
+    ``quiet``) and make its baseline, finding whether it is quiet. A caught-up one's
+    summary and whole-cluster checks are the quiet one's with what differs made again."""
     simulation.settle()
     state = simulation.state
-    outcome = summarize(state)
-    base_passes(state)  # here, not in the first drop (scenarios/checks.py)
+    if quiet is None:
+        outcome = summarize(state)
+        base_passes(state)  # here, not in the first drop (scenarios/checks.py)
+    else:
+        before = quiet.simulation.state
+        outcome = summarize(state, quiet.outcome, state.changed, before)
+        carried_passes(before, state)
     return Baseline(revision, documents, positions, DocumentIndex(documents, keys),
                     simulation, outcome, now, _quiet(state, revision), caught)
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from allocation.engine.objects import KObject, ObjectKey
     from allocation.engine.state import ClusterState
 
-__all__ = ["passes", "base_passes", "fork_passes", "check_fork_input"]
+__all__ = ["passes", "base_passes", "carried_passes", "fork_passes", "check_fork_input"]
 
 _V1_CLAIM_KINDS = (kinds.RESOURCE_CLAIM_V1, kinds.RESOURCE_CLAIM_TEMPLATE_V1)
 _CLAIM_KINDS = (*_V1_CLAIM_KINDS, kinds.RESOURCE_CLAIM, kinds.RESOURCE_CLAIM_TEMPLATE)
@@ -68,6 +68,47 @@ def base_passes(base: ClusterState) -> bool:
         found = _clean[base] = passes(list(base.objects.values()))
         _index(base)  # what fork_passes looks up, also made now rather than in a drop
         _input_passes(base)  # what check_fork_input asks, also now
+    return found
+
+
+def carried_passes(base: ClusterState, state: ClusterState) -> bool:
+    """:func:`base_passes` of ``state``, a fork of ``base`` that took changes and settled
+    (a console's baseline caught up from the change log), judged on the objects that
+    differ from ``base``'s as a scenario's fork is (:func:`fork_passes`), with the indexes
+    ``fork_passes`` looks up carried over from ``base``'s rather than made again.
+
+    Returns:
+        What ``base_passes(state)`` answers.
+    """
+    found = _clean.get(state)
+    if found is not None:
+        return found
+    before, after = base.objects, state.objects
+    fresh = [obj for key, obj in after.items() if before.get(key) is not obj]
+    gone = [key for key in before if key not in after]
+    found = _clean[state] = fork_passes(base, state, fresh, gone)
+    namespaces, uids = _index(base)
+    if any(o.kind_name == kinds.NAMESPACE.name for o in fresh) or any(
+            k.kind == kinds.NAMESPACE.name for k in gone):
+        namespaces = [k for k, o in after.items() if o.kind_name == kinds.NAMESPACE.name]
+    uids = dict(uids)  # base's lists are shared until changed, then replaced
+    for key in [*gone, *(o.key for o in fresh)]:
+        old = before.get(key)
+        if old is not None and old.meta.uid:
+            left = [k for k in uids[old.meta.uid] if k != key]
+            if left:
+                uids[old.meta.uid] = left
+            else:
+                del uids[old.meta.uid]
+    for obj in fresh:
+        if obj.meta.uid:
+            uids[obj.meta.uid] = [*uids.get(obj.meta.uid, ()), obj.key]
+    _indexes[state] = (namespaces, uids)
+    if _input_passes(base) and not any(key.kind == kinds.NODE.name for key in gone):
+        probe = state.fork()
+        problems = len(probe.problems)
+        check_input(probe, fresh)
+        _input_clean[state] = len(probe.problems) == problems
     return found
 
 

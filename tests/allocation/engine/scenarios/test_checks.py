@@ -14,8 +14,10 @@ from allocation.engine.events import DEFAULT_START
 from allocation.engine.input_status import check_input
 from allocation.engine.manifests import load_documents
 from allocation.engine.objects import ObjectKey
+from allocation.engine.scenarios import checks
 from allocation.engine.scenarios.checks import (
     base_passes,
+    carried_passes,
     check_fork_input,
     fork_passes,
     passes,
@@ -118,3 +120,35 @@ def _input_judged(base, documents: list[dict], remove=()) -> tuple[bool, bool]:
 def test_the_fork_input_check_answers_as_over_every_object(documents, remove, expected):
     base = _input_base()
     assert _input_judged(base, documents, remove) == (expected, expected)
+
+
+def _first(state, kind: str) -> ObjectKey:
+    return next(k for k in state.objects if k.kind == kind)
+
+
+@pytest.mark.parametrize(("documents", "remove"), [
+    ([_pod("ok", [{"name": "gpu", "resourceClaimTemplateName": "whole-gpu"}])], ()),
+    ([_pod("mixed", [{"name": "a", "resourceClaimTemplateName": "whole-gpu"},
+                     {"name": "b", "resourceClaimTemplateName": "seed-gpu"}])], ()),
+    ([_pod("twin", [], uid="seed-uid")], ()),
+    ([_pod("own", [], uid="own-uid")], ("Pod",)),
+    ([], ("ResourceClaimTemplate",)),
+    ([], ("Node",)),
+    ([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "extra"}}], ()),
+])
+def test_checks_carried_to_a_changed_fork_are_the_checks_made_afresh(documents, remove):
+    """A baseline caught up from the change log (a fork of the last one that took changes
+    and settled) gets its checks and their indexes from the last one's."""
+    _documents, base = _base()
+    assert base_passes(base.state)
+    fresh = load_documents(("stored", d) for d in documents).objects
+    fork = base.state.fork()
+    apply_changes(fork, [_first(base.state, kind) for kind in remove], fresh)
+    again = fork.fork()  # the same objects, nothing carried over
+    assert carried_passes(base.state, fork) == base_passes(again)
+    namespaces, uids = checks._index(fork)
+    expected_namespaces, expected_uids = checks._index(again)
+    assert sorted(namespaces) == sorted(expected_namespaces)
+    assert {u: sorted(k) for u, k in uids.items()} == {
+        u: sorted(k) for u, k in expected_uids.items()}
+    assert checks._input_passes(fork) == checks._input_passes(again)
