@@ -199,14 +199,16 @@ def measure(size: str, dialect: str) -> dict:
         result["first_pass"] = {"wall_s": first, "cpu_s": _proc(worker.pid)["cpu_s"]}
 
         web = subprocess.Popen([*manage, "runserver", "--noreload", f"127.0.0.1:{web_port}"],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               env=env, stdout=subprocess.DEVNULL,
+                               stderr=open(tmp / "web.log", "w"))  # noqa: SIM115
         running.append(web)
         http = _signed_in(f"http://127.0.0.1:{web_port}")
         _wait(lambda: _up(http), timeout=120, step=0.2)
         result["writes"] = asyncio.run(_writes(http, dialect))
         web_cpu = lambda: _proc(web.pid)["cpu_s"]  # noqa: E731
         result["pages"] = _pages(http, web_cpu)
-        result["scenario"] = _scenario(http, web_cpu, nodes, dialect)
+        result["scenario"] = _scenario(http, web_cpu, nodes, dialect,
+                                       lambda: _proc(web.pid)["rss_mb"])
         result["rss_mb"] = {"web": _proc(web.pid)["rss_mb"], "worker": _proc(worker.pid)["rss_mb"]}
         return result
     finally:
@@ -298,7 +300,7 @@ def _pages(http: _Http, web_cpu) -> dict:
     return found
 
 
-def _scenario(http: _Http, web_cpu, nodes: int, dialect: str) -> dict:
+def _scenario(http: _Http, web_cpu, nodes: int, dialect: str, web_peak) -> dict:
     from scenarios.models import Scenario
 
     start = time.perf_counter()
@@ -321,6 +323,7 @@ def _scenario(http: _Http, web_cpu, nodes: int, dialect: str) -> dict:
     # change log rather than building it again (docs/scenarios.md, "The baseline")
     from allocation.models import PodSummary
 
+    peak_before = web_peak()
     http.api_post("/api/pods/", _pod("bench-after-fork", dialect))
     _wait(lambda: PodSummary.objects.filter(name="bench-after-fork").exclude(node="").exists(),
           600, 0.01)
@@ -328,7 +331,7 @@ def _scenario(http: _Http, web_cpu, nodes: int, dialect: str) -> dict:
     after_write = http.get(f"/scenarios/{scenario.pk}/")[0]
     return {"fork_s": fork, "first_view_s": first_view, "first_view_cpu_s": first_cpu,
             "drops": drops, "after_write_s": after_write,
-            "after_write_cpu_s": web_cpu() - before}
+            "after_write_cpu_s": web_cpu() - before, "web_peak_before_write_mb": peak_before}
 
 
 def main() -> None:
@@ -368,6 +371,7 @@ def _print(r: dict) -> None:
           f"drop to updated view: {drops} ms (web CPU ms) | its page after a write "
           f"(baseline caught up) {scenario['after_write_s']:.2f} s "
           f"({scenario['after_write_cpu_s']:.2f} CPU-s)")
+    print(f"  web peak RSS before that write {scenario['web_peak_before_write_mb']:.0f} MB")
     print(f"  peak RSS: web {r['rss_mb']['web']:.0f} MB, worker {r['rss_mb']['worker']:.0f} MB")
 
 

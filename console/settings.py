@@ -286,6 +286,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
-        for name in ("console", "allocation", "bench")
+        for name in ("console", "allocation", "scenarios", "bench")
     },
 }

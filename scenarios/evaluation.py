@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -44,6 +46,7 @@ again while the drop went on (gen0 walks of 50-90 ms a drop at 5,000 nodes, gen1
 50-250): what would free them is the evaluation being dropped from the cache, collected
 then (:func:`_make_room`). Other requests' cyclic garbage is still collected, in fewer,
 larger young collections (docs/console.md, "At size (measured)")."""
+log = logging.getLogger(__name__)
 _young_default = gc.get_threshold()[0]
 _lock = threading.Lock()
 _building = threading.Lock()  # one build at a time: a second would only repeat it
@@ -67,6 +70,7 @@ def baseline() -> Baseline:
                 return _baseline  # made while this request waited
             old, _baseline = _baseline, None
             _evaluations.clear()  # forks of an older baseline: never asked for again
+        started = time.process_time()
         quiet = _quiet
         made = caught_up(quiet) if quiet is not None else None
         del quiet
@@ -87,6 +91,10 @@ def baseline() -> Baseline:
             if made.quiet:
                 _quiet = made
         _young_threshold(len(made.documents) >= _FREEZE_FROM)
+    how = ("built" if made.caught_up is None
+           else f"caught up ({made.caught_up} objects from the change log)")
+    log.info("scenario baseline at revision %s %s in %.2f CPU-s%s", made.revision, how,
+             time.process_time() - started, "" if made.quiet else " (not quiet)")
     return made
 
 

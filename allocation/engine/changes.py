@@ -14,6 +14,10 @@ deallocated: a scenario's ``remove-node``, docs/scenarios.md) are taken out of t
 order, inventories and usage without rebuilding the others: a rebuild would take every
 other claim's devices again, the very ones it holds, and copying every allocated claim to
 do so made a removal touch the whole cluster (every pod and claim then visited again).
+For the same reason a seed claim whose allocation changed (allocated elsewhere, say by the
+worker, and read back by a console's baseline: docs/scenarios.md "The baseline") gives back
+what its old version held and takes what its new one names, in the inventories it
+concerns; only a change of what nodes publish rebuilds them all.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from allocation.engine.input_status import take_result
 from allocation.engine.objects import (
     KObject,
     Node,
@@ -57,26 +62,33 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
     reindex = False
     only_new_pods = True  # nothing that could make a node take what it refused
     pods: list[tuple[Pod | None, Pod | None]] = []
+    released: list[ResourceClaim] = []  # allocated claims whose devices are given back
+    taken: list[ResourceClaim] = []  # allocated claims whose devices are taken
     gone = list(gone)
     removed_nodes = {key.name for key in gone if key.kind == "Node"}
-    unexplained = False  # an indexed change other than a whole node's removal
+    unexplained = False  # a published change other than a whole node's removal
     for key in gone:
         only_new_pods = False
         old = state.objects.get(key)
         if old is not None:
-            if _indexed(old):
+            if _published(old):
                 reindex = True
                 unexplained |= not _on(old, removed_nodes)
+            if _allocated(old):
+                released.append(old)
             pods.append((old if isinstance(old, Pod) else None, None))
             _drop(state, old)
     for obj in objects:
         old = state.objects.get(obj.key)
         only_new_pods &= old is None and isinstance(obj, Pod)
-        if not _same_allocation(old, obj) and (
-                _indexed(obj) or (old is not None and _indexed(old))):
+        if _published(obj) or (old is not None and _published(old)):
             reindex = True
-            # a claim allocated on a removed node, replaced deallocated, is explained
-            unexplained |= _indexed(obj) or not _on(old, removed_nodes)
+            unexplained |= _published(obj) or not _on(old, removed_nodes)
+        elif not _same_allocation(old, obj):
+            if _allocated(old):
+                released.append(old)
+            if _allocated(obj):
+                taken.append(obj)
         if isinstance(obj, Pod) or isinstance(old, Pod):
             pods.append((old if isinstance(old, Pod) else None,
                          obj if isinstance(obj, Pod) else None))
@@ -85,6 +97,8 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
         state.add(obj, index=False)  # a replaced key keeps its place in the dict
     if reindex and not unexplained and _nodes_removable(state, removed_nodes):
         _remove_nodes(state, removed_nodes)
+        if not _retake(state, released, taken):
+            return False
         for old, new in pods:
             if old is not None and _charged(state, old):
                 state.charge(old, old.node_name, -1)
@@ -96,6 +110,8 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
         if len(state.problems) > problems:
             return False
     else:
+        if not _retake(state, released, taken):
+            return False
         for old, new in pods:
             if old is not None and _charged(state, old):
                 state.charge(old, old.node_name, -1)
@@ -109,9 +125,35 @@ def apply_changes(state: ClusterState, gone: Iterable[ObjectKey],
                for _old, p in pods if p is not None)
 
 
-def _indexed(obj: KObject) -> bool:
-    return isinstance(obj, _INDEXED) or (isinstance(obj, ResourceClaim)
-                                         and obj.allocation is not None)
+def _published(obj: KObject) -> bool:
+    """Whether ``obj`` is what nodes publish (the node order and inventories)."""
+    return isinstance(obj, _INDEXED)
+
+
+def _allocated(obj: KObject | None) -> bool:
+    return isinstance(obj, ResourceClaim) and obj.allocation is not None
+
+
+def _retake(state: ClusterState, released: list[ResourceClaim],
+            taken: list[ResourceClaim]) -> bool:
+    """Give back what the ``released`` claims' old versions hold, then take what the
+    ``taken`` ones name, as a rebuild takes every allocated claim (each in the state's own
+    inventory: a fork's are shared until changed).
+
+    Returns:
+        False when a rebuild would report a problem (a device taken twice, a node that
+        publishes no such device): the caller rebuilds, and the rebuild reports it.
+    """
+    for claim in released:
+        for inventory, candidate in claim.allocation.picks:
+            own = state.inventory_for(inventory)
+            if own is not None:
+                own.release(candidate, claim.ref)
+    problems = len(state.problems)
+    for claim in taken:
+        claim.allocation.picks = []
+        take_result(state, claim, record=True)
+    return len(state.problems) == problems
 
 
 def _on(obj: KObject, nodes: set[str]) -> bool:

@@ -13,9 +13,9 @@ and undo"):
 - admin access: only a changed object can newly lack its namespace's label, unless a
   Namespace itself changed (then every object is checked again);
 - uids: a new duplicate involves a changed object's uid;
-- v1 and seed claims: only a changed pod can newly mix them, unless a changed claim or
-  claim template is new or changed dialect (a removed one cannot make a mix), or a
-  PodTemplate changed (then every object is checked again);
+- v1 and seed claims: only a changed pod can newly mix them, or a pod naming a claim or
+  claim template that is new or changed dialect (a removed one cannot make a mix), unless
+  a PodTemplate changed or names such a claim (then every object is checked again);
 - the input's status (``input_status.check_input``: a pod bound to a missing node, a
   reservation a claim cannot hold): only a changed pod or claim can newly fail, unless a
   Node was removed (then every pod and claim is checked again).
@@ -31,6 +31,7 @@ from allocation.engine import kinds
 from allocation.engine.input_status import check_input
 from allocation.engine.manifests import InvalidManifests, LoadResult, cluster_problems
 from allocation.engine.manifests.uids import duplicate_uids
+from allocation.engine.objects import PodTemplate
 from allocation.engine.simulation import refuse_unsimulated_v1
 
 if TYPE_CHECKING:
@@ -159,6 +160,16 @@ def fork_passes(base: ClusterState, fork: ClusterState, fresh: Sequence[KObject]
     if cluster_problems([*namespaces, *fresh]) or duplicate_uids(holders):
         return False
     pods = [obj for obj in fresh if obj.kind_spec == kinds.POD]
+    named = _redialected(base, fresh)
+    if named:
+        if any(_names(entry, template.namespace, named)
+               for template in fork.of_kind(PodTemplate)
+               for entry in _template_entries(template)):
+            return passes(list(fork.objects.values()))
+        pods = list({id(p): p for p in [*pods, *(
+            pod for pod in fork.pods()
+            if any(_names((c.template_name, c.claim_name), pod.namespace, named)
+                   for c in pod.claims))]}.values())
     if not pods:
         return True
     try:
@@ -185,17 +196,37 @@ def _index(base: ClusterState) -> tuple[list[ObjectKey], dict[str, list[ObjectKe
 
 def _wide(base: ClusterState, fresh: Sequence[KObject], gone: Sequence[ObjectKey]) -> bool:
     """Whether the change can make objects it did not touch fail a check."""
-    if any(key.kind in _WIDE for key in gone):
-        return True
+    return (any(key.kind in _WIDE for key in gone)
+            or any(obj.kind_name in _WIDE for obj in fresh))
+
+
+def _redialected(base: ClusterState, fresh: Sequence[KObject]) -> set[tuple]:
+    """(kind, namespace, name) of the claims and claim templates among ``fresh`` that are
+    new or of another dialect than ``base``'s: a pod naming one may newly mix dialects."""
+    found = set()
     for obj in fresh:
-        if obj.kind_name in _WIDE:
-            return True
         if obj.kind_spec in _CLAIM_KINDS:
             before = base.objects.get(obj.key)
             if before is None or (before.kind_spec in _V1_CLAIM_KINDS) != (
                     obj.kind_spec in _V1_CLAIM_KINDS):
-                return True
-    return False
+                found.add((obj.kind_name, obj.namespace, obj.name))
+    return found
+
+
+def _names(entry: tuple, namespace: str | None, named: set[tuple]) -> bool:
+    """Whether a pod's claim entry ``(template name, claim name)`` in ``namespace`` names
+    one of ``named``, as ``refuse_unsimulated_v1`` looks its dialect up."""
+    template, claim = entry
+    key = (("ResourceClaimTemplate", namespace, template) if template
+           else ("ResourceClaim", namespace, claim))
+    return key in named
+
+
+def _template_entries(template: KObject) -> list[tuple]:
+    """A PodTemplate's pods' claim entries, as ``refuse_unsimulated_v1`` reads them."""
+    spec = template.template.get("spec") or {}
+    return [(e.get("resourceClaimTemplateName"), e.get("resourceClaimName"))
+            for e in spec.get("resourceClaims") or () if isinstance(e, dict)]
 
 
 def _claims_of(state: ClusterState, pods: Sequence[KObject]) -> list[KObject]:

@@ -56,21 +56,45 @@ def test_a_claim_whose_reservations_change_keeps_its_devices_without_a_rebuild()
     assert _held(state) == _held(_rebuilt(state))
 
 
-def test_a_claim_holding_other_devices_rebuilds_the_inventories():
+def test_a_claim_holding_other_devices_gives_back_and_takes_without_a_rebuild():
+    """A claim allocated elsewhere (the worker's pass, read back by a console's baseline)
+    changes only the inventories it concerns: the devices its old version held are given
+    back, the ones its new version names are taken."""
     state = _settled()
     document = copy.deepcopy(state.get("ResourceClaim", "default", "p0-gpu").to_manifest())
     other = document["status"]["allocation"]["resourceHandles"][0]["structuredData"]
-    state.remove(state.get("Pod", "default", "p1"))
-    state.remove(state.get("ResourceClaim", "default", "p1-gpu"))
     before = state.inventories["n0"]
     was = other["namedResourcesWithAttributes"]["resources"][0]["id"]
     now = "d1" if was == "d0" else "d0"  # the device p1-gpu held
     other["namedResourcesWithAttributes"]["resources"] = [{"id": now}]
-    assert apply_changes(state, [], [build_object(document)])
-    assert state.inventories["n0"] is not before  # taken again where it now points
+    gone = [state.get("Pod", "default", "p1").key, state.get("ResourceClaim", "default",
+                                                               "p1-gpu").key]
+    assert apply_changes(state, gone, [build_object(document)])
+    assert state.inventories["n0"] is before  # not rebuilt
     claim = state.get("ResourceClaim", "default", "p0-gpu")
     assert [d.id for _inventory, d in claim.allocation.picks] == [now]
     assert _held(state) == _held(_rebuilt(state))
+
+
+def test_a_claim_taking_a_device_another_holds_asks_for_a_rebuild():
+    state = _settled()
+    document = copy.deepcopy(state.get("ResourceClaim", "default", "p0-gpu").to_manifest())
+    taken = state.get("ResourceClaim", "default", "p1-gpu").allocation.picks[0][1].id
+    data = document["status"]["allocation"]["resourceHandles"][0]["structuredData"]
+    data["namedResourcesWithAttributes"]["resources"] = [{"id": taken}]
+    assert not apply_changes(state, [], [build_object(document)])  # a rebuild refuses it
+
+
+def test_a_claim_deallocated_in_a_fork_gives_back_only_in_the_fork():
+    state = _settled()
+    fork = state.fork()
+    document = copy.deepcopy(fork.get("ResourceClaim", "default", "p0-gpu").to_manifest())
+    del document["status"]["allocation"]
+    document["status"].pop("reservedFor", None)
+    assert apply_changes(fork, [], [build_object(document)])
+    assert _held(fork) == _held(_rebuilt(fork))
+    assert _held(state) == _held(_rebuilt(state))  # the parent still holds it
+    assert _held(fork) != _held(state)
 
 
 def test_new_pods_alone_keep_the_epoch_and_anything_else_moves_it():

@@ -89,6 +89,28 @@ def test_a_changed_claim_template_of_another_dialect_checks_every_pod():
     assert _judged(base, [pod, seed], remove=[key]) == (False, False)
 
 
+def test_a_new_claim_of_another_dialect_checks_the_pods_naming_it():
+    """An unchanged pod naming a claim that did not exist mixes dialects once a seed claim
+    of that name comes; a PodTemplate naming it has every object checked."""
+    documents = [d for d in yaml.safe_load_all((ROOT / "examples" / "v1-gpus.yaml")
+                                               .read_text()) if d]
+    waiting = _pod("waiting", [{"name": "a", "resourceClaimTemplateName": "whole-gpu"},
+                               {"name": "b", "resourceClaimName": "later"}])
+    base = simulate(load_documents(("baseline", d) for d in [*documents, waiting]),
+                    now=DEFAULT_START)
+    assert base_passes(base.state)
+    assert _judged(base, [claim("later")]) == (False, False)
+    template = {"apiVersion": "v1", "kind": "PodTemplate",
+                "metadata": {"name": "pt", "namespace": "default"},
+                "template": {"spec": {"containers": [{"name": "c", "image": "x"}],
+                                      "resourceClaims": [
+                                          {"name": "a", "resourceClaimName": "later"}]}}}
+    base = simulate(load_documents(("baseline", d) for d in [*documents, template]),
+                    now=DEFAULT_START)
+    assert base_passes(base.state)
+    assert _judged(base, [claim("later")]) == (True, True)
+
+
 def _input_base():
     documents = [resource_class(), node("n0"), node("n1"), pod("a", node_name="n0"),
                  pod("b", node_name="n1"), claim("c")]
