@@ -334,17 +334,40 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
 
 _NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
 _NO_OVERLOAD = re.compile(r"^No matching overloads found ?: ?(.*)$")
+_INDEX = re.compile(r"^Index error: index=(-?\d+) size=\d+$")
+_TYPES = r"(string|bytes|double|int|uint|bool)"
+_CONVERT = re.compile(rf"^cannot convert {_TYPES} to {_TYPES}$")  # not the quantity's "value"
+_SAME_TEXT = {"divide by zero": "division by zero"}
 
 
 def _go_message(text: str) -> str:
-    """cel-go's wording for the library's common run-time errors."""
+    """cel-go's wording for the library's common run-time errors, as upstream's allocator
+    reports them (checked against cel-go v0.26 through k8s.io/dynamic-resource-allocation
+    v0.34-v0.36)."""
     match = _NOT_FOUND.match(text)
     if match:
         return f"no such key: {match.group(1)}"
     match = _NO_OVERLOAD.match(text)
     if match:
-        return f"no such overload: {match.group(1)}"
-    return text
+        return _no_overload(match.group(1))
+    match = _INDEX.match(text)
+    if match:
+        return f"index out of bounds: {match.group(1)}"
+    match = _CONVERT.match(text)
+    if match:
+        return f"type conversion error from '{match.group(1)}' to '{match.group(2)}'"
+    return _SAME_TEXT.get(text, text)
+
+
+def _no_overload(call: str) -> str:
+    """cel-go names no function for an operator or a standard member function on dyn
+    values (``no such overload``), except ``size`` and operators with an opaque operand
+    (``no such overload: _>_``); the library names the argument types."""
+    name = call.split("(", 1)[0] if not call.startswith("(") else call.split(".", 1)[1]
+    name = name.split("(", 1)[0]
+    if name == "size" or "struct" in call:
+        return f"no such overload: {name}"
+    return "no such overload"
 
 
 def _result_name(value: object) -> str:

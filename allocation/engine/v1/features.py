@@ -238,6 +238,13 @@ class Profile:
         return self._minor <= 35
 
     @cached_property
+    def second_all_subrequest_lists_first(self) -> bool:
+        """[1.35 and before] when subrequests 0 and 1 of a request are both All, the
+        preflight lists for subrequest 1 the devices subrequest 0 selects (upstream looks
+        subrequest i up under subrequest i-1's selector-cache key; fixed in 1.36)."""
+        return self._minor <= 35
+
+    @cached_property
     def counters_count_shared(self) -> bool:
         """[1.36+] a device allocated only through shared results still consumes its
         counters when availability is computed (IsDeviceAllocated)."""

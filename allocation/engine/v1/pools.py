@@ -204,7 +204,7 @@ class SliceIndex:
             _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
         for pid, kept in groups.items():
-            first = kept[0][0]["spec"]["pool"]
+            first = self._first(kept)["spec"]["pool"]
             count = first.get("resourceSliceCount", 1)
             all_slices = None
             if len(kept) != count:
@@ -251,7 +251,7 @@ class SliceIndex:
             _keep_newest(groups, s, node_ok)
         plain: list[Pool] = []
         for pid, kept in groups.items():
-            count = kept[0][0]["spec"]["pool"].get("resourceSliceCount", 1)
+            count = self._first(kept)["spec"]["pool"].get("resourceSliceCount", 1)
             pool = Pool(pid[0], pid[1], incomplete=len(kept) != count, slices=self._views(kept))
             names: set[str] = set()
             for v in pool.slices:
@@ -283,11 +283,22 @@ class SliceIndex:
     def _views(self, kept: list[tuple[dict, frozenset | None]]) -> list[SliceView]:
         views = [SliceView(s, self.devices(s), bool(s["spec"].get("perDeviceNodeSelection")),
                            ok) for s, ok in kept]
-        if self.profile.binding_slices_last_in_pool:
-            views.sort(key=lambda v: (any(d.binding_conditions for d in v.devices), v.name))
-        else:
-            views.sort(key=lambda v: v.name)
+        views.sort(key=lambda v: self._slice_order(v.raw))
         return views
+
+    def _slice_order(self, slice_: dict) -> tuple:
+        """A pool's slices by name, those with binding-condition devices last where
+        ``binding_slices_last_in_pool`` (docs/v1.md, "Pool order")."""
+        name = slice_.get("metadata", {}).get("name", "")
+        if self.profile.binding_slices_last_in_pool:
+            return (any(d.binding_conditions for d in self.devices(slice_)), name)
+        return (name,)
+
+    def _first(self, kept: list[tuple[dict, frozenset | None]]) -> dict:
+        """The pool's first slice in that order: upstream reads the pool's
+        resourceSliceCount from its first slice (in informer order, which the planner
+        takes to be this one), so slices that disagree on it are read the same way."""
+        return min((s for s, _ in kept), key=self._slice_order)
 
     def _build(self, pid, kept, all_slices) -> Pool:
         pool = Pool(pid[0], pid[1])

@@ -181,7 +181,8 @@ def _preflight(search: Search, ci: int, claim: ClaimState) -> None:
             claim.subs[ri] = len(subs)
             least = None
             for si, sub in enumerate(subs):
-                rd = _validate(search, claim, ci, RequestData(sub, req["name"]), sub)
+                rd = _validate(search, claim, ci, RequestData(sub, req["name"]), sub,
+                               _lister(p, claim, ri, si))
                 claim.data[(ri, si)] = rd
                 least = rd.num_devices if least is None else min(least, rd.num_devices)
             minimum += least or 0
@@ -206,8 +207,18 @@ def _preflight(search: Search, ci: int, claim: ClaimState) -> None:
                                   "(unsupported constraint type?)")
 
 
+def _lister(profile, claim: ClaimState, ri: int, si: int) -> RequestData | None:
+    """The subrequest whose selector results an All subrequest's device list uses instead
+    of its own: subrequest 0 for subrequest 1 when 0 is All too
+    (``Profile.second_all_subrequest_lists_first``), else None (its own)."""
+    if si != 1 or not profile.second_all_subrequest_lists_first:
+        return None
+    first = claim.data.get((ri, 0))
+    return first if first is not None and first.all_mode else None
+
+
 def _validate(search: Search, claim: ClaimState, ci: int, rd: RequestData,
-              body: dict) -> RequestData:
+              body: dict, lister: RequestData | None = None) -> RequestData:
     for i, sel in enumerate(body.get("selectors") or ()):
         if not (sel.get("cel") or {}).get("expression"):
             raise AllocationError(f"claim {claim.key}, request {rd.name}, selector #{i}: "
@@ -224,7 +235,7 @@ def _validate(search: Search, claim: ClaimState, ci: int, rd: RequestData,
     rd.selectors = [_compile(search, s, claim.owner, i)[::2] for i, s in
                     enumerate(body.get("selectors") or ())]
     if rd.all_mode:
-        _list_all(search, claim, ci, rd)
+        _list_all(search, claim, ci, rd, lister or rd)
     return rd
 
 
@@ -237,7 +248,10 @@ def _compile(search: Search, selector: dict, owner: str, index: int):
             from exc
 
 
-def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData) -> None:
+def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData,
+              lister: RequestData) -> None:
+    """``rd``'s All device list: every device ``lister`` selects (``rd`` itself but for
+    :func:`_lister`'s quirk) whose capacity can serve ``rd``."""
     for pool in search.pools:
         if pool.incomplete:
             raise AllocationError(f"claim {claim.key}, request {rd.name}: asks for all "
@@ -249,7 +263,7 @@ def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData) -> No
                                   "is currently invalid")
         for view in pool.slices:
             for dev in view.devices:
-                if not search.selectable(claim, rd, view, dev):
+                if not search.selectable(claim, lister, view, dev):
                     continue
                 if search.consumable and search.capacity_reason(rd, dev):
                     continue

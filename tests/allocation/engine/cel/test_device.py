@@ -84,10 +84,27 @@ def test_a_missing_id_is_a_runtime_error() -> None:
 
 
 def test_a_type_mismatch_on_an_attribute_is_a_runtime_error() -> None:
+    # cel-go's words, as upstream's allocator reports them (docs/v1.md "The boundary")
     assert runtime_error('device.attributes["gpu.example.com"].cores > "x"') \
-        == "no such overload: _>_(int64, string)"
+        == "no such overload"
+    assert runtime_error('device.attributes["gpu.example.com"].cores.startsWith("x")') \
+        == "no such overload"
+    assert runtime_error('!device.attributes["gpu.example.com"].model') == "no such overload"
+    assert runtime_error('device.attributes["gpu.example.com"].cores.size() == 1') \
+        == "no such overload: size"
+    assert runtime_error('device.attributes["gpu.example.com"].driverVersion > "1.0.0"') \
+        == "no such overload: _>_"
     assert "no such overload" in runtime_error(
         'device.attributes["gpu.example.com"].model.compareTo(quantity("1")) == 0')
+
+
+def test_arithmetic_index_and_conversion_errors_say_what_cel_go_says() -> None:
+    attr = 'device.attributes["gpu.example.com"]'
+    assert runtime_error(f"{attr}.cores / 0 == 1") == "division by zero"
+    assert runtime_error(f"{attr}.cores % 0 == 1") == "modulus by zero"
+    assert runtime_error(f"[1, 2][{attr}.cores] == 1") == "index out of bounds: 108"
+    assert runtime_error(f"int({attr}.model) == 1") \
+        == "type conversion error from 'string' to 'int'"
 
 
 def test_a_result_that_is_not_bool_is_an_error() -> None:

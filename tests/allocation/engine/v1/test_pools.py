@@ -108,3 +108,19 @@ def test_an_unchanged_slice_keeps_its_devices_and_an_untouched_node_its_pools():
     assert updated.pools_for(NODES[2]) is kept  # node-3 reads nothing that changed
     assert updated.pools_for(NODES[0]) is not old.pools_for(NODES[0])
     assert updated.devices(s2) is parsed
+
+
+@pytest.mark.parametrize("release", ["1.34", "1.35", "1.36"])
+def test_a_pools_slice_count_is_read_from_its_first_slice_by_name(release):
+    # two slices of one generation that disagree on resourceSliceCount (a driver's error):
+    # upstream reads the count of the pool's first slice, which the planner takes by name,
+    # whatever the slices' order in the input
+    a = slice_("a", [device("gpu-0")], pool="p", count=2)
+    b = slice_("b", [device("gpu-1")], pool="p", count=3)
+    for order in ([a, b], [b, a]):
+        index = SliceIndex(order, make_profile(release))
+        assert [p.incomplete for p in index.pools_for(NODES[0])] == [False]
+    index = SliceIndex([slice_("a", [device("gpu-0")], pool="p", count=3),
+                        slice_("b", [device("gpu-1")], pool="p", count=2)],
+                       make_profile(release))
+    assert [p.incomplete for p in index.pools_for(NODES[0])] == [True]

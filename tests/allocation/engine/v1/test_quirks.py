@@ -45,6 +45,22 @@ def test_135_all_subrequest_continues_with_the_first_subrequests_data():
     assert picked(a136.allocate(node(), [c])) == [[("r/all", "d0"), ("r/all", "d1")]]
 
 
+def test_135_second_all_subrequest_lists_the_first_all_subrequests_devices():
+    # upstream's preflight looks subrequest 1 up under subrequest 0's cache key: when both
+    # are All, subrequest 1 lists subrequest 0's matches (d0), not its own (d1); d0 is taken
+    # by the earlier claim, so 1.34/1.35 find nothing where 1.36 takes d1
+    model = 'device.attributes["gpu.example.com"].model == "{}"'.format
+    taken = claim("c0", request("x", "gpu", 1, model("a")))
+    c = claim("c1", first_available("r", request("a", "gpu", 1, model("a"), mode="All"),
+                                    request("b", "gpu", 1, model("b"), mode="All")))
+    devices = [device("d0", model="a"), device("d1", model="b")]
+    for release in ("1.34", "1.35"):
+        assert not allocator([slice_("s", devices)], release=release).allocate(
+            node(), [taken, c]).fits
+    assert picked(allocator([slice_("s", devices)]).allocate(node(), [taken, c])) == [
+        [("x", "d0")], [("r/b", "d1")]]
+
+
 def test_counters_stay_consumed_after_a_taint_refusal_within_one_call():
     counters = slice_("counters", [], count=2, pool="node-1", sharedCounters=[
         {"name": "set", "counters": {"mem": {"value": "4"}}}])
