@@ -263,8 +263,11 @@ def _v1_drivers(state: ClusterState, v1_claims: list[ResourceClaimV1],
                 drivers: dict[str, list[int]]) -> None:
     """Add a driver's resource.k8s.io/v1 devices as ``v1.usage.driver_usage`` counts them
     (its ResourceSlices', in use by ``v1_claims``, ``state``'s v1 claims)."""
+    # the claims' allocations as the documents' status holds them, read in place: a
+    # claim's whole manifest made for each of 40,000 claims was most of a v1 drop
     usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
-                         [c.as_v1() for c in v1_claims if c.allocation is not None])
+                         [{"status": {"allocation": c.allocation}} for c in v1_claims
+                          if c.allocation is not None])
     for driver, (used, total) in usage.items():
         row = drivers.setdefault(driver, [0, 0])
         row[0] += used
