@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
@@ -179,15 +180,13 @@ class KObject:
     def namespace(self) -> str | None:
         return self.meta.namespace
 
-    @property
+    @cached_property
     def key(self) -> ObjectKey:
         """``(kind, namespace, name)``: made once (an object's identity never changes; a
-        copy made by ``ClusterState.writable`` shares it)."""
-        key = self.__dict__.get("_key")
-        if key is None:
-            key = self.__dict__["_key"] = ObjectKey(self.kind_name, self.meta.namespace,
-                                                    self.meta.name)
-        return key
+        copy made by ``ClusterState.writable`` shares it). Cached in the instance's
+        ``__dict__``, where every later read finds it without a call: a settle reads keys
+        of pods and claims about sixteen times per pod placed."""
+        return ObjectKey(self.kind_name, self.meta.namespace, self.meta.name)
 
     @property
     def kind_name(self) -> str:
