@@ -51,7 +51,10 @@ class PlacementCache(Generic[F]):
 
     def placed(self, key: tuple, epoch: int, index: int) -> None:
         """A pod of ``key`` was placed on node ``index``: its twins start there."""
-        self._cursors[key] = _Cursor(epoch, index)
+        cursor = self._cursors.get(key)
+        if cursor is None or cursor.index != index or cursor.epoch != epoch:
+            # kept when it stands: twins placed on one node in a row make no new cursor
+            self._cursors[key] = _Cursor(epoch, index)
 
     def failed(self, key: tuple, epoch: int, total: int, why: F) -> None:
         """No node fits pods of ``key``: remember ``why`` until the epoch changes."""
