@@ -112,14 +112,22 @@ def commit(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds, picks: Pi
     order: each pending claim's ``Allocated``, then the pod's ``Scheduled``.
     """
     pod = state.writable(pod)
-    by_owner: dict[str, list] = {}
-    for want, pick in zip(needs.wants, picks, strict=True):
-        by_owner.setdefault(want.owner, []).append(pick)
+    node_name = node.name
     pending = []
-    for claim, plan in needs.pending:
+    if len(needs.pending) == 1:  # the common pod: every want, so every pick, is its claim's
+        claim, plan = needs.pending[0]
+        mine = [pick for _want, pick in zip(needs.wants, picks, strict=True)]
         claim = state.writable(claim)
-        _allocate_into(state, claim, plan, node.name, by_owner.get(claim.ref, []))
+        _allocate_into(state, claim, plan, node_name, mine)
         pending.append(claim)
+    else:
+        by_owner: dict[str, list] = {}
+        for want, pick in zip(needs.wants, picks, strict=True):
+            by_owner.setdefault(want.owner, []).append(pick)
+        for claim, plan in needs.pending:
+            claim = state.writable(claim)
+            _allocate_into(state, claim, plan, node_name, by_owner.get(claim.ref, []))
+            pending.append(claim)
     for claim in needs.allocated:
         reserve(state, claim, pod)
     for claim in pending:
