@@ -19,7 +19,7 @@ from allocation.engine.constants import (
 )
 from allocation.engine.faults import each
 from allocation.engine.models import registry
-from allocation.engine.objects import ObjectKey, Pod, ResourceClaim, ResourceClaimTemplate
+from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
 from allocation.engine.objects.meta import json_copy
 from allocation.engine.quiet import Quiet
 
@@ -161,7 +161,7 @@ class _Live:
         self._uids: set[str] | None = None
 
     def pod(self, namespace: str | None, name: str | None) -> Pod | None:
-        pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
+        pod = self._state.get("Pod", namespace, name or "")  # per reservation: no ObjectKey made
         return pod if isinstance(pod, Pod) and not pod.terminated else None
 
     def standing(self, claim: ResourceClaim) -> tuple[list[dict], list[Pod] | None]:

@@ -181,7 +181,7 @@ class Quiet:
         self._gather(state)
         if cls not in self._walked:
             found = self.unknown(state.of_kind(cls))
-            self._maybe.update(obj.key for obj in found)
+            self._maybe.update([obj.key for obj in found])  # a list: no generator step each
             self._walked.add(cls)
             kinds = _kinds_of(cls)
             self._kinds = None if kinds is None or self._kinds is None else \
