@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
@@ -143,6 +142,21 @@ def _put(out: dict, key: str, value: Any, copy_value: Callable[[Any], Any]) -> N
         del out[key]
 
 
+class _Key:
+    """``KObject.key``: made at the first read and kept in the object's ``__dict__``, where
+    every later read finds it without a call (a settle reads the keys of pods and claims
+    about sixteen times per pod placed). ``functools.cached_property`` does the same
+    behind a lock, which cost more than the key at the first read of every claim a settle
+    makes; two threads reading a new object's key at once both make the same key."""
+
+    def __get__(self, obj: KObject | None, owner: type | None = None) -> ObjectKey:
+        if obj is None:
+            return self  # type: ignore[return-value]  # the class's attribute itself
+        meta = obj.meta
+        key = obj.__dict__["key"] = ObjectKey(obj.kind_name, meta.namespace, meta.name)
+        return key
+
+
 class KObject:
     """Base of every engine object: identity, metadata, the input document, its source.
 
@@ -180,13 +194,9 @@ class KObject:
     def namespace(self) -> str | None:
         return self.meta.namespace
 
-    @cached_property
-    def key(self) -> ObjectKey:
-        """``(kind, namespace, name)``: made once (an object's identity never changes; a
-        copy made by ``ClusterState.writable`` shares it). Cached in the instance's
-        ``__dict__``, where every later read finds it without a call: a settle reads keys
-        of pods and claims about sixteen times per pod placed."""
-        return ObjectKey(self.kind_name, self.meta.namespace, self.meta.name)
+    key = _Key()
+    """``(kind, namespace, name)``: made once (an object's identity never changes; a copy
+    made by ``ClusterState.writable`` shares it)."""
 
     @property
     def kind_name(self) -> str:
