@@ -211,17 +211,17 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTe
     ``name``, when given, is ``pod.claim_name(pod_claim_name)`` found already by the caller.
     """
     meta = template.claim_metadata
-    raw = {
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    metadata = {"name": name or pod.claim_name(pod_claim_name), "namespace": pod.namespace}
+    if labels:
+        metadata["labels"] = json_copy(labels)
+    # a template's metadata is most often empty: nothing to copy (a claim is made per pod)
+    metadata["annotations"] = {**json_copy(annotations), POD_CLAIM_NAME_ANNOTATION:
+                               pod_claim_name} if annotations else \
+        {POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
+    metadata["ownerReferences"] = [pod.owner_reference()]
+    return ResourceClaim({
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
-        "metadata": {
-            "name": name or pod.claim_name(pod_claim_name), "namespace": pod.namespace,
-            "labels": json_copy(meta.get("labels") or {}),
-            "annotations": {**json_copy(meta.get("annotations") or {}),
-                            POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
-            "ownerReferences": [pod.owner_reference()],
-        },
+        "metadata": metadata,
         "spec": json_copy(template.claim_spec),  # loaded documents: plain JSON-like data
-    }
-    if not raw["metadata"]["labels"]:
-        del raw["metadata"]["labels"]
-    return ResourceClaim(raw)
+    })
