@@ -21,8 +21,9 @@ F = TypeVar("F")
 def pod_signature(pod: Pod) -> list:
     """What the node checks (``fit.node_refusal``) read of a pod: the start of every
     placement-cache key (the seed's ``PodNeeds.signature``, the v1 scheduler's key)."""
-    return [pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
-            pod.cpu_milli, pod.memory]
+    selector = pod.node_selector  # most pods have none: nothing to sort
+    return [pod.namespace, tuple(sorted(selector.items())) if selector else (),
+            repr(pod.node_affinity), pod.cpu_milli, pod.memory]
 
 
 class _Cursor(NamedTuple):
