@@ -143,17 +143,20 @@ def _put(out: dict, key: str, value: Any, copy_value: Callable[[Any], Any]) -> N
 
 
 class _Key:
-    """``KObject.key``: made at the first read and kept in the object's ``__dict__``, where
-    every later read finds it without a call (a settle reads the keys of pods and claims
-    about sixteen times per pod placed). ``functools.cached_property`` does the same
-    behind a lock, which cost more than the key at the first read of every claim a settle
-    makes; two threads reading a new object's key at once both make the same key."""
+    """``KObject.key``: made at the first read and kept as an attribute of the object,
+    where every later read finds it without a call (a settle reads the keys of pods and
+    claims about sixteen times per pod placed). It is set as an attribute, never through
+    ``__dict__``: naming an object's ``__dict__`` makes CPython (3.11) turn its attributes
+    into a dict, and every attribute read of that object then takes a slower path; keyed
+    through ``__dict__``, every pod and claim was read so (5-7% of a settle's
+    instructions). ``functools.cached_property`` writes ``__dict__``, behind a lock; two
+    threads reading a new object's key at once both make the same key."""
 
     def __get__(self, obj: KObject | None, owner: type | None = None) -> ObjectKey:
         if obj is None:
             return self  # type: ignore[return-value]  # the class's attribute itself
         meta = obj.meta
-        key = obj.__dict__["key"] = ObjectKey(obj.kind_name, meta.namespace, meta.name)
+        key = obj.key = ObjectKey(obj.kind_name, meta.namespace, meta.name)
         return key
 
 
