@@ -95,3 +95,4 @@ def test_a_key_is_made_once_and_read_from_the_object_after():
     key = pod.key
     assert key == ObjectKey("Pod", "default", "p") and vars(pod)["key"] is key
     assert pod.key is key and clone(pod).key is key
+    assert not isinstance(Pod.key, ObjectKey)  # on the class: the descriptor, no error
