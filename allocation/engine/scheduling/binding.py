@@ -62,9 +62,14 @@ def _allocate_into(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan,
                                   available_on_nodes=node_selector_for(node_name),
                                   picks=list(picks))
     claim.driver_name = plan.resource_class.driver_name
+    if len(grouped) == 1:  # one model (the common claim): its finalizer, nothing to sort
+        ((model, _candidates),) = grouped.values()
+        wanted = [model.finalizer]
+    else:
+        wanted = sorted({model.finalizer for model, _ in grouped.values()}
+                        or {STRUCTURED_FINALIZER})
     finalizers = claim.meta.finalizers
-    for finalizer in sorted({model.finalizer for model, _ in grouped.values()}
-                            or {STRUCTURED_FINALIZER}):
+    for finalizer in wanted:
         if finalizer not in finalizers:
             finalizers.append(finalizer)
     claim.pending_reason = None
