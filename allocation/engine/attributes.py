@@ -83,6 +83,27 @@ class AttributeSet:
         """A new set with ``later`` added; on a name clash the later attribute wins."""
         return AttributeSet([*self._items.values(), *later])
 
+    def read_key(self, names: tuple[str, ...]) -> tuple:
+        """What the attributes called ``names`` are, as a key that hashes and compares in C:
+        per name, None when absent, else the type and the value, a quantity's as its exact
+        ratio. Two sets give equal keys exactly when those attributes are equal (``true``
+        and ``1`` differ by type; ``80Gi`` and ``85899345920`` are one quantity). A
+        selector's result cache is keyed on it (docs/cel.md, "Result cache"): hashing the
+        attributes themselves ran a quantity's ``Fraction`` hash and equality in Python,
+        once for every device a selector was asked about."""
+        items = self._items
+        key = []
+        for name in names:
+            attribute = items.get(name)
+            if attribute is None:
+                key.append(None)
+                continue
+            value = attribute.value
+            if value.__class__ is Quantity:
+                value = value.value.as_integer_ratio()
+            key.append((attribute.type, value))
+        return tuple(key)
+
     def cel_activation(self) -> dict[str, dict[str, object]]:
         """The CEL variables for a selector over these attributes (built once, do not mutate)."""
         if self._activation is None:

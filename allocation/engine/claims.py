@@ -19,7 +19,7 @@ from allocation.engine.constants import (
 )
 from allocation.engine.faults import each
 from allocation.engine.models import registry
-from allocation.engine.objects import ObjectKey, Pod, ResourceClaim, ResourceClaimTemplate
+from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate
 from allocation.engine.objects.meta import json_copy
 from allocation.engine.quiet import Quiet
 
@@ -161,7 +161,7 @@ class _Live:
         self._uids: set[str] | None = None
 
     def pod(self, namespace: str | None, name: str | None) -> Pod | None:
-        pod = self._state.objects.get(ObjectKey("Pod", namespace, name or ""))
+        pod = self._state.get("Pod", namespace, name or "")  # per reservation: no ObjectKey made
         return pod if isinstance(pod, Pod) and not pod.terminated else None
 
     def standing(self, claim: ResourceClaim) -> tuple[list[dict], list[Pod] | None]:
@@ -211,17 +211,17 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTe
     ``name``, when given, is ``pod.claim_name(pod_claim_name)`` found already by the caller.
     """
     meta = template.claim_metadata
-    raw = {
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    metadata = {"name": name or pod.claim_name(pod_claim_name), "namespace": pod.namespace}
+    if labels:
+        metadata["labels"] = json_copy(labels)
+    # a template's metadata is most often empty: nothing to copy (a claim is made per pod)
+    metadata["annotations"] = {**json_copy(annotations), POD_CLAIM_NAME_ANNOTATION:
+                               pod_claim_name} if annotations else \
+        {POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
+    metadata["ownerReferences"] = [pod.owner_reference()]
+    return ResourceClaim({
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
-        "metadata": {
-            "name": name or pod.claim_name(pod_claim_name), "namespace": pod.namespace,
-            "labels": json_copy(meta.get("labels") or {}),
-            "annotations": {**json_copy(meta.get("annotations") or {}),
-                            POD_CLAIM_NAME_ANNOTATION: pod_claim_name},
-            "ownerReferences": [pod.owner_reference()],
-        },
+        "metadata": metadata,
         "spec": json_copy(template.claim_spec),  # loaded documents: plain JSON-like data
-    }
-    if not raw["metadata"]["labels"]:
-        del raw["metadata"]["labels"]
-    return ResourceClaim(raw)
+    })

@@ -181,7 +181,7 @@ class Quiet:
         self._gather(state)
         if cls not in self._walked:
             found = self.unknown(state.of_kind(cls))
-            self._maybe.update(obj.key for obj in found)
+            self._maybe.update([obj.key for obj in found])  # a list: no generator step each
             self._walked.add(cls)
             kinds = _kinds_of(cls)
             self._kinds = None if kinds is None or self._kinds is None else \
@@ -226,8 +226,12 @@ class Quiet:
         last = {key: place for place, key in enumerate(touched[start:], start)}
         for obj, deps, mark in after:
             key = obj.key
-            if (objects.get(key) is obj and last.get(key, -1) < mark
-                    and all(last.get(dep, -1) < mark for dep in deps)):
+            if objects.get(key) is not obj or last.get(key, -1) >= mark:
+                continue
+            for dep in deps:  # a loop, not all() over a generator: asked per pod bound
+                if last.get(dep, -1) >= mark:
+                    break
+            else:
                 self.remember(obj, deps)
 
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:

@@ -198,11 +198,13 @@ class Scheduler:
         known from the next pass unless the pod, a claim or the context changes meanwhile
         (``Quiet.remember_after``), so large clusters are not visited twice. A claim
         marked for deallocation is left to that visit, which refuses it (``pod_needs``)."""
-        if any(claim.deallocation_requested for claim, _plan in needs.pending):
-            return
-        self.quiet.remember_after(state, state.objects[pod.key], [
-            *(c.key for c in needs.allocated), *(c.key for c, _plan in needs.pending),
-            context_key(pod)])
+        deps = [claim.key for claim in needs.allocated]
+        for claim, _plan in needs.pending:
+            if claim.deallocation_requested:
+                return
+            deps.append(claim.key)
+        deps.append(context_key(pod))
+        self.quiet.remember_after(state, state.objects[pod.key], deps)
 
     @staticmethod
     def _scan(state: ClusterState, pod: Pod, start: int, total: int) -> Iterable[int]:

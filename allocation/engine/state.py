@@ -55,6 +55,11 @@ class Usage(NamedTuple):
 
 _T = TypeVar("_T", bound=KObject)
 
+# the classes ``add`` asks about per object, as tuples made once (a union written in the
+# call is built again at every call, and every claim made from a template is added)
+_GIVEN_UID = (Pod, ResourceClaim)  # given a stable uid when they have none
+_INDEXED = (Node, NodeResourceSlice, NodeResourceCapacity)  # they change the node indexes
+
 
 class NodeInUse(ValueError):
     """A node cannot be removed: pods or allocated claims still use it."""
@@ -234,7 +239,7 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if (isinstance(obj, Pod | ResourceClaim) or obj.kind_spec in kinds.V1_KIND_SET) \
+        if (isinstance(obj, _GIVEN_UID) or obj.kind_spec in kinds.V1_KIND_SET) \
                 and not obj.meta.uid:
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         key = obj.key
@@ -250,7 +255,7 @@ class ClusterState:
         self.touched.append(key)
         if self._owned is not None:
             self._owned.add(key)
-        if index and isinstance(obj, Node | NodeResourceSlice | NodeResourceCapacity):
+        if index and isinstance(obj, _INDEXED):
             self.reindex()
 
     def remove(self, obj: KObject) -> None:

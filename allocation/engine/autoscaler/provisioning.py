@@ -132,6 +132,9 @@ class ProvisioningController:
 
         def check(pod: Pod) -> None:
             notes = pod.meta.annotations
+            if not notes:  # most pods: nothing to tell (asked per pod a round touched)
+                self.checked.remember(pod, ())
+                return
             present = [a for a in pair if notes.get(a)]
             if len(present) == 1 and not notes.get(limits.CONSUME_ANNOTATION):
                 missing = next(a for a in pair if a not in present)

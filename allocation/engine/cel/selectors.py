@@ -60,9 +60,8 @@ class Selector:
 
     def evaluate(self, attributes: AttributeSet) -> SelectorOutcome:
         """Whether ``attributes`` match; a run-time error is a non-match carrying its message."""
-        key: object = attributes if self._sorted_reads is None else tuple(
-            attributes.get(name) for name in self._sorted_reads
-        )
+        reads = self._sorted_reads
+        key = attributes if reads is None else attributes.read_key(reads)
         return self._cache.get(key, lambda: self._run(attributes))
 
     def _run(self, attributes: AttributeSet) -> SelectorOutcome:

@@ -130,13 +130,17 @@ class Pod(KObject):
         creates it, ``docs/architecture.md``). An entry given by name alone (a string) is
         the template form.
         """
-        name = entry if isinstance(entry, str) else entry.name
-        if not isinstance(entry, str) and entry.claim_name:
+        if isinstance(entry, str):
+            name = entry
+        elif entry.claim_name:
             return entry.claim_name
-        status = self.claim_status(name)
-        if status is not None and status.get("resourceClaimName"):
-            return status["resourceClaimName"]
-        return f"{self.name}-{name}"
+        else:
+            name = entry.name
+        if self.resource_claim_statuses:  # asked per pod and controller: most pods have none
+            status = self.claim_status(name)
+            if status is not None and status.get("resourceClaimName"):
+                return status["resourceClaimName"]
+        return f"{self.meta.name}-{name}"
 
     def claim_status(self, entry_name: str) -> dict | None:
         """The ``status.resourceClaimStatuses`` entry for the ``spec.resourceClaims`` entry

@@ -35,20 +35,19 @@ def _allocate_into(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan,
                    node_name: str, picks: Picks) -> None:
     """:func:`allocate` into ``claim``, this state's writable version already."""
     handles = []
-    grouped: dict[tuple[str, str], list] = {}
-    models = {}
+    # (driver, model name) -> (model, candidates), in the order first picked
+    grouped: dict[tuple[str, str], tuple] = {}
     for inventory, candidate in picks:
         model = inventory.model
         key = (inventory.driver_name, model.name)
         found = grouped.get(key)
         if found is None:
-            grouped[key] = [candidate]
-            models[key] = model
+            grouped[key] = (model, [candidate])
         else:
-            found.append(candidate)
+            found[1].append(candidate)
     class_parameters = plan.vendor_class_parameters
     claim_parameters = plan.vendor_claim_parameters
-    for (driver, model_name), candidates in grouped.items():
+    for (driver, model_name), (model, candidates) in grouped.items():
         # the keys in this order, those without a value left out (the output's order)
         data = {}
         if class_parameters is not None:
@@ -56,17 +55,23 @@ def _allocate_into(state: ClusterState, claim: ResourceClaim, plan: ClaimPlan,
         if claim_parameters is not None:
             data["vendorClaimParameters"] = claim_parameters
         data["nodeName"] = node_name
-        data[model_name] = models[(driver, model_name)].encode_result(candidates)
+        data[model_name] = model.encode_result(candidates)
         handles.append({"driverName": driver, "structuredData": data})
     claim.allocation = Allocation(handles=handles, shareable=plan.shareable,
                                   node_name=node_name,
                                   available_on_nodes=node_selector_for(node_name),
                                   picks=list(picks))
     claim.driver_name = plan.resource_class.driver_name
-    finalizers = {m.finalizer for m in models.values()} or {STRUCTURED_FINALIZER}
-    for finalizer in sorted(finalizers):
-        if finalizer not in claim.meta.finalizers:
-            claim.meta.finalizers.append(finalizer)
+    if len(grouped) == 1:  # one model (the common claim): its finalizer, nothing to sort
+        ((model, _candidates),) = grouped.values()
+        wanted = [model.finalizer]
+    else:
+        wanted = sorted({model.finalizer for model, _ in grouped.values()}
+                        or {STRUCTURED_FINALIZER})
+    finalizers = claim.meta.finalizers
+    for finalizer in wanted:
+        if finalizer not in finalizers:
+            finalizers.append(finalizer)
     claim.pending_reason = None
     state.events.record(claim, "Normal", "Allocated",
                         f"Allocated on node {node_name}"
@@ -112,14 +117,22 @@ def commit(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds, picks: Pi
     order: each pending claim's ``Allocated``, then the pod's ``Scheduled``.
     """
     pod = state.writable(pod)
-    by_owner: dict[str, list] = {}
-    for want, pick in zip(needs.wants, picks, strict=True):
-        by_owner.setdefault(want.owner, []).append(pick)
+    node_name = node.name
     pending = []
-    for claim, plan in needs.pending:
+    if len(needs.pending) == 1:  # the common pod: every want, so every pick, is its claim's
+        claim, plan = needs.pending[0]
+        mine = [pick for _want, pick in zip(needs.wants, picks, strict=True)]
         claim = state.writable(claim)
-        _allocate_into(state, claim, plan, node.name, by_owner.get(claim.ref, []))
+        _allocate_into(state, claim, plan, node_name, mine)
         pending.append(claim)
+    else:
+        by_owner: dict[str, list] = {}
+        for want, pick in zip(needs.wants, picks, strict=True):
+            by_owner.setdefault(want.owner, []).append(pick)
+        for claim, plan in needs.pending:
+            claim = state.writable(claim)
+            _allocate_into(state, claim, plan, node_name, by_owner.get(claim.ref, []))
+            pending.append(claim)
     for claim in needs.allocated:
         reserve(state, claim, pod)
     for claim in pending:
@@ -135,11 +148,12 @@ def bind(state: ClusterState, pod: Pod, node: Node) -> None:
 
 def _bind_writable(state: ClusterState, pod: Pod, node: Node) -> None:
     """:func:`bind` of ``pod``, this state's writable version already."""
-    if pod.node_name != node.name:
-        pod.node_name = node.name
-        state.charge(pod, node.name, +1)
+    node_name = node.name  # read once: asked per pod bound
+    if pod.node_name != node_name:
+        pod.node_name = node_name
+        state.charge(pod, node_name, +1)
         state.events.record(pod, "Normal", "Scheduled",
-                            f"Successfully assigned {pod.ref} to {node.name}")
+                            f"Successfully assigned {pod.ref} to {node_name}")
     pod.set_condition({"type": "PodScheduled", "status": "True",
                        "lastTransitionTime": state.clock.stamp()})
     pod.meta.annotations.pop(EXPLAIN_ANNOTATION, None)

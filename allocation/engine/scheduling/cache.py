@@ -21,8 +21,9 @@ F = TypeVar("F")
 def pod_signature(pod: Pod) -> list:
     """What the node checks (``fit.node_refusal``) read of a pod: the start of every
     placement-cache key (the seed's ``PodNeeds.signature``, the v1 scheduler's key)."""
-    return [pod.namespace, tuple(sorted(pod.node_selector.items())), repr(pod.node_affinity),
-            pod.cpu_milli, pod.memory]
+    selector = pod.node_selector  # most pods have none: nothing to sort
+    return [pod.namespace, tuple(sorted(selector.items())) if selector else (),
+            repr(pod.node_affinity), pod.cpu_milli, pod.memory]
 
 
 class _Cursor(NamedTuple):
@@ -51,7 +52,10 @@ class PlacementCache(Generic[F]):
 
     def placed(self, key: tuple, epoch: int, index: int) -> None:
         """A pod of ``key`` was placed on node ``index``: its twins start there."""
-        self._cursors[key] = _Cursor(epoch, index)
+        cursor = self._cursors.get(key)
+        if cursor is None or cursor.index != index or cursor.epoch != epoch:
+            # kept when it stands: twins placed on one node in a row make no new cursor
+            self._cursors[key] = _Cursor(epoch, index)
 
     def failed(self, key: tuple, epoch: int, total: int, why: F) -> None:
         """No node fits pods of ``key``: remember ``why`` until the epoch changes."""

@@ -38,6 +38,32 @@ def test_hash_and_equality_include_the_type() -> None:
     assert as_bool != as_int
 
 
+def test_read_key_is_equal_exactly_when_the_read_attributes_are() -> None:
+    def key(*attributes: Attribute, names: tuple[str, ...] = ("memory", "x")) -> tuple:
+        return AttributeSet([Attribute("uuid", "string", str(id(attributes))),
+                             *attributes]).read_key(names)
+
+    big = key(Attribute("memory", "quantity", Quantity.parse("80Gi")))
+    assert big == key(Attribute("memory", "quantity", Quantity.parse("85899345920")))
+    assert hash(big) == hash(key(Attribute("memory", "quantity", Quantity.parse("80Gi"))))
+    assert big != key(Attribute("memory", "quantity", Quantity.parse("40Gi")))
+    assert key(Attribute("memory", "quantity", Quantity.parse("500m"))) == \
+        key(Attribute("memory", "quantity", Quantity.parse("0.5")))
+    assert big != key()  # absent differs from present
+    assert key(Attribute("x", "bool", True)) != key(Attribute("x", "int", 1))
+    assert key(Attribute("x", "version", parse_version("1.2.3"))) == \
+        key(Attribute("x", "version", parse_version("1.2.3")))
+    assert key(names=()) == ()
+
+
+def test_read_key_holds_no_quantity() -> None:
+    """A key hashes and compares in C: a quantity stands as its exact ratio, not as the
+    object whose hash runs ``Fraction``'s in Python."""
+    parts = _set().read_key(("memory", "count", "nope"))
+    assert parts == (("quantity", (16 * 2**30, 1)), ("int", 1), None)
+    assert all(type(part) is tuple or part is None for part in parts)
+
+
 def test_cel_activation_tags_quantities_and_versions() -> None:
     activation = _set().cel_activation()
     assert activation["attributes"]["memory"] == {"__q": "16Gi"}

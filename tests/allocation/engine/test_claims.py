@@ -153,6 +153,25 @@ def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
     assert made.raw["metadata"]["labels"] == {"a": "b"}
     assert made.raw["metadata"]["labels"] is not template.claim_metadata["labels"]
     assert made.meta.annotations == {"n": "x", "resource.kubernetes.io/pod-claim-name": "gpu"}
+    assert list(made.raw["metadata"]) == ["name", "namespace", "labels", "annotations",
+                                          "ownerReferences"]
+
+
+def test_a_template_claim_of_a_template_without_metadata_has_no_labels():
+    from allocation.engine.claims import claim_from_template
+    from allocation.engine.objects import Pod, ResourceClaimTemplate
+
+    for metadata in (None, {}, {"labels": {}, "annotations": {}}):
+        doc = claim_template("t", params="any")
+        if metadata is not None:
+            doc["spec"]["metadata"] = metadata
+        made = claim_from_template(Pod(pod("p", templates={"gpu": "t"})), "gpu",
+                                   ResourceClaimTemplate(doc))
+        assert list(made.raw["metadata"]) == ["name", "namespace", "annotations",
+                                              "ownerReferences"]
+        assert made.raw["metadata"]["annotations"] == {
+            "resource.kubernetes.io/pod-claim-name": "gpu"}
+        assert made.raw["metadata"]["ownerReferences"][0]["name"] == "p"
 
 
 def test_a_claim_is_known_quiet_only_when_each_reservation_is_its_running_pods():

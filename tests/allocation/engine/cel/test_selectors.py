@@ -181,6 +181,16 @@ def test_cache_evaluates_once_per_distinct_read_values() -> None:
     assert stats().evaluations == 2
 
 
+def test_cache_takes_one_quantity_spelled_two_ways_as_one() -> None:
+    # a source no other test compiles: a selector and its results live for the process
+    selector = compile_selector('quantities["memory"] >= "29Gi"')
+    reset_stats()
+    assert selector.evaluate(_device(memory="80Gi")).matched
+    assert selector.evaluate(_device(memory="85899345920")).matched
+    assert not selector.evaluate(_device(memory="16Gi")).matched
+    assert stats().evaluations == 2 and stats().lookups == 3
+
+
 def test_cache_key_includes_the_type() -> None:
     selector = compile_selector("attributes.x == true")
     as_bool = AttributeSet([Attribute("x", "bool", True)])

@@ -37,3 +37,15 @@ def test_a_pods_claim_status_is_found_by_its_entrys_name() -> None:
     assert pod.claim_status("gpu") == {"name": "gpu", "resourceClaimName": "p-gpu-x1"}
     assert pod.claim_status("nic") is None
     assert [pod.claim_name(e) for e in pod.claims] == ["p-gpu-x1", "p-nic"]
+    assert pod.claim_name("gpu") == "p-gpu-x1"
+
+
+def test_a_pods_claim_name_without_statuses() -> None:
+    from allocation.engine.objects.core import Pod
+
+    pod = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+               "spec": {"containers": [{"name": "c"}], "resourceClaims": [
+                   {"name": "gpu", "resourceClaimTemplateName": "t"},
+                   {"name": "nic", "resourceClaimName": "shared-nic"}]}})
+    assert [pod.claim_name(e) for e in pod.claims] == ["p-gpu", "shared-nic"]
+    assert pod.claim_name("gpu") == "p-gpu"

@@ -82,3 +82,17 @@ def test_write_into_sets_what_is_kept_and_drops_what_is_empty():
     copied: dict = {}
     meta.write_into(copied)
     assert copied["labels"] == meta.labels and copied["labels"] is not meta.labels
+
+
+def test_a_key_is_made_once_and_read_from_the_object_after():
+    """``KObject.key`` is kept in the object's ``__dict__`` (read there without a call, as a
+    settle reads keys many times per pod); a copy made for writing shares it."""
+    from allocation.engine.objects import ObjectKey, Pod
+    from allocation.engine.objects.clone import clone
+
+    pod = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}})
+    assert "key" not in vars(pod)
+    key = pod.key
+    assert key == ObjectKey("Pod", "default", "p") and vars(pod)["key"] is key
+    assert pod.key is key and clone(pod).key is key
+    assert not isinstance(Pod.key, ObjectKey)  # on the class: the descriptor, no error
