@@ -6,8 +6,8 @@ building the whole cluster again. :func:`apply_changes` makes the state equal to
 ``ClusterState.build`` of the changed documents: objects in document order (a replaced
 object keeps its place, a new one goes last), node order, inventories and usage rebuilt when
 nodes, seed slices or capacities changed, seed allocations given back and taken again where
-they changed, usage adjusted for pods otherwise. What a rebuild would refuse (a problem naming an object) is not repaired here:
-the caller rebuilds instead.
+they changed, usage adjusted for pods otherwise. What a rebuild would refuse (a problem
+naming an object) is not repaired here: the caller rebuilds instead.
 
 Whole nodes removed (a node with its slices and capacities, the claims allocated there
 deallocated: a scenario's ``remove-node``, docs/scenarios.md) are taken out of the node
