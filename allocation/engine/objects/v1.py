@@ -136,6 +136,7 @@ class ResourceClaimV1(KObject):
                                               devices.get("requests") or ()]
         self.constraints: list[dict] = list(devices.get("constraints") or ())
         self.config: list[dict] = list(devices.get("config") or ())
+        self._spec_key: str | None = None  # spec_key, made when first asked
         self._read_status(raw)
 
     def _read_status(self, raw: dict) -> None:
@@ -171,7 +172,7 @@ class ResourceClaimV1(KObject):
         claim.constraints = list(template.claim_constraints)
         claim.config = list(template.claim_config)
         claim._read_status(raw)
-        claim.__dict__["_spec_key"] = template.claim_spec_key
+        claim._spec_key = template.claim_spec_key
         return claim
 
     @property
@@ -179,9 +180,10 @@ class ResourceClaimV1(KObject):
         """A key equal for equal specs, for the v1 scheduler's caches (computed once: the
         spec is immutable). ``repr``, not sorted JSON: claims from one template repeat its
         key order, and a spec written in another order only misses a cache."""
-        key = self.__dict__.get("_spec_key")
+        # an attribute, never through ``__dict__`` (objects/meta.py ``_Key`` says why)
+        key = self._spec_key
         if key is None:
-            key = self.__dict__["_spec_key"] = repr(self.spec)
+            key = self._spec_key = repr(self.spec)
         return key
 
     @property
@@ -234,6 +236,7 @@ class ResourceClaimTemplateV1(KObject):
         template_meta = spec.get("metadata") or {}
         self.claim_labels: dict[str, str] = dict(template_meta.get("labels") or {})
         self.claim_annotations: dict[str, str] = dict(template_meta.get("annotations") or {})
+        self._claim_spec_key: str | None = None  # claim_spec_key, made when first asked
         devices = _claim_devices(self.claim_spec)
         self.requests: list[DeviceRequest] = [DeviceRequest(r) for r in
                                               devices.get("requests") or ()]
@@ -248,9 +251,9 @@ class ResourceClaimTemplateV1(KObject):
     @property
     def claim_spec_key(self) -> str:
         """``ResourceClaimV1.spec_key`` of the claims made from this template."""
-        key = self.__dict__.get("_claim_spec_key")
+        key = self._claim_spec_key
         if key is None:
-            key = self.__dict__["_claim_spec_key"] = repr(self.claim_spec)
+            key = self._claim_spec_key = repr(self.claim_spec)
         return key
 
     def as_v1(self) -> dict:
