@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -109,13 +110,19 @@ def _attribute_text(value: dict) -> str:
     return str(next(iter(value.values()), "")) if isinstance(value, dict) else str(value)
 
 
-def holders_by_device(state: ClusterState) -> dict[DeviceKey, list[DeviceHolder]]:
-    """Every v1 claim's allocation results, by the device they name (claims in name order)."""
+def holders_by_device(state: ClusterState, pools: Collection[tuple[str, str]] | None = None
+                      ) -> dict[DeviceKey, list[DeviceHolder]]:
+    """Every v1 claim's allocation results, by the device they name (claims in name order);
+    given ``pools`` (``(driver, pool)``), only the results naming a device of one of them:
+    a page drawing a few nodes of thousands links the claims of those alone."""
     found: dict[DeviceKey, list[DeviceHolder]] = defaultdict(list)
-    claims = sorted(state.of_kind(ResourceClaimV1), key=lambda c: c.ref)
-    for claim in claims:
+    held = [(claim, results) for claim in state.of_kind(ResourceClaimV1)
+            if (results := [r for r in claim.results
+                            if pools is None or (r["driver"], r["pool"]) in pools])]
+    held.sort(key=lambda item: item[0].ref)
+    for claim, results in held:
         url = object_url("ResourceClaim", claim.namespace, claim.name)
-        for r in claim.results:
+        for r in results:
             consumed = tuple(sorted((k, str(v)) for k, v in
                                     (r.get("consumedCapacity") or {}).items()))
             found[(r["driver"], r["pool"], r["device"])].append(DeviceHolder(
@@ -203,14 +210,12 @@ def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]
     for piece in pieces:
         by_pool[piece.pool_key].append(piece)
     index = SliceIndex([s.as_v1() for s in pieces], state.profile or make_profile())
-    holders = holders_by_device(state)
-    for name in names:
-        node = state.nodes.get(name)
-        if node is not None:
-            pools = [_pool(pool, name, by_pool[pool.key], holders) for pool in
-                     index.pools_for({"metadata": {"name": name,
-                                                   "labels": dict(node.labels)}})]
-            found[name] = [p for p in pools if p.devices or p.node_local]
+    seen = {name: index.pools_for({"metadata": {"name": name, "labels": dict(node.labels)}})
+            for name in names if (node := state.nodes.get(name)) is not None}
+    holders = holders_by_device(state, {pool.key for pools in seen.values() for pool in pools})
+    for name, pools in seen.items():
+        drawn = [_pool(pool, name, by_pool[pool.key], holders) for pool in pools]
+        found[name] = [p for p in drawn if p.devices or p.node_local]
     return found
 
 
@@ -333,7 +338,7 @@ def slice_view(state: ClusterState, name: str) -> SliceView | None:
     piece = state.get("ResourceSlice", None, name)
     if not isinstance(piece, ResourceSlice):
         return None
-    holders = holders_by_device(state)
+    holders = holders_by_device(state, {piece.pool_key})
     devices = [_device(d, piece.name, piece.driver, piece.pool_name, holders)
                for d in piece.devices]
     counters = [(entry["name"], ", ".join(f"{n} {v['value']}" for n, v in
