@@ -118,3 +118,13 @@ def test_another_nodes_pool_is_not_listed_though_its_counter_slice_is_gathered()
     assert [(p.name, p.node_local) for p in v1_devices.node_pools(state, "n1")] == [
         ("n1", True)]
     assert [p.name for p in v1_devices.nodes_pools(state, ["n1", "n2"])["n2"]] == ["n2"]
+
+
+def test_holders_of_some_pools_are_those_of_every_pool_for_those_pools():
+    state = _state()
+    every = v1_devices.holders_by_device(state)
+    assert every  # the cluster's claims hold devices
+    pool = next(iter(every))[:2]
+    some = v1_devices.holders_by_device(state, {pool})
+    assert some == {key: holders for key, holders in every.items() if key[:2] == pool}
+    assert v1_devices.holders_by_device(state, set()) == {}
