@@ -39,6 +39,8 @@ from allocation.services.store import STORED_FILE, build_state, stored_rows
 
 __all__ = ["Baseline", "build", "caught_up"]
 
+_READS = 3  # tries at reading the rows between two equal revisions (_rows_at_one_revision)
+
 
 @dataclass
 class Baseline:
@@ -67,9 +69,7 @@ def build() -> Baseline:
     """The baseline of the stored cluster now, from every stored row."""
     # an allocation-heavy batch (gcpause.py): 90,000 rows at the large size, then their state
     with paused_gc():
-        with transaction.atomic():  # the revision and the rows belong together
-            current = cluster.revision()
-            rows = stored_rows()
+        current, rows = _rows_at_one_revision()
         now = timezone.now()
         # Events are history, not state: a scenario starts from the objects (this also
         # keeps thousands of old Events out of every evaluation).
@@ -82,6 +82,23 @@ def build() -> Baseline:
         positions = [obj.source.doc for obj in stored]
         keys = [obj.key for obj in stored]
         return _settled(current, documents, positions, Simulation.on(state), now, None, keys)
+
+
+def _rows_at_one_revision() -> tuple[int, list]:
+    """(revision, every stored row at it), read without holding a write lock: the rows are
+    at that revision when no write committed between the two reads of it (every write
+    commits a new revision with its rows). On SQLite a transaction takes the write lock
+    when it begins (console/env.py), so reading 90,000 rows in one held every writer off
+    for a second; on PostgreSQL a transaction at READ COMMITTED does not make several
+    queries one snapshot, and the two reads do. A cluster written to all the while is read
+    in one transaction after a few tries."""
+    for _attempt in range(_READS):
+        before = cluster.revision()
+        rows = stored_rows()
+        if cluster.revision() == before:
+            return before, rows
+    with transaction.atomic():
+        return cluster.revision(), stored_rows()
 
 
 def caught_up(quiet: Baseline) -> Baseline | None:

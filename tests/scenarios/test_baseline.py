@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.scenarios import ChangeError, evaluate
-from allocation.services import changes
+from allocation.services import changes, cluster
 from allocation.services.manifests import import_texts
 from allocation.services.reconcile import reconcile
 from scenarios import baseline as baselines
@@ -110,3 +110,23 @@ def test_a_quiet_baseline_behind_the_pruned_log_is_built_again(monkeypatch):
     base = evaluation.baseline()
     assert base.caught_up is None
     _same_as_built(base)
+
+
+def test_rows_read_while_a_write_commits_are_read_again(monkeypatch):
+    """The rows are read without a transaction's lock, between two reads of the revision:
+    a write committed in between makes them be read again, so a baseline's rows are always
+    those of its revision."""
+    import_texts([("a.yaml", f.to_yaml([f.resource_class(), *seed_node("n0")]))])
+    reconcile(now=NOW)
+    real, writes = baselines.stored_rows, []
+
+    def racing():
+        rows = real()
+        if not writes:  # a write commits after the first read of the rows
+            writes.append(import_texts([("late.yaml", f.to_yaml([f.node("late")]))]))
+        return rows
+
+    monkeypatch.setattr(baselines, "stored_rows", racing)
+    base = baselines.build()
+    assert base.revision == cluster.revision()
+    assert "late" in [d["metadata"]["name"] for d in base.documents]
