@@ -263,23 +263,25 @@ def clusters(draw, release: str = "1.36", gates: str = "") -> Cluster:
 
 
 def schedule(alloc: Allocator, nodes: list[dict], pods: list[list[dict]],
-             on_attempt=None) -> Trace:
+             on_attempt=None, attempts: bool = False) -> Trace:
     """Place ``pods`` as the planner's scheduler does: nodes in name order, the first node
     whose ``allocate`` fits wins and its allocations are committed. A fatal
     ``AllocationError`` leaves the pod pending (upstream: SchedulerError).
 
     ``on_attempt(node, claims, outcome_or_error, committed)`` is called for every node tried,
     before anything of that pod is committed; ``committed`` maps claim keys to the
-    allocations committed so far.
+    allocations committed so far. ``attempts``: each pod's nodes through one
+    ``Allocator.attempt`` (as the scheduler asks), not ``allocate`` per node.
     """
     trace = Trace()
     for pi, claims in enumerate(pods):
         claims = copy.deepcopy(claims)
         placed = None
         tried = []
+        attempt = alloc.attempt(claims) if attempts else None
         for n in sorted(nodes, key=lambda n: n["metadata"]["name"]):
             try:
-                outcome = alloc.allocate(n, claims)
+                outcome = alloc.allocate(n, claims) if attempt is None else attempt.allocate(n)
             except AllocationError as exc:
                 if on_attempt:
                     on_attempt(n, claims, exc, trace.allocations)

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allocation.engine.v1 import AllocationError, Allocator
+from allocation.engine.v1 import allocator as allocator_module
 from allocation.engine.v1 import search as search_module
 from allocation.engine.v1.search import Search
 from allocation.engine.v1.single import first_free
@@ -37,6 +38,7 @@ PROFILES = st.sampled_from(
 def _without_shortcut(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(search_module, "first_free", lambda search: None)
+        patch.setattr(allocator_module, "free_picks", lambda *args: None)
         yield
 
 
@@ -47,7 +49,7 @@ def _alone(claim_doc: dict) -> dict:
     return {**claim_doc, "metadata": {**meta, "name": name, "uid": f"uid-{name}"}}
 
 
-def _run(cluster: Cluster, pods: list[list[dict]]) -> list:
+def _run(cluster: Cluster, pods: list[list[dict]], attempts: bool = False) -> list:
     """Every node tried for every pod, and what it gave: allocations and reason, the
     invocation count, or the fatal error's text."""
     seen = []
@@ -60,7 +62,7 @@ def _run(cluster: Cluster, pods: list[list[dict]]) -> list:
             seen.append((name, outcome.allocations, outcome.reason, outcome.invocations))
 
     alloc = Allocator(cluster.profile, slices=cluster.slices, classes=cluster.classes)
-    trace = schedule(alloc, cluster.nodes, copy.deepcopy(pods), record)
+    trace = schedule(alloc, cluster.nodes, copy.deepcopy(pods), record, attempts)
     return [seen, trace.placements, trace.allocations]
 
 
@@ -81,6 +83,8 @@ def test_the_shortcut_answers_as_the_search_on_random_clusters(data):
     with pytest.MonkeyPatch.context() as monkeypatch, _without_shortcut(monkeypatch):
         expected = _run(cluster, pods)
     assert _run(cluster, pods) == expected
+    # a scheduler's attempt per pod: the shortcut without a Search from its second node on
+    assert _run(cluster, pods, attempts=True) == expected
 
 
 def _planned(a: Allocator, claims: list[dict]) -> Search:
