@@ -1,14 +1,14 @@
 """resource.k8s.io/v1 devices as the pages show them: a node's visible pools, ResourceSlices,
 DeviceClasses (docs/v1.md, docs/console-pages.md).
 
-The pools a node sees are the engine's own (``allocation.engine.v1.pools.SliceIndex``, as the
-scheduler gathers them: slices on the node, network-attached slices selecting it, shared
-counters), so the page shows what the allocator would use. What is held comes from the v1
-claims' written allocations: a result without a ``shareID`` holds its device, one with a
-``shareID`` consumes capacity of a multi-allocatable device, adminAccess results block
-nobody (they are listed, not counted). A device allocated by any result that is not
-adminAccess draws its ``consumesCounters`` from its pool's shared counters once, as in
-1.36 (``Profile.counters_count_shared``).
+The pools a node sees are the engine's own (the state's kept ``SliceIndex``,
+``engine/v1_pools.py``, as the scheduler gathers them: slices on the node, network-attached
+slices selecting it, shared counters), so the page shows what the allocator would use. What
+is held comes from the v1 claims' written allocations: a result without a ``shareID`` holds
+its device, one with a ``shareID`` consumes capacity of a multi-allocatable device,
+adminAccess results block nobody (they are listed, not counted). A device allocated by any
+result that is not adminAccess draws its ``consumesCounters`` from its pool's shared
+counters once, as in 1.36 (``Profile.counters_count_shared``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from fractions import Fraction
 from allocation.engine.objects import DeviceClass, ResourceClaimV1, ResourceSlice
 from allocation.engine.quantity import Quantity
 from allocation.engine.state import ClusterState
-from allocation.engine.v1 import make_profile
-from allocation.engine.v1.pools import Device, Pool, SliceIndex, quantity_value
+from allocation.engine.v1.pools import Device, Pool, quantity_value
+from allocation.engine.v1_pools import slice_index, state_profile
 from allocation.presenters.common import object_url, percent
 
 __all__ = ["DeviceHolder", "CapacityView", "V1Device", "V1CounterBar", "V1Pool",
@@ -209,7 +209,8 @@ def nodes_pools(state: ClusterState, names: list[str]) -> dict[str, list[V1Pool]
     by_pool: dict[tuple[str, str], list[ResourceSlice]] = defaultdict(list)
     for piece in pieces:
         by_pool[piece.pool_key].append(piece)
-    index = SliceIndex([s.as_v1() for s in pieces], state.profile or make_profile())
+    # the state's kept index (the scheduler's own; a fork shares it), not one made per page
+    index = slice_index(state, state_profile(state))
     seen = {name: index.pools_for({"metadata": {"name": name, "labels": dict(node.labels)}})
             for name in names if (node := state.nodes.get(name)) is not None}
     holders = holders_by_device(state, {pool.key for pools in seen.values() for pool in pools})

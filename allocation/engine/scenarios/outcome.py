@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from allocation.engine.objects import Pod, ResourceClaim, ResourceClaimV1, ResourceSlice
 from allocation.engine.v1.results import allocated_node_name
-from allocation.engine.v1.usage import driver_usage
+from allocation.engine.v1.usage import DeviceUsage
 
 if TYPE_CHECKING:
     from allocation.engine.models.base import Inventory
@@ -87,8 +87,7 @@ def summarize(state: ClusterState, base: Outcome | None = None,
             _pod_entry(out, pod)
         for claim in state.claims():
             _claim_entry(out, claim)
-        v1_claims = list(state.of_kind(ResourceClaimV1))
-        for claim in v1_claims:
+        for claim in state.of_kind(ResourceClaimV1):
             _claim_entry(out, claim)
         requests = (obj for obj in state.objects.values() if obj.kind == "ProvisioningRequest")
     else:
@@ -111,7 +110,6 @@ def summarize(state: ClusterState, base: Outcome | None = None,
                 out.requests.pop(ref, None)
                 if obj is not None:
                     requests.append(obj)
-        v1_claims = list(state.of_kind(ResourceClaimV1))
     for obj in requests:
         status = obj.to_manifest().get("status") or {}
         out.requests[f"{obj.namespace}/{obj.name}"] = {
@@ -120,11 +118,11 @@ def summarize(state: ClusterState, base: Outcome | None = None,
     if base is not None and base_state is not None:
         counts = _fork_counts(state, base_state, changed)
     else:
-        counts = _counts(state, v1_claims)
+        counts = _counts(state)
     classes = {name: devices for name, (devices, entries) in counts.classes.items() if entries}
     drivers: dict[str, list[int]] = {name: [used, total] for name, (used, total, entries)
                                      in counts.drivers.items() if entries}
-    _v1_drivers(state, v1_claims, drivers)
+    _v1_drivers(state, drivers, base_state if base is not None else None, changed)
     out.classes = classes
     out.drivers = {name: (used, total) for name, (used, total) in drivers.items()}
     return out
@@ -172,12 +170,12 @@ class _Counts:
 _settled_counts: WeakKeyDictionary[ClusterState, _Counts] = WeakKeyDictionary()
 
 
-def _counts(state: ClusterState, v1_claims: list[ResourceClaimV1]) -> _Counts:
+def _counts(state: ClusterState) -> _Counts:
     """``state``'s counts, from every claim and inventory."""
     counts = _Counts()
     for claim in state.claims():
         counts.claim(claim, 1)
-    for claim in v1_claims:
+    for claim in state.of_kind(ResourceClaimV1):
         counts.claim(claim, 1)
     for inventories in state.inventories.values():
         counts.inventories(inventories, 1)
@@ -192,8 +190,7 @@ def _fork_counts(state: ClusterState, base_state: ClusterState,
     list, and every inventory in it, until it changes one), counted out and in again."""
     settled = _settled_counts.get(base_state)
     if settled is None:
-        settled = _settled_counts[base_state] = _counts(
-            base_state, list(base_state.of_kind(ResourceClaimV1)))
+        settled = _settled_counts[base_state] = _counts(base_state)
     counts = settled.copy()
     for key in changed:
         if key.kind == "ResourceClaim":  # seed and resource.k8s.io/v1 claims alike
@@ -259,19 +256,43 @@ def _class_of(claim: ResourceClaimV1, request: str) -> str:
     return ""
 
 
-def _v1_drivers(state: ClusterState, v1_claims: list[ResourceClaimV1],
-                drivers: dict[str, list[int]]) -> None:
+def _v1_drivers(state: ClusterState, drivers: dict[str, list[int]],
+                base_state: ClusterState | None = None,
+                changed: Collection[ObjectKey] = ()) -> None:
     """Add a driver's resource.k8s.io/v1 devices as ``v1.usage.driver_usage`` counts them
-    (its ResourceSlices', in use by ``v1_claims``, ``state``'s v1 claims)."""
-    # the claims' allocations as the documents' status holds them, read in place: a
-    # claim's whole manifest made for each of 40,000 claims was most of a v1 drop
-    usage = driver_usage([s.raw for s in state.of_kind(ResourceSlice)],
-                         [{"status": {"allocation": c.allocation}} for c in v1_claims
-                          if c.allocation is not None])
+    (its ResourceSlices', in use by ``state``'s v1 claims). With ``base_state`` (the settled
+    state ``state`` was forked from, ``changed`` what the fork changed): from that state's
+    usage (made once per state) and the claims in ``changed``, unless a slice changed."""
+    if base_state is not None and not any(k.kind == "ResourceSlice" for k in changed):
+        settled = _settled_usage.get(base_state)
+        if settled is None:
+            settled = _settled_usage[base_state] = _usage(base_state)
+        claims = [key for key in changed if key.kind == "ResourceClaim"]
+        usage = settled.changed(_allocated([_claim(base_state, key) for key in claims]),
+                                _allocated([_claim(state, key) for key in claims]))
+    else:
+        usage = _usage(state).totals
     for driver, (used, total) in usage.items():
         row = drivers.setdefault(driver, [0, 0])
         row[0] += used
         row[1] += total
+
+
+_settled_usage: WeakKeyDictionary[ClusterState, DeviceUsage] = WeakKeyDictionary()
+
+
+def _usage(state: ClusterState) -> DeviceUsage:
+    """The v1 device usage of ``state``: every slice, every allocated v1 claim."""
+    return DeviceUsage([s.raw for s in state.of_kind(ResourceSlice)],
+                       _allocated(state.of_kind(ResourceClaimV1)))
+
+
+def _allocated(claims: Iterable) -> list[dict]:
+    """The allocations of the allocated v1 claims among ``claims`` as the documents'
+    status holds them, read in place: a claim's whole manifest made for each of 40,000
+    claims was most of a v1 drop."""
+    return [{"status": {"allocation": c.allocation}} for c in claims
+            if isinstance(c, ResourceClaimV1) and c.allocation is not None]
 
 
 def diff(before: Outcome, after: Outcome,
