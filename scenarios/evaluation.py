@@ -24,10 +24,11 @@ from collections.abc import Sequence
 
 from allocation.engine.scenarios import Evaluation, evaluate
 from allocation.services import cluster
-from allocation.services.store import STORED_FILE
+from allocation.services.store import STORED_FILE, stored_count
 from scenarios.baseline import Baseline, build, caught_up
 
-__all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches"]
+__all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches",
+           "first_build_ahead", "PREPARE_FROM"]
 
 _CACHE_SIZE = 4
 _LARGE_CACHE_SIZE = 1
@@ -38,6 +39,10 @@ this at its peak. One: the page's latest (the body its answer and its socket dra
 undoing a change evaluates the one before again, as a drop does (docs/scenarios.md,
 "Evaluation, diff and undo")."""
 _FREEZE_FROM = 5_000  # documents: a smaller baseline costs a full collection little
+PREPARE_FROM = 5_000
+"""Stored objects from which a process's first baseline (built from every row) takes long
+enough that the scenario page shows that it is being prepared (:func:`first_build_ahead`):
+about a second at 1,000 nodes, 6-10 s at 5,000."""
 _YOUNG_WHILE_LARGE = 100_000
 """The cyclic collector's youngest-generation threshold while a large baseline is kept
 (Python's is 700 allocations). A drop's evaluation is tens of MB of young containers (the
@@ -53,6 +58,17 @@ _building = threading.Lock()  # one build at a time: a second would only repeat 
 _baseline: Baseline | None = None
 _quiet: Baseline | None = None  # the last quiet baseline, which the next is caught up from
 _evaluations: OrderedDict[tuple, Evaluation] = OrderedDict()
+
+
+def first_build_ahead() -> bool:
+    """Whether this process has made no baseline yet (the next is built from every stored
+    row) and the stored cluster has :data:`PREPARE_FROM` objects or more: a page that
+    needs the baseline then answers at once with a placeholder that asks for the planner
+    (docs/scenarios.md, "The baseline"), rather than nothing for seconds."""
+    with _lock:
+        if _baseline is not None or _quiet is not None:
+            return False
+    return stored_count() >= PREPARE_FROM
 
 
 def baseline() -> Baseline:

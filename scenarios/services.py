@@ -25,7 +25,7 @@ from allocation.services.permissions import check_write
 from allocation.services.store import Identity, identity_of, row_identity, stored_rows
 from allocation.services.writes import write
 from console.events import publish, scenario_updated
-from scenarios.evaluation import evaluate_changes, outcome_json
+from scenarios.evaluation import evaluate_changes, first_build_ahead, outcome_json
 from scenarios.models import Scenario
 
 __all__ = ["Refused", "Invalid", "Conflict", "EXPORTS", "can_view", "can_edit", "create",
@@ -84,6 +84,12 @@ def _evaluate(changes: list[dict]):
         raise Refused(str(exc)) from None
     except InvalidManifests as exc:
         raise Invalid("; ".join(str(p) for p in exc.problems)) from None
+
+
+def preparing() -> bool:
+    """Whether the next evaluation first builds this process's baseline of a large cluster
+    (seconds): pages show a placeholder meanwhile (``evaluation.first_build_ahead``)."""
+    return first_build_ahead()
 
 
 def evaluation(scenario: Scenario):

@@ -20,7 +20,8 @@ from scenarios import services
 from scenarios.models import Scenario
 from scenarios.presenters import PR_CLASSES, describe_change, page
 
-__all__ = ["scenario_list", "scenario_create", "scenario_detail", "scenario_change",
+__all__ = ["scenario_list", "scenario_create", "scenario_detail", "scenario_body",
+           "scenario_change",
            "scenario_action", "scenario_export", "render_body", "PAGE_HEADER", "origin"]
 
 PAGE_HEADER = "X-Scenario-Page"
@@ -92,12 +93,30 @@ def scenario_create(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 def scenario_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     scenario, editable = _visible(request, pk)
-    context = _context(scenario, editable, match=request.GET.get("nodes", ""),
-                       group=request.GET.get("group", ""))
+    if services.preparing():
+        # a large cluster's first baseline in this process takes seconds: the page comes
+        # at once, its body asks for the planner (``scenario_body``) and shows meanwhile
+        # that it is being prepared (docs/scenarios.md, "The baseline")
+        context = {"scenario": scenario, "editable": editable,
+                   "body_url": f"{reverse('scenarios:body', args=[scenario.pk])}?"
+                               f"{request.GET.urlencode()}"}
+    else:
+        context = _context(scenario, editable, match=request.GET.get("nodes", ""),
+                           group=request.GET.get("group", ""))
     context["token"] = request.GET.get("token", "")
     context["share_url"] = request.build_absolute_uri(
         reverse("scenarios:detail", args=[scenario.pk]) + f"?token={scenario.share_token}")
     return render(request, "scenarios/detail.html", context)
+
+
+@login_required
+def scenario_body(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The planner body alone, as the detail page draws it (the placeholder's request)."""
+    scenario, editable = _visible(request, pk)
+    context = _context(scenario, editable, match=request.GET.get("nodes", ""),
+                       group=request.GET.get("group", ""))
+    context["token"] = request.GET.get("token", "")
+    return render(request, "scenarios/htmx/scenario_body.html", context)
 
 
 def change_from_form(data, scenario: Scenario) -> dict:

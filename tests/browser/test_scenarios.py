@@ -262,3 +262,33 @@ def test_a_broken_selector_is_refused_in_words_with_its_position(asgi_page, djan
     text = refusal.inner_text()
     assert "unexpected '&&'" in text and ", column " in text
     assert "expecting" not in text and "IDENTIFIER" not in text
+
+
+def test_a_large_clusters_first_view_shows_it_is_preparing_then_the_planner(
+        asgi_page, django_user_model, monkeypatch):
+    from scenarios import evaluation
+
+    page = asgi_page
+    scenario = new_scenario(django_user_model, "first view")
+    monkeypatch.setattr(evaluation, "PREPARE_FROM", 1)  # as if large
+    evaluation.clear_caches()  # a server process that has made no baseline yet
+    held = []
+    page.route("**/body/**", lambda route: held.append(route))  # held until let go
+
+    open_scenario(page, scenario)
+    expect(page.get_by_role("status")).to_contain_text("Preparing the baseline")
+    assert page.locator("[data-drag]").count() == 0
+    for _ in range(200):  # round trips, during which Playwright hands the request over
+        if held:
+            break
+        page.evaluate("0")
+    assert len(held) == 1
+    held[0].continue_()
+
+    pod = page.locator('[data-drag="pod"][data-pod="default/p0"]')
+    expect(pod).to_be_visible()
+    expect(page.get_by_text("Preparing the baseline")).to_have_count(0)
+    # the planner swapped in works as one drawn with the page: a drag is a change
+    drag(page, pod, page.locator('article[data-node="worker-3"]'))
+    page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
+    assert page.js_errors == []

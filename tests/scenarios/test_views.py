@@ -159,3 +159,38 @@ def test_a_change_names_the_page_that_asked_so_its_socket_skips_it(client, alice
         client.post(f"/scenarios/{scenario.pk}/redo/", HTTP_HX_REQUEST="true")
     assert [(p.event["position"], p.event["origin"]) for p in sent] == [
         (1, "page-1"), (0, "page-2"), (1, "")]
+
+
+def test_a_large_clusters_first_view_answers_at_once_and_its_body_comes_after(
+        client, alice, monkeypatch):
+    from scenarios import evaluation
+
+    store()
+    scenario = services.create(alice, "plan")
+    monkeypatch.setattr(evaluation, "PREPARE_FROM", 1)  # as if large
+    evaluation.clear_caches()  # a server process that has made no baseline yet
+    page = client.get(f"/scenarios/{scenario.pk}/?nodes=worker").content.decode()
+    assert "Preparing the baseline" in page
+    assert f'hx-get="/scenarios/{scenario.pk}/body/?nodes=worker"' in page
+    assert 'data-drop="node"' not in page  # no baseline was built for this answer
+    assert evaluation.first_build_ahead()
+    body = client.get(f"/scenarios/{scenario.pk}/body/?nodes=worker",
+                      HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="scenario-body"' in body
+    assert 'data-drop="node" data-node="worker-1"' in body
+    # the baseline is made now: the next view draws the planner at once
+    assert not evaluation.first_build_ahead()
+    assert 'data-drop="node" data-node="worker-1"' in client.get(
+        f"/scenarios/{scenario.pk}/").content.decode()
+
+
+def test_a_small_clusters_first_view_draws_the_planner(client, alice):
+    from allocation.services.store import stored_count
+    from scenarios import evaluation
+
+    store()
+    scenario = services.create(alice, "plan")
+    evaluation.clear_caches()
+    assert 0 < stored_count() < evaluation.PREPARE_FROM
+    page = client.get(f"/scenarios/{scenario.pk}/").content.decode()
+    assert "Preparing the baseline" not in page and 'data-drop="node"' in page
