@@ -18,12 +18,10 @@ from allocation.engine.labels import node_selector_matches
 from allocation.engine.v1.book import AllocationBook
 from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
-from allocation.engine.v1.pools import Pool, SliceIndex, SliceView, node_view
+from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.preflight import Plan
-from allocation.engine.v1.requests import ClaimState, RequestData, claim_key
-from allocation.engine.v1.results import build_allocation
+from allocation.engine.v1.requests import claim_key
 from allocation.engine.v1.search import Outcome, Search
-from allocation.engine.v1.single import free_picks, invocations
 
 __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 
@@ -217,26 +215,6 @@ class Allocator:
         """Forget a claim's allocation."""
         self.book.release(claim_key(claim))
 
-    def selectable(self, claim: ClaimState, rd: RequestData, view: SliceView, dev) -> bool:
-        """Whether ``dev`` of ``view`` may serve ``rd`` of ``claim``: binding conditions, the
-        class then the request selectors (lazily, cached per device), per-device nodes.
-        Raises CelRuntimeError naming the claim and request too (spec section 6)."""
-        self.examined += 1
-        if dev.binding_conditions and not self.profile.binding_and_status:
-            return False
-        result = self.selector_result
-        try:
-            for sel, owner, i in rd.class_selectors:
-                if not result(dev, sel, owner, i):
-                    return False
-            for sel, i in rd.selectors:
-                if not result(dev, sel, claim.owner, i):
-                    return False
-        except CelRuntimeError as exc:
-            exc.place(claim.key, rd.result_name)
-            raise
-        return not (view.per_device and dev.name not in view.node_ok)
-
     def selector_result(self, dev, sel, owner: str, index: int) -> bool:
         """Whether ``sel`` accepts ``dev``; cached per device. Raises CelRuntimeError (an
         AllocationError with upstream's text ``owner: selector #index: CEL runtime error:
@@ -275,15 +253,13 @@ class Attempt:
     classes were replaced). The claims must not change between calls.
     """
 
-    __slots__ = ("_alloc", "_claims", "_skip", "_plan", "_single")
+    __slots__ = ("_alloc", "_claims", "_skip", "_plan")
 
     def __init__(self, alloc: Allocator, claims: list[dict]) -> None:
         self._alloc = alloc
         self._claims = claims
         self._skip = None  # becomes the Allocator's full-node set after a first call
         self._plan: Plan | None = None  # the claims, prepared by a first call
-        # (plan, its one claim prepared for these claims) once a plan with ``single`` serves
-        self._single: tuple[Plan, ClaimState] | None = None
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
@@ -295,14 +271,13 @@ class Attempt:
 
     def allocate(self, node: dict) -> Outcome:
         """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
-        name = (node.get("metadata") or {}).get("name", "")
-        reason = self.known(name)
+        reason = self.known((node.get("metadata") or {}).get("name", ""))
         if reason is not None:
             return Outcome(None, reason)
         alloc = self._alloc
         plan = self._plan
         if plan is not None and plan.prepared is not alloc.prepared:
-            plan = self._plan = self._single = None  # set_classes: the old classes' plan
+            plan = self._plan = None  # set_classes: prepared under the old classes
         key = None
         if plan is None:
             # another pod's plan of the very same specs (an id is reused once its object
@@ -311,41 +286,12 @@ class Attempt:
             plan = alloc.plans.get(key)
             if plan is not None and not plan.same_specs(self._claims):
                 plan = None
-        shortcut = True
-        if plan is not None and plan.single is not None:
-            # one claim of one plain request, planned: its first free devices without a
-            # Search (``single.free_picks``, as ``Search.run`` asks it); the search only
-            # when they cannot decide, and then without asking them again
-            outcome = self._first_free(plan, node, name)
-            if outcome is not None:
-                if self._plan is None:
-                    self._adopt(plan, key)
-                return outcome
-            shortcut = False
         search = Search(alloc, node, self._claims, plan)
-        outcome = search.run(shortcut)
+        outcome = search.run()
         if self._plan is None:
-            self._adopt(search.plan, key)
+            plan = search.plan
+            if plan.reusable:
+                self._plan = alloc.plans[key] = plan
+            if self._skip is None and plan.full_node_refuses:
+                self._skip = alloc._full
         return outcome
-
-    def _adopt(self, plan: Plan, key: tuple | None) -> None:
-        # the plan of this attempt's first call: kept for its next nodes (and for the
-        # next pod of the same specs) when no request lists a node's devices
-        if plan.reusable:
-            self._plan = plan
-            if key is not None:
-                self._alloc.plans[key] = plan
-        if self._skip is None and plan.full_node_refuses:
-            self._skip = self._alloc._full
-
-    def _first_free(self, plan: Plan, node: dict, name: str) -> Outcome | None:
-        single = self._single
-        if single is None or single[0] is not plan:
-            single = self._single = (plan, plan.fresh(self._claims)[0])
-        claim, alloc = single[1], self._alloc
-        picks = free_picks(alloc, claim, plan.single, alloc.pools_for(node))
-        if picks is None:
-            return None
-        allocation = build_allocation(claim.raw, picks, {}, {0: plan.single.klass}, name,
-                                      alloc.profile)
-        return Outcome([allocation], invocations=invocations(picks))

@@ -21,7 +21,7 @@ from allocation.engine.v1.capacity import (
     slot_device,
 )
 from allocation.engine.v1.counters import CounterLedger
-from allocation.engine.v1.errors import AllocationError, invalid_pool
+from allocation.engine.v1.errors import AllocationError, CelRuntimeError, invalid_pool
 from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
@@ -71,20 +71,15 @@ class Search:
         self.allocating_capacity: dict = {}
         self.consumable = self.profile.consumable_capacity
         self.invocations = 0
-        # binding conditions, class then request selectors, per-device nodes (the
-        # allocator's: ``single.free_picks`` asks it without a search)
-        self.selectable = alloc.selectable
 
     @cached_property
     def counters(self) -> CounterLedger:
         """The counters this call consumes (made when a device with counters is met)."""
         return CounterLedger(self.book, self.profile)
 
-    def run(self, shortcut: bool = True) -> Outcome:
+    def run(self) -> Outcome:
         """The call: preflight (unless planned), then the search; the plan is kept in
-        ``plan``. ``shortcut``: ask ``single.first_free`` first (False: the caller asked
-        ``single.free_picks`` for the same node and it could not decide). Raises
-        AllocationError and UnschedulableError (see ``preflight``)."""
+        ``plan``. Raises AllocationError and UnschedulableError (see ``preflight``)."""
         p = self.profile
         if self.plan is None:
             self.plan = prepare(self)
@@ -96,7 +91,7 @@ class Search:
             return outcome
         # one claim of one plain request: its first free devices, unless that shortcut
         # cannot decide (``single.py``); then, or when nothing fits, the search itself
-        done = first_free(self) if shortcut and self.plan.single is not None else None
+        done = first_free(self) if self.plan.single is not None else None
         if done is None:
             done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
@@ -139,6 +134,24 @@ class Search:
         return True
 
     # -- per-device checks --
+    def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:
+        """Binding conditions, class then request selectors (lazy), per-device nodes."""
+        self.alloc.examined += 1
+        if dev.binding_conditions and not self.profile.binding_and_status:
+            return False
+        result = self.alloc.selector_result
+        try:
+            for sel, owner, i in rd.class_selectors:
+                if not result(dev, sel, owner, i):
+                    return False
+            for sel, i in rd.selectors:
+                if not result(dev, sel, claim.owner, i):
+                    return False
+        except CelRuntimeError as exc:  # spec section 6: say which claim and request
+            exc.place(claim.key, rd.result_name)
+            raise
+        return not (view.per_device and dev.name not in view.node_ok)
+
     def capacity_reason(self, rd: RequestData, dev) -> str:
         """Why ``dev`` cannot give ``rd`` its capacity now ("" when it can)."""
         return capacity_fits(rd.capacity, dev, self.book.shared.get(dev.key),

@@ -20,18 +20,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from allocation.engine.v1.capacity import capacity_fits
 from allocation.engine.v1.errors import invalid_pool
 from allocation.engine.v1.requests import Pick
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
-    from allocation.engine.v1.allocator import Allocator
-    from allocation.engine.v1.pools import Pool
-    from allocation.engine.v1.requests import ClaimState, RequestData
     from allocation.engine.v1.search import Search
 
-__all__ = ["first_free", "free_picks", "invocations"]
+__all__ = ["first_free"]
 
 
 def first_free(search: Search) -> bool | None:
@@ -47,43 +43,19 @@ def first_free(search: Search) -> bool | None:
         AllocationError: as the search would at the same device (a CEL runtime error; a
             1.34 invalid pool).
     """
-    picks = free_picks(search.alloc, search.claims[0], search.plan.single, search.pools)
-    if picks is None:
-        return None
-    search.claims[0].picks = picks
-    search.invocations += invocations(picks)
-    return True
-
-
-def invocations(picks: list[Pick]) -> int:
-    """The search steps a fit of ``free_picks`` stands for: one per slot, then the request,
-    the claim and the end (upstream's numAllocateOneInvocations of the first descent)."""
-    return len(picks) + 3
-
-
-def free_picks(alloc: Allocator, claim: ClaimState, rd: RequestData,
-               pools: list[Pool]) -> list[Pick] | None:
-    """The first free devices of ``pools`` for ``rd``, the one plain request of ``claim``
-    (``preflight.Plan.single``), nothing allocated in this call yet; None when the search
-    must decide. Reads only the allocator's book and selector results: an ``Attempt``
-    serves a planned pod with it on node after node without making a ``Search``.
-
-    Raises:
-        AllocationError: as ``first_free``.
-    """
-    p = alloc.profile
+    rd = search.plan.single
+    p = search.profile
     wanted = rd.num_devices
-    consumable = p.consumable_capacity
+    consumable = search.consumable
     if wanted < 1 or (consumable and p.capacity_reads_slot_device):
         return None
-    book = alloc.book
-    dedicated = book.dedicated
-    selectable = alloc.selectable
+    claim = search.claims[0]
+    dedicated = search.book.dedicated
     use_incomplete = p.incomplete_pools_for_exact_count
     taints = p.device_taints
     picks: list[Pick] = []
     taken: set = set()
-    for pool in pools:
+    for pool in search.pools:
         if pool.invalid and p.invalid_pools_fatal:
             raise invalid_pool(pool)
         if pool.invalid or (pool.incomplete and not use_incomplete):
@@ -93,13 +65,12 @@ def free_picks(alloc: Allocator, claim: ClaimState, rd: RequestData,
                 key = dev.key
                 if key in dedicated or key in taken:
                     continue
-                if not selectable(claim, rd, view, dev):
+                if not search.selectable(claim, rd, view, dev):
                     continue
                 if consumable:
                     if dev.multi_raw:
                         return None  # may fill several slots: the search decides
-                    # nothing is being allocated in this call yet (Search.capacity_reason)
-                    if capacity_fits(rd.capacity, dev, book.shared.get(key), None):
+                    if search.capacity_reason(rd, dev):
                         continue
                 if dev.consumes:
                     if p.partitionable_devices:
@@ -113,6 +84,8 @@ def free_picks(alloc: Allocator, claim: ClaimState, rd: RequestData,
                     continue
                 picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
                 if len(picks) == wanted:
-                    return picks
+                    claim.picks = picks
+                    search.invocations += wanted + 3
+                    return True
                 taken.add(key)
     return None
