@@ -36,8 +36,8 @@ def check_new_device_selector(expression: str, *, compatibility: tuple[int, int]
             extension and the compatibility version from which new selectors may use it.
     """
     refusal = _refusal(expression, compatibility, consumable_capacity)
-    if refusal is not None:
-        raise refusal
+    if refusal is not None:  # a fresh error: raising the cached one would grow its traceback
+        raise CelCompileError(refusal.message, refusal.line, refusal.column)
 
 
 @lru_cache(maxsize=4096)
@@ -45,9 +45,7 @@ def _refusal(expression: str, compatibility: tuple[int, int],
              consumable_capacity: bool) -> CelCompileError | None:
     """The error for ``expression`` at ``compatibility``, None when it compiles (cached: a
     load compiles each selector of every claim of a template once per claim)."""
-    later = _later(compatibility)
-    names = _names_pattern(tuple(name for group in later.values()
-                                 for _extension, declares in group for name in declares))
+    later, names = _later(compatibility)
     if names is None or names.search(expression) is None:
         return None  # it names nothing the missing extensions declare: nothing to compile
     try:
@@ -60,35 +58,35 @@ def _refusal(expression: str, compatibility: tuple[int, int],
     return None
 
 
-def _later(compatibility: tuple[int, int]
-           ) -> dict[tuple[int, int] | None, list[tuple[str, tuple[str, ...]]]]:
-    """The extensions a new expression lacks at ``compatibility`` with the identifiers they
-    declare, by the release that added them, in release order, those of no release last."""
-    later: dict[tuple[int, int] | None, list[tuple[str, tuple[str, ...]]]] = {}
-    for name, _version, introduced, declares in sorted(
-            _k8s.EXTENSIONS, key=lambda entry: entry[2] or (999, 0)):
-        if introduced is None or introduced > compatibility:
-            later.setdefault(introduced, []).append((name, declares))
-    return later
+_Later = tuple[tuple[tuple[int, int] | None, tuple[str, ...]], ...]
 
 
 @lru_cache(maxsize=8)
-def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    """A search for any of ``names`` as a whole word (also inside string literals: then the
-    expression is compiled for nothing, never accepted wrongly)."""
-    return re.compile(rf"\b(?:{'|'.join(names)})\b") if names else None
+def _later(compatibility: tuple[int, int]) -> tuple[_Later, re.Pattern[str] | None]:
+    """The extensions a new expression lacks at ``compatibility``, grouped by the release
+    that added them, in release order, those of no release last; and a search for any
+    identifier they declare as a whole word (also inside string literals: then the
+    expression is compiled for nothing, never accepted wrongly), None if they declare none."""
+    later: dict[tuple[int, int] | None, list[str]] = {}
+    names: list[str] = []
+    for name, _version, introduced, declares in sorted(
+            _k8s.EXTENSIONS, key=lambda entry: entry[2] or (999, 0)):
+        if introduced is None or introduced > compatibility:
+            later.setdefault(introduced, []).append(name)
+            names.extend(declares)
+    search = re.compile(rf"\b(?:{'|'.join(names)})\b") if names else None
+    return tuple((release, tuple(group)) for release, group in later.items()), search
 
 
-def _missing_extension(expression: str, later: dict, compatibility: tuple[int, int],
+def _missing_extension(expression: str, later: _Later, compatibility: tuple[int, int],
                        consumable_capacity: bool) -> str | None:
     """Which extension the expression needs: those of the first later release whose
     new-expressions environment compiles it."""
-    for introduced, group in later.items():
+    for introduced, names in later:
         try:
             compile_device_program(expression, consumable_capacity, introduced)
         except CelCompileError:
             continue
-        names = [name for name, _declares in group]
         extensions = f"CEL {' and '.join(names)} extension{'s' if len(names) > 1 else ''}"
         if introduced is None:
             return f"no Kubernetes release has the {extensions}"
