@@ -237,6 +237,8 @@ def _extension() -> cel.CelExtension:
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver"}
+
+
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
     """The standard extensions (Kubernetes' base environment, as far as the library has
     them, ``_k8s.EXTENSIONS``) as the library's YAML: all (None), or those Kubernetes had by

@@ -47,7 +47,8 @@ def _opaque(opaque: dict, path: str, problems: ProblemList) -> None:
 
 def _selectors(entries: list, path: str, profile: Profile, problems: ProblemList) -> None:
     """Compile each selector as the API server does on create: every document the planner
-    reads is a new object, so its selectors are new expressions (docs/v1.md section 1)."""
+    reads is a new object, so its selectors are new expressions (docs/v1.md, "Every document
+    is a create")."""
     for index, selector in enumerate(entries or ()):
         where = f"{join(path, index)}.cel.expression"
         expression = selector["cel"]["expression"]
