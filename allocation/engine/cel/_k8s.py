@@ -30,12 +30,32 @@ import semver
 from allocation.engine.quantity import Quantity
 from allocation.engine.versions import parse_strict_version
 
-__all__ = ["QUANTITY", "SEMVER", "Overload", "FUNCTIONS", "quantity_text", "semver_text"]
+__all__ = ["QUANTITY", "SEMVER", "Overload", "FUNCTIONS", "quantity_text", "semver_text",
+           "EXTENSIONS"]
 
 QUANTITY = "quantity"
 SEMVER = "semver"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _NANO = Fraction(1, 10**9)
+
+#: The standard CEL extensions of the device environment (the CEL library's names):
+#: (name, version, the (major, minor) release whose API server added it or None for none,
+#: the identifiers a use of it names: its functions, namespaces and macros, only for those
+#: Kubernetes lacks in some release; cel-go ext/lists.go and ext/regex.go). Read from
+#: k8s.io/apiserver pkg/cel/environment/base.go v0.34.9, v0.35.6, v0.36.2 (the same list in
+#: all three) and dynamic-resource-allocation cel/compile.go (bindings); a new expression
+#: gets only those added by the API server's compatibility version (docs/cel.md
+#: "Environments by release").
+EXTENSIONS: tuple[tuple[str, int | None, tuple[int, int] | None, tuple[str, ...]], ...] = (
+    ("bindings", None, (1, 31), ()),
+    ("optional", None, (1, 28), ()),
+    ("strings", 2, (1, 29), ()),
+    ("sets", None, (1, 29), ()),
+    ("lists", None, (1, 34),
+     ("slice", "flatten", "sort", "sortBy", "lists", "reverse", "distinct")),
+    ("two-var-comprehensions", None, (1, 32), ()),
+    ("regex", None, None, ("regex",)),  # cel-go's ext.Regex (regex.extract ...): in none
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,24 +91,40 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
     return Program(_type_name(expression.return_type()), expression)
 
 
-def compile_device_program(source: str, consumable_capacity: bool) -> Program:
+def compile_device_program(source: str, consumable_capacity: bool,
+                           compatibility: tuple[int, int] | None = None) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
     :data:`DEVICE_VARIABLES`, the quantity and semver libraries, the standard extensions;
     ``device.allowMultipleAllocations`` only with ``consumable_capacity``); raise
-    CelCompileError with the first error's position."""
+    CelCompileError with the first error's position.
+
+    ``compatibility`` (major, minor) compiles in the API server's new-expressions
+    environment of that version: only the extensions Kubernetes had by then. Its error is
+    the first, in cel-go's order (by position), at a call: the function a missing extension
+    would declare. None: every extension, the stored-expressions environment."""
     try:
-        expression = _device_env(consumable_capacity).compile(source)
+        expression = _device_env(consumable_capacity, compatibility).compile(source)
     except RuntimeError as error:
-        raise _compile_error(str(error)) from None
+        raise _compile_error(str(error), None if compatibility is None else source) from None
     return Program(_type_name(expression.return_type()), expression)
 
 
-def _compile_error(text: str) -> CelCompileError:
-    match = _ERROR_AT.search(text)
-    if match is None:
+def _compile_error(text: str, calls_in: str | None = None) -> CelCompileError:
+    """The first error of the library's ``text``; with ``calls_in`` (the source), the first
+    by position whose position is a call's ``(``, where cel-go reports an undeclared
+    function, else the first by position."""
+    found = [(int(m.group(1)), int(m.group(2)), m.group(3).strip())
+             for m in _ERROR_AT.finditer(text)]
+    if not found:
         return CelCompileError(_clean(text.splitlines()[0] if text else "invalid expression"))
-    return CelCompileError(in_words(match.group(3).strip()), int(match.group(1)),
-                           int(match.group(2)))
+    line, column, message = found[0]
+    if calls_in is not None:
+        lines = calls_in.split("\n")
+        found.sort(key=lambda error: error[:2])
+        at_call = [e for e in found if e[0] <= len(lines) and
+                   lines[e[0] - 1][e[1] - 1 : e[1]] == "("]
+        line, column, message = (at_call or found)[0]
+    return CelCompileError(in_words(message), line, column)
 
 
 def _clean(text: str) -> str:
@@ -221,18 +237,19 @@ def _extension() -> cel.CelExtension:
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver"}
-#: The standard extensions (Kubernetes' base environment, as far as the library has them).
-_DEVICE_EXTENSIONS = """
-extensions:
-  - name: bindings
-  - name: optional
-  - name: strings
-    version: 2
-  - name: sets
-  - name: lists
-  - name: two-var-comprehensions
-  - name: regex
-"""
+
+
+def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
+    """The standard extensions (Kubernetes' base environment, as far as the library has
+    them, ``_k8s.EXTENSIONS``) as the library's YAML: all (None), or those Kubernetes had by
+    ``compatibility``."""
+    lines = ["extensions:"]
+    for name, version, introduced, _names in _k8s.EXTENSIONS:
+        if compatibility is None or (introduced is not None and introduced <= compatibility):
+            lines.append(f"  - name: {name}")
+            if version is not None:
+                lines.append(f"    version: {version}")
+    return "\n".join(lines) + "\n"
 
 
 _OPAQUE_KINDS: dict[type, str] = {}  # message class -> kind, filled by _protobuf()
@@ -288,8 +305,8 @@ def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
 DEVICE_VARIABLES = tuple(_device_variables(True))
 
 
-@lru_cache(maxsize=2)
-def _device_env(consumable_capacity: bool) -> cel.Env:
+@lru_cache(maxsize=8)
+def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None) -> cel.Env:
     pool, _classes = _protobuf()
     declarations: dict[str, list[cel.Overload]] = {}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
@@ -303,7 +320,7 @@ def _device_env(consumable_capacity: bool) -> cel.Env:
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
     impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
     return cel.NewEnv(
-        config=cel.NewEnvConfigFromYaml(_DEVICE_EXTENSIONS),
+        config=cel.NewEnvConfigFromYaml(_extensions_yaml(compatibility)),
         descriptor_pool=pool,
         variables=_device_variables(consumable_capacity),
         functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],

@@ -14,6 +14,7 @@ from typing import Any
 
 from allocation.engine.cel import CelCompileError, compile_problem
 from allocation.engine.cel.device import compile_device_selector
+from allocation.engine.cel.releases import check_new_device_selector
 from allocation.engine.manifests.common import label_key_problem, label_value_problem
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
@@ -45,13 +46,23 @@ def _opaque(opaque: dict, path: str, problems: ProblemList) -> None:
 
 
 def _selectors(entries: list, path: str, profile: Profile, problems: ProblemList) -> None:
+    """Compile each selector as the API server does on create: every document the planner
+    reads is a new object, so its selectors are new expressions (docs/v1.md, "Every document
+    is a create")."""
     for index, selector in enumerate(entries or ()):
         where = f"{join(path, index)}.cel.expression"
+        expression = selector["cel"]["expression"]
         try:
-            compile_device_selector(selector["cel"]["expression"],
-                                    consumable_capacity=profile.consumable_capacity)
+            compile_device_selector(expression, consumable_capacity=profile.consumable_capacity)
         except CelCompileError as exc:
             problems.add(where, compile_problem(exc, "selector"))
+            continue
+        try:
+            check_new_device_selector(expression, compatibility=profile.cel_compatibility,
+                                      consumable_capacity=profile.consumable_capacity)
+        except CelCompileError as exc:
+            problems.add(where, f"{compile_problem(exc, 'selector')} "
+                         f"(Kubernetes {profile.release})")
 
 
 def _extended_resource_name(name: str, path: str, problems: ProblemList) -> None:

@@ -297,6 +297,13 @@ class Profile:
     def max_taints(self) -> int:
         return 4 if self._minor == 34 else 16
 
+    @cached_property
+    def cel_compatibility(self) -> tuple[int, int]:
+        """The API server's CEL compatibility version, (major, minor): the release before by
+        default (component-base's MinCompatibilityVersion); a new selector may use only the
+        CEL extensions Kubernetes had by then (``allocation.engine.cel.releases``)."""
+        return (1, self._minor - 1)
+
 
 def make_profile(release: str = DEFAULT_RELEASE, feature_gates: str = "") -> Profile:
     """The profile of ``release`` with ``--feature-gates`` applied.

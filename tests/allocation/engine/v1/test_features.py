@@ -50,6 +50,11 @@ def test_release_quirks():
     assert p34.max_taints == 4 and p36.max_taints == 16
 
 
+def test_cel_compatibility_is_the_release_before():
+    assert [make_profile(r).cel_compatibility for r in ("1.34", "1.35", "1.36")] == [
+        (1, 33), (1, 34), (1, 35)]
+
+
 def test_136_stable_knows_admin_access_so_it_stays_in_reach():
     p = make_profile("1.36", "AllBeta=false,DRAPrioritizedList=false")
     assert p.variant == "stable"
