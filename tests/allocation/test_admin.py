@@ -209,3 +209,20 @@ def test_a_refused_change_keeps_the_typed_text(staff, params):
     assert form.errors["manifest"] == [
         "line 4: admin:1 (ResourceClassParameters filters): bogus: unknown field"]
     assert "# keep me" in response.content.decode()
+
+
+def test_a_device_class_selector_is_checked_as_new_by_the_consoles_release(staff, settings):
+    """The save goes through the loader's rules (v1_rules): under the console's profile a
+    changed selector is a new one for that release's API server (docs/cel.md)."""
+    from tests import v1_cluster as v1
+
+    listed = v1.device_class("new", "[3, 1].sort()[0] == 1 && device.driver != ''")
+    settings.DRA_KUBERNETES_VERSION = "1.34"  # compatibility 1.33: no lists extension
+    response = staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(listed)})
+    assert response.status_code == 200
+    [message] = response.context["adminform"].form.errors["manifest"]
+    assert "undeclared reference to 'sort'" in message
+    assert "from compatibility version 1.34 on, not at 1.33" in message
+    assert not models.DeviceClass.objects.exists()
+    settings.DRA_KUBERNETES_VERSION = "1.35"
+    assert staff.post(f"{DEVICE_CLASSES}add/", {"manifest": dump(listed)}).status_code == 302
