@@ -25,14 +25,22 @@ from typing import TYPE_CHECKING
 
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION, V1_CLAIM_FINALIZER
 from allocation.engine.faults import each
-from allocation.engine.objects import ObjectKey, Pod, ResourceClaimTemplateV1, ResourceClaimV1
+from allocation.engine.objects import (
+    KObject,
+    ObjectKey,
+    Pod,
+    ResourceClaimTemplateV1,
+    ResourceClaimV1,
+)
 from allocation.engine.quiet import Quiet
+from allocation.engine.touched_since import TouchedSince
 from allocation.engine.v1.templates import ClaimPrototype
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
-__all__ = ["V1ClaimController", "pod_done", "owning_pod", "deallocate_v1"]
+__all__ = ["V1ClaimController", "MadeIndex", "made_entry", "pod_done", "owning_pod",
+           "deallocate_v1"]
 
 
 def pod_done(pod: Pod) -> bool:
@@ -71,6 +79,8 @@ class V1ClaimController:
     def __init__(self) -> None:
         # pods and claims with nothing to do, until what they depend on changes
         self.quiet = Quiet()
+        # the claims made from templates, kept between rounds and passes (_Made reads it)
+        self.made = MadeIndex()
 
     def next_wakeup(self, state: ClusterState) -> None:
         """The claim controller has no timers."""
@@ -78,7 +88,7 @@ class V1ClaimController:
 
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
-        made = _Made(state)
+        made = _Made(state, self.made)
         # without a v1 template no pod needs a claim made (a seed cluster's pods)
         pods = (self.quiet.unknown_of(state, Pod)
                 if state.has(ResourceClaimTemplateV1) else [])
@@ -188,10 +198,11 @@ class _Pods:
 
 class _Made:
     """The claims made from templates, by (namespace, pod uid, pod claim name): read from
-    every v1 claim, once a round and only when a pod needs one."""
+    the controller's :class:`MadeIndex` once a round, and only when a pod needs one."""
 
-    def __init__(self, state: ClusterState) -> None:
+    def __init__(self, state: ClusterState, index: MadeIndex) -> None:
         self._state = state
+        self._index = index
         self._made: dict[tuple, ResourceClaimV1] | None = None
         # ids of the claims made this round (kept in the state, so the ids stay theirs)
         self.created: set[int] = set()
@@ -208,14 +219,85 @@ class _Made:
         return found[1]
 
     def get(self, namespace: str | None, uid: str | None, name: str) -> ResourceClaimV1 | None:
+        # the claims as at the round's first look: one made later this round is not found
+        # (a walk of every claim at that look found the same)
         if self._made is None:
-            self._made = {}
-            for claim in self._state.of_kind(ResourceClaimV1):
-                owner = owning_pod(claim)
-                entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
-                if owner is not None and entry is not None:
-                    self._made[(claim.namespace, owner[1], entry)] = claim
+            self._made = self._index.claims(self._state)
         return self._made.get((namespace, uid, name))
+
+
+def made_entry(claim: KObject | None) -> tuple | None:
+    """``(namespace, pod uid, pod claim name)`` of a v1 claim made from a template for a
+    pod, or None (not a v1 claim, no owning pod or no pod claim name annotation)."""
+    if not isinstance(claim, ResourceClaimV1):
+        return None
+    owner = owning_pod(claim)
+    entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
+    if owner is None or entry is None:
+        return None
+    return claim.namespace, owner[1], entry
+
+
+class MadeIndex:
+    """Every v1 claim made from a template, by :func:`made_entry`, kept in step with the
+    state from the keys it touched (``engine/touched_since.py``) instead of walking every
+    claim each round a pod needs one (0.13 CPU-s a kept pass at 5,000 nodes).
+
+    Two claims with one entry (a stored cluster may hold such): the walk of every claim
+    in document order kept the last; while any entry has more than one claim the answer
+    is that walk, so it stays the same.
+    """
+
+    def __init__(self) -> None:
+        self._since = TouchedSince()
+        self._entries: dict[ObjectKey, tuple] = {}  # claim key -> (its entry, the claim)
+        self._keys: dict[tuple, set[ObjectKey]] = {}  # entry -> the keys of its claims
+        self._claims: dict[tuple, ResourceClaimV1] = {}  # entry -> its claim (one only)
+        self._crowded: set[tuple] = set()  # entries of more than one claim
+
+    def claims(self, state: ClusterState) -> dict[tuple, ResourceClaimV1]:
+        """Entry -> claim over the state's claims now (the walk's answer); the dict is
+        this index's own and changes at its next call."""
+        keys = self._since.keys(state)
+        if keys is None:
+            # another state (or the first): start again from a walk of it
+            self._entries, self._keys, self._claims, self._crowded = {}, {}, {}, set()
+            for claim in state.of_kind(ResourceClaimV1):
+                self._put(claim.key, claim)
+        else:
+            objects = state.objects
+            for key in set(keys):
+                if key.kind == "ResourceClaim":
+                    self._drop(key)
+                    self._put(key, objects.get(key))
+        if self._crowded:
+            return {e: c for c in state.of_kind(ResourceClaimV1)
+                    if (e := made_entry(c)) is not None}
+        return self._claims
+
+    def _put(self, key: ObjectKey, claim: KObject | None) -> None:
+        entry = made_entry(claim)
+        if entry is None:
+            return
+        self._entries[key] = (entry, claim)
+        keys = self._keys.setdefault(entry, set())
+        keys.add(key)
+        if len(keys) > 1:
+            self._crowded.add(entry)
+        self._claims[entry] = claim
+
+    def _drop(self, key: ObjectKey) -> None:
+        found = self._entries.pop(key, None)
+        if found is None:
+            return
+        entry = found[0]
+        keys = self._keys[entry]
+        keys.discard(key)
+        if not keys:
+            del self._keys[entry], self._claims[entry]
+        elif len(keys) == 1:  # the one left is the entry's claim again
+            self._crowded.discard(entry)
+            self._claims[entry] = self._entries[next(iter(keys))][1]
 
 
 def _record(state: ClusterState, pod: Pod, pod_claim_name: str, claim_name: str) -> None:
