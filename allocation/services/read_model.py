@@ -272,9 +272,11 @@ def sync(state: ClusterState, known: Known | None = None,
         dirty = _touched_rows(state, touched)
         spans = dict(known.spans)
         only = affected(state, touched, stored[PodSummary], spans, pools)
+        if only is None:  # the pools may have changed: the spans are made again below
+            spans = None
     else:
         dirty = (None, None)
-    nodes, usage = node_rows(state, only)
+    nodes, usage = node_rows(state, only, spans)
     if only is not None:  # the other nodes' rows are as the last sync left them
         usage = {**{key: None for key in stored[DeviceUsage] if key[0] in only}, **usage}
         nodes = {**{(name,): None for name in only}, **nodes}

@@ -138,3 +138,17 @@ def test_the_ids_it_keeps_are_those_of_the_rows_it_inserted(demo):
         stored = {tuple(v[k] for k in read_model._KEYS[model]): v
                   for v in model.objects.values()}
         assert known.rows[model] == stored, model.__name__
+
+
+def test_after_a_node_is_touched_the_spans_kept_are_made_again(demo):
+    """A changed node or slice may move a pool to other nodes: every claim's nodes are told
+    again from the pools as they are now (a later pass reads only the claims they name)."""
+    state = baseline_state()
+    with transaction.atomic():
+        _written, known = read_model.sync(state)
+    fresh = dict(known.spans)
+    stale = {ident: frozenset({"elsewhere"}) for ident in known.spans}
+    touched = [state.nodes[state.node_order[0]].key]
+    with transaction.atomic():
+        _written, known = read_model.sync(state, known._replace(spans=stale), touched)
+    assert known.spans == fresh
