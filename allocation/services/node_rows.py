@@ -24,7 +24,7 @@ from allocation.engine.state import ClusterState
 from allocation.engine.v1.usage import devices_in_use
 from allocation.models import list_column
 
-__all__ = ["MODEL_UNITS", "V1_MODEL", "Spans", "label_items", "node_rows", "pool_nodes",
+__all__ = ["MODEL_UNITS", "V1_MODEL", "Pools", "Spans", "label_items", "node_rows", "pool_nodes",
            "claim_nodes", "spans_of", "affected", "holding"]
 
 MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
