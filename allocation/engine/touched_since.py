@@ -56,6 +56,18 @@ class TouchedSince:
         self._touched: list | None = None
         self._read = 0
 
+    @property
+    def state(self) -> ClusterState | None:
+        """The state of the last call, if any."""
+        return self._state
+
+    def fork_for(self, fork: ClusterState) -> TouchedSince:
+        """A reader of ``fork`` (just made by ``ClusterState.fork``, its ``touched`` empty)
+        from the fork's start: for an index copied from one kept for the forked state."""
+        twin = TouchedSince()
+        twin._state, twin._touched, twin._read = fork, fork.touched, 0
+        return twin
+
     def keys(self, state: ClusterState) -> list[ObjectKey] | None:
         """The keys ``state`` touched since the last call (repeats included, in order), or
         None when ``state`` is not the state of the last call, or its ``touched`` lists

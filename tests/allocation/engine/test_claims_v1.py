@@ -245,14 +245,16 @@ def _walk(state: ClusterState) -> dict:
     return made
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(24))
 def test_the_made_index_kept_from_the_touched_keys_is_the_walk_of_every_claim(seed):
     """Random claims added, changed (owner, pod claim name), removed and added again, two
     claims sharing one entry at times, the ``touched`` list replaced as the worker's
     catch-up does, the index asked now and then: it answers what the walk finds."""
     rng, state, index = random.Random(seed), ClusterState(), MadeIndex()
-    uids, entries = ["u1", "u2", "u3", None], ["gpu", "nic", None]
-    for step in range(300):
+    # few pod uids: entries shared most of the time; many: now and then
+    uids = [*(f"u{i}" for i in range(3 if seed % 2 else 30)), None]
+    entries = ["gpu", "nic", None]
+    for step in range(600):
         names = [c.name for c in state.of_kind(ResourceClaimV1)]
         op = rng.random()
         if op < 0.4 or not names:
@@ -272,3 +274,29 @@ def test_the_made_index_kept_from_the_touched_keys_is_the_walk_of_every_claim(se
     fork = state.fork()  # another state: walked again
     fork.remove(next(fork.of_kind(ResourceClaimV1)))
     assert index.claims(fork) == _walk(fork)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_forks_made_index_is_copied_from_its_parents_and_both_go_their_ways(seed,
+                                                                              monkeypatch):
+    """``MadeIndex.fork_for``: what the parent touched since its index last looked is caught
+    up first; then parent and fork change their own claims (one's removal or new claim
+    is not the other's), and neither walks every claim again."""
+    rng, state, index = random.Random(seed), ClusterState(), MadeIndex()
+    for i in range(30):
+        state.add(_made_claim(f"c{i}", f"u{i}", rng.choice(["a", "b"])))  # no entry shared
+    index.claims(state)
+    state.remove(state.objects[ObjectKey("ResourceClaim", "default", "c0")])  # not looked at
+    fork = state.fork()
+    walks = []
+    monkeypatch.setattr(ClusterState, "of_kind",
+                        lambda s, cls, real=ClusterState.of_kind: walks.append(1) or real(s, cls))
+    twin = index.fork_for(fork)
+    for target in (state, fork, state, fork):
+        names = [k.name for k in target.objects if k.kind == "ResourceClaim"]
+        target.remove(target.objects[ObjectKey("ResourceClaim", "default", rng.choice(names))])
+        name = f"n{rng.randrange(5)}"
+        target.add(_made_claim(name, f"v{name}", rng.choice(["a", "b", "c"])))
+    made, made_there = index.claims(state), twin.claims(fork)
+    assert not walks
+    assert made == _walk(state) and made_there == _walk(fork)
