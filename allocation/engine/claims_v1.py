@@ -92,7 +92,7 @@ class V1ClaimController:
         # one the index follows every round (nothing changes a claim before the first pod
         # needs one), so a scenario's fork finds it built (MadeIndex.fork_for)
         templates = state.has(ResourceClaimTemplateV1)
-        made = _Made(state, self.made.claims(state) if templates else {})
+        made = _Made(self.made.claims(state) if templates else {})
         pods = self.quiet.unknown_of(state, Pod) if templates else []
         changed = each(state, self.name, pods, lambda pod: self._create_for(state, pod, made))
         # A claim made just now is not synced in this round: it has no reservations and
@@ -203,8 +203,7 @@ class _Made:
     controller's :class:`MadeIndex` as the round began (a claim made in the round is not
     found, as a walk of every claim then did not find it), and the prototypes."""
 
-    def __init__(self, state: ClusterState, made: dict[tuple, ResourceClaimV1]) -> None:
-        self._state = state
+    def __init__(self, made: dict[tuple, ResourceClaimV1]) -> None:
         self._made = made
         # ids of the claims made this round (kept in the state, so the ids stay theirs)
         self.created: set[int] = set()
