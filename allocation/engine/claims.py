@@ -64,9 +64,11 @@ class ClaimController:
         return None
 
     def carry(self, other: ClaimController, state: ClusterState) -> None:
-        """Remember what ``other`` (on the state ``state`` was forked from) found quiet."""
+        """Remember what ``other`` (on the state ``state`` was forked from) found quiet, and
+        the claims its v1 half knew were made from templates."""
         self.quiet = other.quiet.fork_for(state)
         self.v1.quiet = other.v1.quiet.fork_for(state)
+        self.v1.made = other.v1.made.fork_for(state)
 
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)

@@ -21,6 +21,7 @@ from allocation.engine.changes import apply_changes
 from allocation.engine.objects import KObject, ObjectKey
 from allocation.engine.simulation import Simulation
 from allocation.engine.state import ClusterState
+from allocation.engine.touched_since import TouchedLog
 from allocation.models import Cluster, canonical_json
 from allocation.services import changes
 from allocation.services.read_model import Known
@@ -97,7 +98,9 @@ class KeptState:
         # writes every object it loaded (changed_plan compares them); the keys of deleted
         # objects too (their rows are gone already)
         state.changed = {obj.key for _position, obj in fresh} | set(gone)
-        state.touched = list(state.changed)
+        # linked to the list it replaces: readers that did not look during the pass read
+        # the rest of it too (engine/touched_since.py)
+        state.touched = TouchedLog(state.changed, state.touched)
         state.events.items = []
         state.failures.clear()
         self.simulation.failures.clear()

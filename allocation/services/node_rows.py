@@ -19,13 +19,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from allocation.engine.constants import NODE_GROUP_LABEL
-from allocation.engine.objects import ResourceClaim, ResourceClaimV1, ResourceSlice
+from allocation.engine.objects import ObjectKey, ResourceClaim, ResourceClaimV1, ResourceSlice
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.usage import devices_in_use
 from allocation.models import list_column
 
-__all__ = ["MODEL_UNITS", "V1_MODEL", "Spans", "label_items", "node_rows", "pool_nodes",
-           "claim_nodes", "spans_of", "affected"]
+__all__ = ["MODEL_UNITS", "V1_MODEL", "Pools", "Spans", "label_items", "node_rows", "pool_nodes",
+           "claim_nodes", "spans_of", "affected", "holding"]
 
 MODEL_UNITS = {"namedResourcesWithAttributes": "devices", "partitionable": "partitions",
                "counter": "units"}
@@ -124,15 +124,30 @@ def affected(state: ClusterState, touched: Iterable, pod_nodes: dict[Key, dict],
     return None if every else nodes
 
 
-def node_rows(state: ClusterState, only: set[str] | None = None
+def holding(state: ClusterState, spans: Spans, only: set[str]) -> list:
+    """The claims whose allocations count on a node in ``only``, by ``spans`` (up to date
+    for every claim, with the pools as they are now): the only claims whose devices the
+    rows of those nodes count. A kept pass rebuilds the rows of a few nodes; walking all
+    40,000 claims for their devices cost 0.1 CPU-s at 5,000 nodes."""
+    objects = state.objects
+    return [claim for (namespace, name), nodes in spans.items()
+            if nodes and not nodes.isdisjoint(only)
+            and (claim := objects.get(ObjectKey("ResourceClaim", namespace, name)))
+            is not None]
+
+
+def node_rows(state: ClusterState, only: set[str] | None = None, spans: Spans | None = None
               ) -> tuple[dict[Key, dict], dict[Key, dict]]:
-    """The node rows and device-usage rows of every node, or of the nodes in ``only``."""
+    """The node rows and device-usage rows of every node, or of the nodes in ``only``
+    (with ``spans``, up to date: only the claims :func:`holding` devices there are read)."""
     nodes, usage = {}, {}
     slices = [piece for piece in state.of_kind(ResourceSlice) if piece.node_name
               and (only is None or piece.node_name in only)]
-    in_use = devices_in_use({"status": {"allocation": c.allocation}}
-                            for c in state.of_kind(ResourceClaimV1)
-                            if c.allocation is not None) if slices else set()
+    claims = state.of_kind(ResourceClaimV1) if only is None or spans is None else \
+        holding(state, spans, only)
+    in_use = devices_in_use({"status": {"allocation": c.allocation}} for c in claims
+                            if isinstance(c, ResourceClaimV1) and c.allocation is not None) \
+        if slices else set()
     v1: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for piece in slices:
         pool = _pool_of(piece)

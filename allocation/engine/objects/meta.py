@@ -75,6 +75,12 @@ class ObjectKey(NamedTuple):
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else \
             f"{self.kind} {self.name}"
 
+    @property
+    def ref(self) -> str:
+        """``namespace/name`` (or ``name`` for cluster-scoped objects): ``KObject.ref``,
+        known from the key alone (the object may be gone)."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -208,8 +214,7 @@ class KObject:
     @property
     def ref(self) -> str:
         """``namespace/name`` (or ``name`` for cluster-scoped objects)."""
-        return f"{self.meta.namespace}/{self.meta.name}" if self.meta.namespace else \
-            self.meta.name
+        return self.key.ref
 
     def status_manifest(self, copy_value: Callable[[Any], Any] = json_copy) -> Any:
         """The status to write, or ``...`` to keep the input's status untouched.

@@ -52,6 +52,7 @@ from allocation.engine.scheduling.v1_claims import (
     in_use,
     v1_claims,
 )
+from allocation.engine.scheduling.v1_deadlines import Deadlines
 from allocation.engine.v1 import (
     AllocationError,
     Allocator,
@@ -70,6 +71,7 @@ class V1Scheduling:
     def __init__(self, quiet: Quiet | None = None) -> None:
         self.quiet = quiet if quiet is not None else Quiet()
         self.source = v1_book.AllocatorSource()
+        self._deadlines = Deadlines()
         self._has_classes: bool | None = None
         # Per pass, by pod signature (v1_views.signature): where the last identical pod was placed
         # (the nodes before it refused it and only fill up during a pass), and the refusal
@@ -123,9 +125,8 @@ class V1Scheduling:
 
     def next_wakeup(self, state: ClusterState) -> datetime | None:
         """When the first wait for binding conditions times out, if any."""
-        due = [v1_prebind.deadline(c) for c in state.of_kind(ResourceClaimV1)
-               if c.allocation is not None and c.reserved_for]
-        return min((d for d in due if d is not None), default=None)
+        # kept between passes: no walk of every claim (scheduling/v1_deadlines.py)
+        return self._deadlines.earliest(state)
 
     def pod(self, state: ClusterState, pod: Pod, resolved: PodClaimsV1) -> bool:
         """One scheduling attempt (or, for a bound pod, allocation on its node); whether

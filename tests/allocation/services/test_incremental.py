@@ -9,7 +9,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from allocation import models
+from allocation.engine import claims_v1
+from allocation.engine.claims_v1 import V1ClaimController, made_entry
 from allocation.engine.events import VirtualClock, format_time
+from allocation.engine.objects import ResourceClaimV1
+from allocation.engine.scheduling import v1_prebind
+from allocation.engine.scheduling.v1 import V1Scheduling
+from allocation.engine.scheduling.v1_book import AllocatorSource
 from allocation.services import changes, read_model
 from allocation.services import reconcile as passes
 from allocation.services.events import plan_events
@@ -17,7 +23,7 @@ from allocation.services.manifests import import_texts
 from allocation.services.store import build_state, row_identity, stored_rows
 from allocation.services.writes import write
 from tests import factories as f
-from tests.random_writes import BASE, RandomWrites, seed_node
+from tests.random_writes import BASE, RandomWrites, seed_node, v1_node
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +161,61 @@ def test_the_state_after_a_catch_up_is_the_state_a_rebuild_builds():
 
 def _rebuild():
     return build_state(stored_rows(), [], VirtualClock(START))
+
+
+def _indexes_and_walks(kept) -> list[tuple]:
+    """Each index the controllers keep between passes beside what a walk of every claim
+    of the kept state gives (what each replaced)."""
+    state = kept.state
+    halves = [getattr(c, "v1", None) for c in kept.simulation.controllers]
+    claims = next(h for h in halves if isinstance(h, V1ClaimController))
+    v1 = next(h for h in halves if isinstance(h, V1Scheduling))
+    made = {e: c for c in state.of_kind(ResourceClaimV1) if (e := made_entry(c)) is not None}
+    due = [v1_prebind.deadline(c) for c in state.of_kind(ResourceClaimV1)
+           if c.allocation is not None and c.reserved_for]
+    pairs = [(claims.made.claims(state), made),
+             (v1.next_wakeup(state), min((d for d in due if d is not None), default=None))]
+    if v1.source.allocator is not None:
+        v1.source.begin()
+        v1.source.ready(state, v1.profile(state))
+        pairs.append((v1.source.committed, {c.ref: c.allocation for c in
+                                            state.of_kind(ResourceClaimV1)
+                                            if c.allocation is not None}))
+    return pairs
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_indexes_kept_between_passes_are_the_walks_after_random_writes(seed):
+    """The v1 claims made from templates, the binding-condition deadlines and the v1 book,
+    each kept from the keys the passes touched, against walks of every claim; the read
+    model's rows are checked by ``test_kept_passes_write_what_full_passes_would``."""
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    ops, kept, now = RandomWrites(random.Random(seed)), None, START
+    for step in range(12):
+        ops.step()
+        now += timedelta(seconds=10)
+        kept = passes.reconcile(now=now, kept=kept).kept
+        for index, walk in _indexes_and_walks(kept):
+            assert index == walk, f"step {step}"
+
+
+def test_after_a_full_pass_the_first_kept_pass_walks_no_claim_for_its_indexes(monkeypatch):
+    """A full pass on a settled cluster makes no claim from a template, yet the index of
+    those made is built in its first round: the first write's pass after it walks every
+    claim neither for that index nor for the v1 book."""
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    nodes = [doc for i in range(10) for doc in v1_node(f"m{i + 1}")]
+    pods = [f.pod(f"v{i}", templates={"g": "vtpl"}) for i in range(20)]
+    import_texts([("pods.yaml", f.to_yaml([*nodes, *pods]))])
+    kept = passes.reconcile(now=START).kept
+    kept = passes.reconcile(now=START, kept=kept).kept  # nothing to do: settled
+    full = passes.reconcile(now=START)  # a full pass on the settled cluster
+    import_texts([("more.yaml", f.to_yaml([f.pod("w", templates={"g": "vtpl"})]))])
+    entries, syncs = [], []
+    monkeypatch.setattr(claims_v1, "made_entry",
+                        lambda c, real=claims_v1.made_entry: entries.append(1) or real(c))
+    monkeypatch.setattr(AllocatorSource, "_sync", lambda *a: syncs.append(1))
+    result = passes.reconcile(now=START + timedelta(seconds=1), kept=full.kept)
+    assert result.outcome == passes.SAVED
+    assert len(entries) < 5 and not syncs  # the new claim's entries, no walk of 20
+    assert models.Pod.objects.get(name="w").node_name

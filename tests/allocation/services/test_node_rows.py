@@ -113,3 +113,14 @@ def test_a_claim_whose_nodes_cannot_be_told_makes_every_row_again(state):
 
     assert node_rows.affected(state, [key], {}, spans, pools) is None
     assert spans[("default", "c1")] is not None  # known again from now on
+
+
+def test_the_rows_of_some_nodes_read_only_the_claims_holding_devices_there(state):
+    spans = node_rows.spans_of(state, node_rows.pool_nodes(state))
+    v1_node = _node_of(state, "ResourceClaim", "v1")
+    other = ({"m1", "m2"} - {v1_node}).pop()
+    held = [c.name for c in node_rows.holding(state, spans, {v1_node, "n1", "n2"})]
+    assert "v1" in held and node_rows.holding(state, spans, {other}) == []
+    for only in ({v1_node}, {other}, {"n1", v1_node}, set()):
+        assert node_rows.node_rows(state, only, spans) == node_rows.node_rows(state, only)
+    assert node_rows.node_rows(state, {v1_node}, spans)[0][(v1_node,)]["devices_used"] == 1

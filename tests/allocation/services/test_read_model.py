@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from allocation import models
-from allocation.services import read_model
+from allocation.services import node_rows, read_model
 from allocation.services import reconcile as passes
 from allocation.services.cluster import baseline_state, clear_cache, revision
 from allocation.services.manifests import import_texts
@@ -138,3 +138,35 @@ def test_the_ids_it_keeps_are_those_of_the_rows_it_inserted(demo):
         stored = {tuple(v[k] for k in read_model._KEYS[model]): v
                   for v in model.objects.values()}
         assert known.rows[model] == stored, model.__name__
+
+
+def test_after_a_node_is_touched_the_spans_kept_are_made_again(demo):
+    """A changed node or slice may move a pool to other nodes: every claim's nodes are told
+    again from the pools as they are now (a later pass reads only the claims they name)."""
+    state = baseline_state()
+    with transaction.atomic():
+        _written, known = read_model.sync(state)
+    fresh = dict(known.spans)
+    stale = {ident: frozenset({"elsewhere"}) for ident in known.spans}
+    touched = [state.nodes[state.node_order[0]].key]
+    with transaction.atomic():
+        _written, known = read_model.sync(state, known._replace(spans=stale), touched)
+    assert known.spans == fresh
+
+
+def test_the_pools_kept_serve_while_no_slice_is_touched(demo):
+    """A pass that touched pods and claims only tells their nodes from the pools the last
+    sync kept; one that touched a node or slice makes the pools again."""
+    state = baseline_state()
+    with transaction.atomic():
+        _written, known = read_model.sync(state)
+    assert known.pools == node_rows.pool_nodes(state)
+    marked = known._replace(pools={("marked", "pool"): frozenset()})
+    pod = next(o.key for o in state.all_objects() if o.kind_name == "Pod")
+    with transaction.atomic():
+        _written, after_pod = read_model.sync(state, marked, [pod])
+    assert after_pod.pools is marked.pools
+    with transaction.atomic():
+        _written, after_node = read_model.sync(state, after_pod,
+                                               [state.nodes[state.node_order[0]].key])
+    assert after_node.pools == node_rows.pool_nodes(state)

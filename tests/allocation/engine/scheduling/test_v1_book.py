@@ -1,0 +1,74 @@
+"""The v1 allocator's book kept in step with the claims (``scheduling/v1_book.py``)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from allocation.engine.objects import ObjectKey, ResourceClaimV1
+from allocation.engine.scheduling.v1_book import AllocatorSource
+from allocation.engine.simulation import simulate
+from allocation.engine.touched_since import TouchedLog
+from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, slice_doc
+from tests.factories import node
+
+DEVICES = [f"gpu-{i}" for i in range(6)]
+
+
+def _allocation(rng: random.Random) -> dict:
+    return {"devices": {"results": [
+        {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": device}
+        for device in rng.sample(DEVICES, rng.randrange(1, 3))]}}
+
+
+def _walk(state) -> dict:
+    """What the book must hold: every v1 claim's allocation (the walk ``_sync`` makes)."""
+    return {c.ref: c.allocation for c in state.of_kind(ResourceClaimV1)
+            if c.allocation is not None}
+
+
+def _counts(per_pool: dict) -> dict:
+    return {pool: count for pool, count in per_pool.items() if count}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_book_synchronised_from_the_touched_claims_holds_every_claims_allocation(seed):
+    """Claims allocated, deallocated, given other devices, removed and added again between
+    scheduler passes, the ``touched`` list replaced as the worker's catch-up does, passes
+    that do not look at the book at all: at each look the book holds what a book
+    synchronised from every claim holds."""
+    rng = random.Random(seed)
+    docs = [node("node-1"), class_doc(),
+            slice_doc([{"name": d} for d in DEVICES], nodeName="node-1")]
+    docs += [claim_doc(name=f"c{i}", status={"allocation": _allocation(rng)})
+             for i in range(4)]
+    simulation = simulate(load(docs))
+    state = simulation.state
+    v1 = next(c for c in simulation.controllers if c.name == "scheduler").v1
+    source, profile = v1.source, v1.profile(state)
+    source.begin()
+    source.ready(state, profile)
+    for step in range(120):
+        names = [c.name for c in state.of_kind(ResourceClaimV1)]
+        op = rng.random()
+        if op < 0.3 or not names:
+            state.add(ResourceClaimV1(claim_doc(name=f"c{rng.randrange(8)}",
+                                                status={"allocation": _allocation(rng)})))
+        elif op < 0.7:
+            claim = state.writable(state.objects[ObjectKey("ResourceClaim", "default",
+                                                            rng.choice(names))])
+            claim.allocation = None if rng.random() < 0.5 else _allocation(rng)
+        elif op < 0.85:
+            state.remove(state.objects[ObjectKey("ResourceClaim", "default", rng.choice(names))])
+        else:
+            state.touched = TouchedLog([], state.touched)
+        if rng.random() < 0.3:
+            source.begin()
+            allocator = source.ready(state, profile)
+            assert source.committed == _walk(state), f"step {step}"
+            fresh = AllocatorSource()
+            fresh.ready(state, profile)
+            assert set(allocator.book.dedicated) == set(fresh.allocator.book.dedicated)
+            assert _counts(allocator.book.pool_dedicated) == \
+                _counts(fresh.allocator.book.pool_dedicated)
