@@ -86,8 +86,10 @@ class Scheduler:
     def carry(self, other: Scheduler, state: ClusterState) -> None:
         """Remember what ``other`` (on the state ``state`` was forked from) found quiet, and
         the node order it last looked at: a fork shares its parent's ``node_order`` until
-        its nodes change, so its first pass visits what it touched, not every pod."""
+        its nodes change, so its first pass visits what it touched, not every pod. The v1
+        allocator's book is copied (``AllocatorSource.fork_for``)."""
         self.quiet = self.v1.quiet = other.quiet.fork_for(state)
+        self.v1.source = other.v1.source.fork_for(state)  # the v1 book copied, not rebuilt
         self._order = other._order
         self._astray = set(other._astray)
 

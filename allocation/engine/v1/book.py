@@ -39,6 +39,21 @@ class AllocationBook:
         # called with the (driver, pool) keys a release freed devices in
         self.release_listeners: list = []
 
+    def copy(self) -> AllocationBook:
+        """A book holding what this one holds, changed apart from it from now on (a
+        scenario fork's: copying the entries costs far less than committing every claim
+        again). The results lists are shared: a book never changes one. No listeners."""
+        twin = AllocationBook(self.consumable_capacity)
+        twin.dedicated = dict(self.dedicated)
+        twin.shared = {key: dict(sums) for key, sums in self.shared.items()}
+        twin.shared_owners = defaultdict(set, {key: set(owners) for key, owners
+                                               in self.shared_owners.items()})
+        twin.pool_dedicated = defaultdict(int, self.pool_dedicated)
+        twin.pool_version = defaultdict(int, self.pool_version)
+        twin._claims = dict(self._claims)
+        twin._more_holders = {key: list(more) for key, more in self._more_holders.items()}
+        return twin
+
     def __contains__(self, claim_key: str) -> bool:
         return claim_key in self._claims
 

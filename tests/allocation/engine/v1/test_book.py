@@ -61,6 +61,33 @@ def test_admin_results_are_not_recorded_and_shared_sum_up():
     assert (DRV, "p", "nic") not in book.shared
 
 
+def _holdings(book: AllocationBook) -> tuple:
+    return (dict(book.dedicated), {k: dict(v) for k, v in book.shared.items()},
+            {k: set(v) for k, v in book.shared_owners.items() if v},
+            {k: v for k, v in book.pool_dedicated.items() if v},
+            {k: list(v) for k, v in book._more_holders.items()}, sorted(book._claims))
+
+
+def test_a_copy_holds_the_same_and_changes_apart():
+    book = AllocationBook()
+    book.commit("ns/a", _alloc({"device": "d0"}))
+    book.commit("ns/b", _alloc({"device": "d0"}, {"device": "d1"}))  # d0 named twice
+    book.commit("ns/c", _alloc({"device": "nic", "shareID": "1",
+                                "consumedCapacity": {"bw": "2"}}))
+    book.commit("ns/d", _alloc({"device": "nic", "shareID": "2",
+                                "consumedCapacity": {"bw": "3"}}))
+    before = _holdings(book)
+    copy = book.copy()
+    assert _holdings(copy) == before and copy.pool_version == book.pool_version
+    for ref in ("ns/a", "ns/c"):
+        copy.release(ref)
+    copy.commit("ns/e", _alloc({"device": "d2"}))
+    assert _holdings(book) == before  # the original holds what it held
+    assert copy.owner((DRV, "p", "d0")) == "ns/b" and book.owner((DRV, "p", "d0")) == "ns/a"
+    assert copy.shared[(DRV, "p", "nic")] == {"bw": 3}
+    assert book.shared[(DRV, "p", "nic")] == {"bw": 5}
+
+
 def test_release_notifies_listeners_and_bumps_versions():
     book = AllocationBook()
     seen = []
