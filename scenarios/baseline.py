@@ -35,7 +35,7 @@ from allocation.engine.scenarios.documents import DocumentIndex, key_of
 from allocation.engine.simulation import Simulation
 from allocation.services import cluster
 from allocation.services.incremental import KeptState, NotIncremental, changed_plan
-from allocation.services.store import STORED_FILE, build_state, stored_rows
+from allocation.services.store import STORED_FILE, build_state, state_rows
 
 __all__ = ["Baseline", "build", "caught_up"]
 
@@ -94,11 +94,11 @@ def _rows_at_one_revision() -> tuple[int, list]:
     in one transaction after a few tries."""
     for _attempt in range(_READS):
         before = cluster.revision()
-        rows = stored_rows()
+        rows = state_rows()
         if cluster.revision() == before:
             return before, rows
     with transaction.atomic():
-        return cluster.revision(), stored_rows()
+        return cluster.revision(), state_rows()
 
 
 def caught_up(quiet: Baseline) -> Baseline | None:

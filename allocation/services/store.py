@@ -30,6 +30,7 @@ from allocation.models import KIND_MODELS, OBJECT_MODELS, Event, StoredObject, V
 from allocation.services.profile import console_profile
 
 __all__ = ["STORED_FILE", "Identity", "identity_of", "model_for", "row_identity", "stored_rows",
+           "state_rows", "stored_count",
            "event_rows", "loaded_from_rows", "build_from_row", "LeftOut", "build_state",
            "load_row", "stand_in"]
 
@@ -67,6 +68,24 @@ def stored_rows() -> list[StoredObject]:
     rows: list[StoredObject] = []
     for model in OBJECT_MODELS:
         rows.extend(model.objects.all())
+    rows.sort(key=lambda r: r.position)
+    return rows
+
+
+_STATE_FIELDS = ("position", "namespace", "name", "document")
+"""The columns a state build reads of a row (``build_state``, ``load_row``, ``LeftOut``;
+a vendor object's ``api_group`` and ``kind`` too, ``row_identity``)."""
+
+
+def state_rows() -> list[StoredObject]:
+    """:func:`stored_rows` with only the columns a state build reads: the others are not
+    fetched (90,000 rows held 169 MB, 122 MB so: the rows are alive while the state is
+    built, so this is the peak of a baseline build at 5,000 nodes), and nothing else may be
+    read from these rows (each other column would cost a query per row)."""
+    rows: list[StoredObject] = []
+    for model in OBJECT_MODELS:
+        extra = ("api_group", "kind") if model is VendorObject else ()
+        rows.extend(model.objects.only(*_STATE_FIELDS, *extra))
     rows.sort(key=lambda r: r.position)
     return rows
 

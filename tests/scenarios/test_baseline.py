@@ -118,7 +118,7 @@ def test_rows_read_while_a_write_commits_are_read_again(monkeypatch):
     those of its revision."""
     import_texts([("a.yaml", f.to_yaml([f.resource_class(), *seed_node("n0")]))])
     reconcile(now=NOW)
-    real, writes = baselines.stored_rows, []
+    real, writes = baselines.state_rows, []
 
     def racing():
         rows = real()
@@ -126,7 +126,7 @@ def test_rows_read_while_a_write_commits_are_read_again(monkeypatch):
             writes.append(import_texts([("late.yaml", f.to_yaml([f.node("late")]))]))
         return rows
 
-    monkeypatch.setattr(baselines, "stored_rows", racing)
+    monkeypatch.setattr(baselines, "state_rows", racing)
     base = baselines.build()
     assert base.revision == cluster.revision()
     assert "late" in [d["metadata"]["name"] for d in base.documents]

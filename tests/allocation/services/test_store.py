@@ -63,3 +63,30 @@ def test_equal_strings_of_documents_are_one_string() -> None:
     second = store._parse(json.dumps({"metadata": {"namespace": names[1]}}))
     assert first["metadata"]["namespace"] is second["metadata"]["namespace"]
     assert first["l"][0] is second["metadata"]["namespace"]
+
+
+@pytest.mark.django_db
+def test_rows_with_the_columns_a_build_reads_build_the_same_state_without_a_query(
+        django_assert_num_queries) -> None:
+    """A vendor object and a row left out among them (its identity read for the problem)."""
+    from pathlib import Path
+
+    from allocation import models
+    from allocation.engine.events import VirtualClock
+    from allocation.services.manifests import import_texts
+
+    root = Path(__file__).resolve().parents[3]
+    import_texts([("demo.yaml", (root / "examples" / "demo.yaml").read_text())])
+    assert models.VendorObject.objects.exists()
+    broken = models.Pod.objects.order_by("position").first()
+    models.Pod.objects.filter(pk=broken.pk).update(document='{"kind": "Pod"')
+    full, full_left = store.build_state(store.stored_rows(), [], VirtualClock())
+    rows = store.state_rows()
+    with django_assert_num_queries(0):
+        state, left = store.build_state(rows, [], VirtualClock())
+        problems = [item.text for item in left]
+    assert problems == [item.text for item in full_left] and len(problems) == 1
+    assert broken.name in problems[0]
+    assert list(state.objects) == list(full.objects)
+    assert [o.to_manifest() for o in state.objects.values()] == \
+        [o.to_manifest() for o in full.objects.values()]
