@@ -79,9 +79,9 @@ a vendor object's ``api_group`` and ``kind`` too, ``row_identity``)."""
 
 def state_rows() -> list[StoredObject]:
     """:func:`stored_rows` with only the columns a state build reads: the others are not
-    fetched (90,000 rows held 169 MB, 122 MB so: the rows are alive while the state is
-    built, so this is the peak of a baseline build at 5,000 nodes), and nothing else may be
-    read from these rows (each other column would cost a query per row)."""
+    fetched (90,000 rows held 169 MB, 122 MB so; they are alive while the state is built),
+    and nothing else may be read from these rows (each other column would cost a query per
+    row)."""
     rows: list[StoredObject] = []
     for model in OBJECT_MODELS:
         extra = ("api_group", "kind") if model is VendorObject else ()
