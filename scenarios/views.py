@@ -21,8 +21,8 @@ from scenarios.models import Scenario
 from scenarios.presenters import PR_CLASSES, describe_change, page
 
 __all__ = ["scenario_list", "scenario_create", "scenario_detail", "scenario_body",
-           "scenario_change",
-           "scenario_action", "scenario_export", "render_body", "PAGE_HEADER", "origin"]
+           "scenario_change", "scenario_action", "scenario_export", "render_body",
+           "PAGE_HEADER", "origin"]
 
 PAGE_HEADER = "X-Scenario-Page"
 """The header naming the open page a request comes from (``static/js/scenario.js`` makes
