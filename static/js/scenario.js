@@ -16,6 +16,8 @@
 // - the drop target says "evaluating" while the change is evaluated;
 // - Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) press Undo / Redo outside text fields;
 // - after a change the keyboard's focus is where it was (docs/scenarios.md, "Changes").
+// - a large cluster's first view says the planner is being prepared, or that it could
+//   not be and how to try again (docs/scenarios.md, "The baseline").
 //
 // The page has an id of its own: its requests name it (X-Scenario-Page) and it tells its
 // socket once open, so the server's push of a change skips the page that asked for it (the
@@ -36,6 +38,23 @@
       event.target.dataset.pageSaid = "true"; // the socket now skips this page's own changes
     }
   });
+
+  // A large cluster's first view is a placeholder that asks for the planner
+  // (scenarios/htmx/body_pending.html): when that request fails, it says so and how to try
+  // again, instead of saying for good that the baseline is being prepared.
+  function planFailed(event) {
+    const body = event.detail.elt;
+    if (!body || body.id !== "scenario-body" || !body.hasAttribute("aria-busy")) return;
+    const status = body.querySelector('[role="status"]');
+    const code = event.detail.xhr && event.detail.xhr.status;
+    if (status) {
+      status.textContent = `The planner could not be prepared${code ? ` (HTTP ${code})` : ""}. ` +
+        "Reload the page to try again.";
+    }
+    body.removeAttribute("aria-busy");
+  }
+  document.addEventListener("htmx:responseError", planFailed);
+  document.addEventListener("htmx:sendError", planFailed);
 
   const THRESHOLD = 4; // pixels before a press becomes a drag (so clicks still work)
   const EDGE = 48; // pixels from the window's edge where auto-scroll starts

@@ -292,3 +292,19 @@ def test_a_large_clusters_first_view_shows_it_is_preparing_then_the_planner(
     drag(page, pod, page.locator('article[data-node="worker-3"]'))
     page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
     assert page.js_errors == []
+
+
+def test_a_first_view_whose_planner_cannot_be_prepared_says_so(asgi_page, django_user_model,
+                                                                 monkeypatch):
+    from scenarios import evaluation
+
+    page = asgi_page
+    scenario = new_scenario(django_user_model, "broken first view")
+    monkeypatch.setattr(evaluation, "PREPARE_FROM", 1)  # as if large
+    evaluation.clear_caches()
+    page.route("**/body/**", lambda route: route.fulfill(status=500, body="server error"))
+
+    open_scenario(page, scenario)
+    expect(page.get_by_role("status")).to_have_text(
+        "The planner could not be prepared (HTTP 500). Reload the page to try again.")
+    assert page.locator("#scenario-body").get_attribute("aria-busy") is None
