@@ -48,9 +48,9 @@ _YOUNG_WHILE_LARGE = 100_000
 (Python's is 700 allocations). A drop's evaluation is tens of MB of young containers (the
 fork's copies of the baseline's indexes and memos) that every young collection walked
 again while the drop went on (gen0 walks of 50-90 ms a drop at 5,000 nodes, gen1 of
-50-250): what would free them is the evaluation being dropped from the cache, collected
-then (:func:`_make_room`). Other requests' cyclic garbage is still collected, in fewer,
-larger young collections (docs/console.md, "At size (measured)")."""
+50-250): what frees them is the evaluation being dropped from the cache, by reference
+counting (:func:`_make_room`). Other requests' cyclic garbage is still collected, in
+fewer, larger young collections (docs/console.md, "At size (measured)")."""
 log = logging.getLogger(__name__)
 _young_default = gc.get_threshold()[0]
 _lock = threading.Lock()

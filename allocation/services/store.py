@@ -65,11 +65,7 @@ def row_identity(row: StoredObject) -> Identity:
 
 def stored_rows() -> list[StoredObject]:
     """Every stored object (Events aside) in document order."""
-    rows: list[StoredObject] = []
-    for model in OBJECT_MODELS:
-        rows.extend(model.objects.all())
-    rows.sort(key=lambda r: r.position)
-    return rows
+    return _rows(lambda model: model.objects.all())
 
 
 _STATE_FIELDS = ("position", "namespace", "name", "document")
@@ -82,10 +78,15 @@ def state_rows() -> list[StoredObject]:
     fetched (90,000 rows held 169 MB, 122 MB so; they are alive while the state is built),
     and nothing else may be read from these rows (each other column would cost a query per
     row)."""
+    return _rows(lambda model: model.objects.only(
+        *_STATE_FIELDS, *(("api_group", "kind") if model is VendorObject else ())))
+
+
+def _rows(query) -> list[StoredObject]:
+    """The rows ``query(model)`` gives of every object table, in document order."""
     rows: list[StoredObject] = []
     for model in OBJECT_MODELS:
-        extra = ("api_group", "kind") if model is VendorObject else ()
-        rows.extend(model.objects.only(*_STATE_FIELDS, *extra))
+        rows.extend(query(model))
     rows.sort(key=lambda r: r.position)
     return rows
 
