@@ -100,6 +100,11 @@ class V1ClaimController:
         # _sync_claim would change nothing and its answer would be dropped at the next
         # round's observe, which then syncs the claim (a made claim means a next round).
         fresh = made.created
+        if not state.has(ResourceClaimV1):
+            # a seed cluster: no claim to sync, and the kind's walk would sift every
+            # touched seed claim (the same kind name) out of ``unknown_of``'s keys each
+            # round; the keys touched meanwhile are gathered at the first walk
+            return changed
         changed |= each(state, self.name, [c for c in self.quiet.unknown_of(state, ResourceClaimV1)
                                            if id(c) not in fresh],
                         lambda claim: self._sync_claim(state, claim))

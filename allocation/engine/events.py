@@ -142,16 +142,16 @@ class EventRecorder:
                component: str = SCHEDULER_COMPONENT) -> dict:
         self._seq += 1
         stamp = self.clock.stamp()
-        meta = obj.meta  # read once: an Event is recorded per claim and pod placed
-        name, namespace, uid = meta.name, meta.namespace, meta.uid
-        involved = {"apiVersion": obj.api_version, "kind": obj.kind_name, "name": name}
+        kind, namespace, name = obj.key  # an Event is recorded per claim and pod placed
+        uid = obj.meta.uid
+        involved = {"apiVersion": obj.api_version, "kind": kind, "name": name}
         if namespace:
             involved["namespace"] = namespace
         if uid:
             involved["uid"] = uid
         event = {
             "apiVersion": _EVENT_VERSION, "kind": "Event",
-            "metadata": {"name": f"{name}.{self._seq:08d}",
+            "metadata": {"name": "%s.%08d" % (name, self._seq),
                          "namespace": namespace or "default"},
             "involvedObject": involved, "type": type_, "reason": reason, "message": message,
             "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1,

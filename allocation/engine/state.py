@@ -374,7 +374,10 @@ class ClusterState:
         ``add``, ``remove`` and ``writable``, so a controller asks it per object to pass
         over work only the other DRA dialect's objects can need (docs/v1.md)."""
         by_class = self._by_class
-        return any(by_class[c] for c in self._classes(cls))
+        for found in self._classes(cls):  # a loop, not any() over a generator: per object
+            if by_class[found]:
+                return True
+        return False
 
     def _classes(self, cls: type) -> list[type]:
         """The classes of ``_by_class`` that are ``cls`` or its subclasses (of a union:

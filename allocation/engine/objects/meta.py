@@ -51,15 +51,17 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
     """A UID derived from the object's identity, so output is deterministic.
 
     ``str(uuid.uuid5(_UID_NAMESPACE, "<kind>/<namespace>/<name>"))`` (RFC 4122 section
-    4.3: SHA-1 of namespace and name, version 5, RFC variant), computed on the bytes
-    without building a ``UUID``: a uid is made for every pod and claim, and ``uuid5`` was
-    more than half of the time a template claim takes to make."""
-    digest = bytearray(hashlib.sha1(
-        _UID_PREFIX + f"{kind}/{namespace or ''}/{name}".encode()).digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
-    digest[8] = (digest[8] & 0x3F) | 0x80  # variant: RFC 4122
-    text = digest.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+    4.3: SHA-1 of namespace and name, version 5, RFC variant), computed on the digest's hex
+    text without building a ``UUID``: a uid is made for every pod and claim, and ``uuid5``
+    was more than half of the time a template claim takes to make. The version is the
+    13th hex digit (``5``); the variant is the top two bits of the 17th (``10``)."""
+    text = hashlib.sha1(_UID_PREFIX + f"{kind}/{namespace or ''}/{name}".encode()).hexdigest()
+    return (f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT_DIGIT[text[16]]}{text[17:20]}-"
+            f"{text[20:32]}")
+
+
+_VARIANT_DIGIT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+"""A hex digit with its top two bits set to the RFC 4122 variant (``10``)."""
 
 
 class ObjectKey(NamedTuple):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from allocation.engine import kinds
@@ -19,8 +20,12 @@ __all__ = [
 
 
 
+@lru_cache(maxsize=8192)
 def node_selector_for(node_name: str) -> dict:
-    """The ``availableOnNodes`` selector of a node-local allocation."""
+    """The ``availableOnNodes`` selector of a node-local allocation: one per node, shared
+    by the allocations on it (made per claim allocated, it was 2-3% of a settle). Nobody
+    changes it: ``Allocation.to_manifest`` copies it, as it copies the selector read from
+    an input document, which allocations share with their document."""
     return {"nodeSelectorTerms": [{"matchFields": [
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 

@@ -111,6 +111,30 @@ def test_without_a_v1_template_no_pod_is_visited_and_one_added_later_is_served()
     assert owning_pod(claim) == ("a", state.get("Pod", "default", "a").meta.uid)
 
 
+
+def test_without_a_v1_claim_no_claim_kind_is_walked_and_one_added_later_is_synced():
+    """The shortcut (no v1 claim in the state: a seed cluster's, whose claims share the
+    kind name) asks the memo for no v1 claim; a claim added later, after rounds that
+    touched other objects, is synced as by a controller that always looks."""
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), pod("a")]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller, asked = V1ClaimController(), []
+    unknown_of = controller.quiet.unknown_of
+    controller.quiet.unknown_of = lambda s, cls: asked.append(cls) or unknown_of(s, cls)
+    assert not controller.reconcile(state)
+    state.writable(state.get("Pod", "default", "a"))  # a touch the first walk must not lose
+    assert not controller.reconcile(state)
+    assert ResourceClaimV1 not in asked
+    claim = ResourceClaimV1({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "default"},
+        "spec": {"devices": {"requests": [request()]}},
+        "status": {"reservedFor": [{"resource": "pods", "name": "gone", "uid": "u"}]}})
+    state.add(claim)
+    assert controller.reconcile(state)  # the reservation of a pod that is gone dropped
+    assert state.get("ResourceClaim", "default", "c").reserved_for == []
+    assert ResourceClaimV1 in asked
+
 def _expected(claim: ResourceClaimV1, template: ResourceClaimTemplateV1) -> dict:
     """The slow path: the claim ``claim_from_template`` makes from ``template`` for the
     claim's pod entry, read as any claim."""

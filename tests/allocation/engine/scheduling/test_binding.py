@@ -86,3 +86,27 @@ def test_commit_in_a_fork_changes_the_forks_copies_only():
     assert parent.get("ResourceClaim", "default", "new").allocation is None
     assert parent.get("ResourceClaim", "default", "new").reserved_for == []
     assert parent.get("ResourceClaim", "default", "held").reserved_for == []
+
+
+
+def test_allocations_on_one_node_give_documents_of_their_own():
+    """Allocations on one node share its ``availableOnNodes`` selector (made once per node);
+    each claim's document is its own: changing one leaves the other's as it was."""
+    docs = [node("n1"), named_slice("n1", [device("gpu-0"), device("gpu-1")]),
+            resource_class("gpu"), claim_parameters("any", "true"),
+            claim("a", params="any"), claim("b", params="any"),
+            pod("p", claims={"a": "a", "b": "b"})]
+    state = ClusterState.build(load_texts([("t.yaml", to_yaml(docs))]), VirtualClock())
+    p, n1 = state.get("Pod", "default", "p"), state.nodes["n1"]
+    needs = pod_needs(state, p, Plans(), no_negotiation)
+    picks, _refusal = fit.try_node(state, p, n1, needs, "first-fit")
+    binding.commit(state, p, n1, needs, picks)
+    first, second = (state.get("ResourceClaim", "default", name).to_manifest()
+                     for name in ("a", "b"))
+    selector = {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    assert first["status"]["allocation"]["availableOnNodes"] == selector
+    assert second["status"]["allocation"]["availableOnNodes"] == selector
+    first["status"]["allocation"]["availableOnNodes"]["nodeSelectorTerms"].clear()
+    assert state.get("ResourceClaim", "default", "b").to_manifest()[
+        "status"]["allocation"]["availableOnNodes"] == selector
