@@ -151,7 +151,7 @@ class EventRecorder:
             involved["uid"] = uid
         event = {
             "apiVersion": _EVENT_VERSION, "kind": "Event",
-            "metadata": {"name": "%s.%08d" % (name, self._seq),
+            "metadata": {"name": f"{name}.{self._seq:08d}",
                          "namespace": namespace or "default"},
             "involvedObject": involved, "type": type_, "reason": reason, "message": message,
             "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1,

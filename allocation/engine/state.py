@@ -374,7 +374,7 @@ class ClusterState:
         ``add``, ``remove`` and ``writable``, so a controller asks it per object to pass
         over work only the other DRA dialect's objects can need (docs/v1.md)."""
         by_class = self._by_class
-        for found in self._classes(cls):  # a loop, not any() over a generator: per object
+        for found in self._classes(cls):  # noqa: SIM110 - no generator made: asked per object
             if by_class[found]:
                 return True
         return False
