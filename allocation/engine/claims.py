@@ -24,6 +24,7 @@ from allocation.engine.objects.meta import json_copy
 from allocation.engine.quiet import Quiet
 
 if TYPE_CHECKING:
+    from allocation.engine.objects import ObjectKey
     from allocation.engine.state import ClusterState
 
 __all__ = ["ClaimController", "deallocate", "claim_from_template"]
@@ -78,6 +79,28 @@ class ClaimController:
         self._created = {}
         changed |= self.v1.reconcile(state)
         return changed
+
+    def pod_bound(self, state: ClusterState, pod: Pod, claims: list[ObjectKey]) -> None:
+        """What the next round's visits of ``pod``, bound by the scheduler just now, and of
+        its claims would find (a ``BoundListener``): nothing to do. The pod's template
+        claims all exist (``_create_for``; ``claims`` holds every claim of the pod, a
+        superset of what that visit reads); a claim reserved for this pod alone stands
+        (``_release_claim``). Remembered unless touched before the next round
+        (``Quiet.remember_after``); a claim shared with other pods is visited as before."""
+        quiet, objects = self.quiet, state.objects
+        if not pod.terminated and state.has(ResourceClaimTemplate):  # else pods unvisited
+            quiet.remember_after(state, pod, claims)
+        name, uid, namespace = pod.meta.name, pod.meta.uid, pod.meta.namespace
+        deps = [pod.key]
+        for key in claims:
+            claim = objects[key]
+            reserved = claim.reserved_for
+            if len(reserved) == 1 and type(claim) is ResourceClaim \
+                    and claim.meta.namespace == namespace:
+                ref = reserved[0]
+                if ref.get("resource") == "pods" and ref.get("name") == name \
+                        and ref.get("uid") == uid:
+                    quiet.remember_after(state, claim, deps)
 
     def _create_from_templates(self, state: ClusterState) -> bool:
         if not state.has(ResourceClaimTemplate):

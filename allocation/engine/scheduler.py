@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from allocation.engine.objects import Node, ObjectKey, ResourceClaim
     from allocation.engine.state import ClusterState
 
-__all__ = ["Scheduler", "Negotiator"]
+__all__ = ["Scheduler", "Negotiator", "BoundListener"]
 
 
 class Negotiator(Protocol):
@@ -55,6 +55,14 @@ class Negotiator(Protocol):
         """A bound pod with controller-managed claims pending; whether anything changed."""
 
 
+class BoundListener(Protocol):
+    """Told of a pod the scheduler bound just now (``Scheduler.bound_listeners``): the
+    state, the state's pod, and the keys of its claims, all allocated and reserved for it
+    (``pod_needs`` found every one: a missing claim refuses the pod)."""
+
+    def __call__(self, state: ClusterState, pod: Pod, claims: list[ObjectKey]) -> None: ...
+
+
 class Scheduler:
     """Schedules pods; ``reconcile`` runs one pass and says whether anything changed."""
 
@@ -72,6 +80,9 @@ class Scheduler:
         self.v1 = V1Scheduling(self.quiet)
         self._order: list[str] | None = None  # state.node_order at the last look
         self._astray: set[ObjectKey] = set()  # pods visited bound to a node that does not exist
+        # told of each pod this scheduler binds, with its claims' keys: the other
+        # controllers' quiet memos (Simulation.on connects them; see _remember_bound)
+        self.bound_listeners: list[BoundListener] = []
 
     def needs(self, state: ClusterState, pod: Pod) -> PodNeeds:
         """What ``pod`` needs now (see ``scheduling/needs.py``)."""
@@ -199,14 +210,22 @@ class Scheduler:
         claims allocated and reserved for it, no scheduling context, nothing to do. It is
         known from the next pass unless the pod, a claim or the context changes meanwhile
         (``Quiet.remember_after``), so large clusters are not visited twice. A claim
-        marked for deallocation is left to that visit, which refuses it (``pod_needs``)."""
+        marked for deallocation is left to that visit, which refuses it (``pod_needs``).
+
+        The ``bound_listeners`` are told the same, so the claim controller remembers what
+        its next visit of the pod and its claims would find, rather than visit them all
+        once more after a large cluster's first pass."""
         deps = [claim.key for claim in needs.allocated]
         for claim, _plan in needs.pending:
             if claim.deallocation_requested:
                 return
             deps.append(claim.key)
+        claims = list(deps)
         deps.append(context_key(pod))
-        self.quiet.remember_after(state, state.objects[pod.key], deps)
+        pod = state.objects[pod.key]
+        self.quiet.remember_after(state, pod, deps)
+        for listen in self.bound_listeners:
+            listen(state, pod, claims)
 
     @staticmethod
     def _scan(state: ClusterState, pod: Pod, start: int, total: int) -> Iterable[int]:

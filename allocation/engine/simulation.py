@@ -70,8 +70,9 @@ class Simulation:
     def on(cls, state: ClusterState, strategy: str = "first-fit",
            checkpoint: Callable[[], None] | None = None) -> Simulation:
         """A simulation of ``state`` (changed in place) with every controller."""
-        return cls(state, strategy, [make(strategy) for make in CONTROLLER_FACTORIES],
-                   checkpoint=checkpoint)
+        controllers = [make(strategy) for make in CONTROLLER_FACTORIES]
+        _connect(controllers)
+        return cls(state, strategy, controllers, checkpoint=checkpoint)
 
     def fork(self, strategy: str | None = None) -> Simulation:
         """A simulation of ``state.fork()`` (``strategy``: this one's by default) whose
@@ -167,6 +168,15 @@ class Simulation:
         for obj in self.state.all_objects():
             yield obj.to_manifest(shared)
         yield from self.state.events.items
+
+
+def _connect(controllers: list[Controller]) -> None:
+    """Tell the controllers with a ``pod_bound`` method of each pod a scheduler binds
+    (``Scheduler.bound_listeners``), so they remember what their next visit would find."""
+    listeners = [c.pod_bound for c in controllers if hasattr(c, "pod_bound")]
+    for controller in controllers:
+        if isinstance(controller, Scheduler):
+            controller.bound_listeners.extend(listeners)
 
 
 def _name(controller) -> str:

@@ -249,3 +249,84 @@ def test_a_claim_made_this_pass_is_not_visited_for_release_until_the_next_round(
     assert not controller.reconcile(state)
     assert visited == ["p-gpu"]
     assert controller.quiet.known(state.get("ResourceClaim", "default", "p-gpu"))
+
+
+def _spy(controller, visits: list[str]) -> None:
+    """Record in ``visits`` the pods and claims ``controller`` visits."""
+    create, release = controller._create_for, controller._release_claim
+    controller._create_for = lambda s, p: visits.append(p.name) or create(s, p)
+    controller._release_claim = lambda s, c, live: visits.append(c.name) or release(s, c, live)
+
+
+def _spied(docs: list[dict]):
+    """A simulation of ``docs`` whose claim controller records the pods and claims it
+    visits, and a twin whose scheduler tells nobody of the pods it binds."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.scheduler import Scheduler
+    from allocation.engine.simulation import Simulation
+    from tests.factories import to_yaml
+
+    sims, visits = [], []
+    for told in (True, False):
+        sim = Simulation.from_loaded(load_texts([("in.yaml", to_yaml(docs))]))
+        controller = next(c for c in sim.controllers if isinstance(c, ClaimController))
+        if told:
+            _spy(controller, visits)
+        else:
+            next(c for c in sim.controllers if isinstance(c, Scheduler)).bound_listeners = []
+        sim.settle()
+        sims.append(sim)
+    return sims[0], sims[1], visits
+
+
+def test_the_claim_controller_remembers_the_pods_the_scheduler_binds_and_their_claims():
+    """Told by the scheduler (``pod_bound``), the claim controller knows a pod bound just
+    now and a claim reserved for it alone from its next round, with no second visit; a claim
+    other pods share is visited as before. The outcome is the one without being told."""
+    from allocation.engine.claims import ClaimController
+
+    shared = claim("shared", params="any")
+    docs = [resource_class("gpu"), node("n0"),
+            named_slice("n0", [device("d0"), device("d1")]), claim_parameters("any", "true"),
+            claim_template("t", params="any"), shared,
+            pod("p", templates={"gpu": "t"}, claims={"s": "shared"}),
+            pod("q", claims={"s": "shared"})]
+    shared["spec"]["allocationMode"] = "WaitForFirstConsumer"
+    told, untold, visits = _spied(docs)
+    # p's first visit made its claim; after that neither p nor p-gpu is visited again
+    assert visits.count("p") == 1 and "p-gpu" not in visits
+    assert "shared" in visits  # reserved for p and q: visited as before
+    controller = next(c for c in told.controllers if isinstance(c, ClaimController))
+    state = told.state
+    assert controller.quiet.known(state.get("Pod", "default", "p"))
+    assert controller.quiet.known(state.get("ResourceClaim", "default", "p-gpu"))
+    assert [o.to_manifest() for o in state.all_objects()] == [
+        o.to_manifest() for o in untold.state.all_objects()]
+    assert state.events.items == untold.state.events.items
+
+
+def test_what_pod_bound_remembered_holds_only_while_nothing_is_touched_after_it():
+    """What ``pod_bound`` remembered holds only while nothing touches the pod or claim
+    before the claim controller's next round: a claim changed meanwhile is visited, and so
+    is its pod, whose answer read it."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.state import ClusterState
+    from tests.factories import to_yaml
+
+    for touch_after in (False, True):
+        state = ClusterState.build(load_texts([("in.yaml", to_yaml(
+            BASE + [claim_template("t", params="any"), pod("p", templates={"gpu": "t"})]))]))
+        controller = ClaimController()
+        assert controller.reconcile(state)  # made p-gpu
+        made = state.writable(state.get("ResourceClaim", "default", "p-gpu"))
+        p = state.writable(state.get("Pod", "default", "p"))
+        made.reserved_for = [{"resource": "pods", "name": "p", "uid": p.meta.uid}]
+        controller.pod_bound(state, p, [made.key])
+        if touch_after:
+            state.writable(made)
+        controller.quiet.observe(state)
+        assert controller.quiet.known(p) is not touch_after
+        assert controller.quiet.known(
+            state.get("ResourceClaim", "default", "p-gpu")) is not touch_after
