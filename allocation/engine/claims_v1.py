@@ -118,18 +118,17 @@ class V1ClaimController:
         changed = False
         namespace = pod.meta.namespace  # read per entry and lookup: once, not per use
         objects = state.objects  # by plain tuples, as ClusterState.get: per pod and round
-        # what the answer read: the entries' templates and the claims they resolve to (the
-        # key of an object found is its own, equal to the one looked up: none made then)
+        # what the answer read: the claims the entries resolve to, and the templates of
+        # the entries that do not resolve to a claim made for the pod (the key of an
+        # object found is its own, equal to the one looked up: none made then)
         deps: list[ObjectKey] = []
         for entry in pod.claims:
             template_name = entry.template_name
             if not template_name:
                 continue
-            template = objects.get(("ResourceClaimTemplate", namespace, template_name))
-            deps.append(template.key if template is not None else
-                        ObjectKey("ResourceClaimTemplate", namespace, template_name))
-            if not isinstance(template, ResourceClaimTemplateV1):
-                continue  # a seed template (claims.py) or missing: the scheduler says so
+            # the recorded claim first: whatever the template, an entry recorded with no
+            # claim, or with a claim made for the pod, needs nothing (every pod once its
+            # claims are made: the template is not looked up then)
             recorded = pod.claim_status(entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
@@ -141,6 +140,11 @@ class V1ClaimController:
                 if isinstance(claim, ResourceClaimV1) and owning_pod(claim) == (
                         pod.name, pod.meta.uid):
                     continue  # made already
+            template = objects.get(("ResourceClaimTemplate", namespace, template_name))
+            deps.append(template.key if template is not None else
+                        ObjectKey("ResourceClaimTemplate", namespace, template_name))
+            if not isinstance(template, ResourceClaimTemplateV1):
+                continue  # a seed template (claims.py) or missing: the scheduler says so
             claim = made.get(namespace, pod.meta.uid, entry.name)
             if claim is None:
                 claim = ResourceClaimV1.made_from(made.prototype(template).claim(
