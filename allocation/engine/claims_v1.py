@@ -89,10 +89,15 @@ class V1ClaimController:
     def reconcile(self, state: ClusterState) -> bool:
         self.quiet.observe(state)
         # without a v1 template no pod needs a claim made (a seed cluster's pods); with
-        # one the index follows every round (nothing changes a claim before the first pod
-        # needs one), so a scenario's fork finds it built (MadeIndex.fork_for)
+        # one the index is brought up to date at a pass's first round (a full pass's walk
+        # is then not left to the next kept pass, and it never falls more than a pass
+        # behind), later only when a pod needs a claim made (_Made): the round after the
+        # scheduler's first touched every claim it allocated, and no pod needs one then
         templates = state.has(ResourceClaimTemplateV1)
-        made = _Made(self.made.claims(state) if templates else {})
+        index = self.made if templates else None
+        if index is not None and index.behind(state):
+            index.claims(state)
+        made = _Made(index, state)
         pods = self.quiet.unknown_of(state, Pod) if templates else []
         changed = each(state, self.name, pods, lambda pod: self._create_for(state, pod, made))
         # A claim made just now is not synced in this round: it has no reservations and
@@ -118,18 +123,17 @@ class V1ClaimController:
         changed = False
         namespace = pod.meta.namespace  # read per entry and lookup: once, not per use
         objects = state.objects  # by plain tuples, as ClusterState.get: per pod and round
-        # what the answer read: the entries' templates and the claims they resolve to (the
-        # key of an object found is its own, equal to the one looked up: none made then)
+        # what the answer read: the claims the entries resolve to, and the templates of
+        # the entries that do not resolve to a claim made for the pod (the key of an
+        # object found is its own, equal to the one looked up: none made then)
         deps: list[ObjectKey] = []
         for entry in pod.claims:
             template_name = entry.template_name
             if not template_name:
                 continue
-            template = objects.get(("ResourceClaimTemplate", namespace, template_name))
-            deps.append(template.key if template is not None else
-                        ObjectKey("ResourceClaimTemplate", namespace, template_name))
-            if not isinstance(template, ResourceClaimTemplateV1):
-                continue  # a seed template (claims.py) or missing: the scheduler says so
+            # the recorded claim first: whatever the template, an entry recorded with no
+            # claim, or with a claim made for the pod, needs nothing (every pod once its
+            # claims are made: the template is not looked up then)
             recorded = pod.claim_status(entry.name)
             if recorded is not None:
                 current = recorded.get("resourceClaimName")
@@ -141,6 +145,11 @@ class V1ClaimController:
                 if isinstance(claim, ResourceClaimV1) and owning_pod(claim) == (
                         pod.name, pod.meta.uid):
                     continue  # made already
+            template = objects.get(("ResourceClaimTemplate", namespace, template_name))
+            deps.append(template.key if template is not None else
+                        ObjectKey("ResourceClaimTemplate", namespace, template_name))
+            if not isinstance(template, ResourceClaimTemplateV1):
+                continue  # a seed template (claims.py) or missing: the scheduler says so
             claim = made.get(namespace, pod.meta.uid, entry.name)
             if claim is None:
                 claim = ResourceClaimV1.made_from(made.prototype(template).claim(
@@ -206,10 +215,16 @@ class _Pods:
 class _Made:
     """One round's claims made from templates, by (namespace, pod uid, pod claim name): the
     controller's :class:`MadeIndex` as the round began (a claim made in the round is not
-    found, as a walk of every claim then did not find it), and the prototypes."""
+    found, as a walk of every claim then did not find it), and the prototypes.
 
-    def __init__(self, made: dict[tuple, ResourceClaimV1]) -> None:
-        self._made = made
+    The index is asked at the first :meth:`get`: a round makes claims only after a
+    ``get`` and writes nothing else of a claim before its pod loop ends, so its claims are
+    then still those the round began with."""
+
+    def __init__(self, index: MadeIndex | None, state: ClusterState) -> None:
+        # None: no v1 template (nothing is ever made, nothing found)
+        self._index, self._state = index, state
+        self._made: dict[tuple, ResourceClaimV1] | None = None if index is not None else {}
         # ids of the claims made this round (kept in the state, so the ids stay theirs)
         self.created: set[int] = set()
         # per template object (kept alive here, so an id found is its own): its prototype
@@ -225,7 +240,11 @@ class _Made:
         return found[1]
 
     def get(self, namespace: str | None, uid: str | None, name: str) -> ResourceClaimV1 | None:
-        return self._made.get((namespace, uid, name))
+        """The claim made earlier for the pod's entry ``name``, if any."""
+        made = self._made
+        if made is None:  # the round's first pod that needs a claim made
+            made = self._made = self._index.claims(self._state)
+        return made.get((namespace, uid, name))
 
 
 def made_entry(claim: KObject | None) -> tuple | None:
@@ -255,11 +274,18 @@ class MadeIndex:
         self._entries: dict[ObjectKey, tuple] = {}  # claim key -> its entry
         self._claims: dict[tuple, ResourceClaimV1] = {}  # entry -> its claim
         self._crowded: dict[tuple, set[ObjectKey]] = {}  # entry -> its claims' keys, if 2+
+        self._touched: list | None = None  # the state's touched list at the last look
+
+    def behind(self, state: ClusterState) -> bool:
+        """Whether ``state`` is another state than the last look's, or put another touched
+        list in place since (a new pass: ``engine/touched_since.py``)."""
+        return self._since.state is not state or self._touched is not state.touched
 
     def claims(self, state: ClusterState) -> dict[tuple, ResourceClaimV1]:
         """Entry -> claim over the state's claims now (the walk's answer); the dict is
         this index's own and changes at its next call."""
         keys = self._since.keys(state)
+        self._touched = state.touched
         objects = state.objects
         if keys is None:
             # another state (or the first): start again from a walk of it
@@ -290,7 +316,7 @@ class MadeIndex:
         self.claims(parent)
         twin._entries, twin._claims = dict(self._entries), dict(self._claims)
         twin._crowded = {entry: set(keys) for entry, keys in self._crowded.items()}
-        twin._since = self._since.fork_for(fork)
+        twin._since, twin._touched = self._since.fork_for(fork), fork.touched
         return twin
 
     def _put(self, key: ObjectKey, claim: KObject | None) -> None:

@@ -84,7 +84,10 @@ class DeviceSelector:
         if self._readers is None:
             return (driver, _whole(device, "attributes"), _whole(device, "capacity"),
                     bool(device.get("allowMultipleAllocations")))
-        return tuple([read(driver, device) for read in self._readers])
+        readers = self._readers
+        if len(readers) == 1:  # the usual selector reads one value: no list per device
+            return (readers[0](driver, device),)
+        return tuple([read(driver, device) for read in readers])
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:

@@ -195,7 +195,7 @@ class V1Scheduling:
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
-                    self._remember_placed(state, pod, found)
+                    self._remember_placed(state, pod, found, bool(attempt.extended))
                     return True
                 if refusal is v1_place.WAITING:
                     return False
@@ -218,19 +218,21 @@ class V1Scheduling:
                           answers)
 
     def _remember_placed(self, state: ClusterState, pod: Pod,
-                         found: list[ResourceClaimV1]) -> None:
+                         found: list[ResourceClaimV1], extended: bool) -> None:
         """What the next visit of ``pod``, placed just now, would find: bound, every claim
-        (its extended-resource claim too, made by the placement) allocated and reserved for
-        it, nothing to do (the bound branch of :meth:`pod`). It is known from the next pass
-        unless the pod or a claim changes meanwhile (``Quiet.remember_after``), so a large
-        cluster's bound pods are not visited a second time."""
+        (its extended-resource claim too, made by the placement when the attempt had
+        ``extended`` resources) allocated and reserved for it, nothing to do (the bound
+        branch of :meth:`pod`). It is known from the next pass unless the pod or a claim
+        changes meanwhile (``Quiet.remember_after``), so a large cluster's bound pods are
+        not visited a second time."""
         bound = state.objects.get(pod.key)
         if not isinstance(bound, Pod) or not bound.node_name:
             return
         keys = [c.key for c in found]
-        extended = v1_extended.existing_claim(state, bound)
-        if extended is not None and extended.key not in keys:
-            keys.append(extended.key)
+        if extended:  # else none was made (an existing one is in ``found``)
+            claim = v1_extended.existing_claim(state, bound)
+            if claim is not None and claim.key not in keys:
+                keys.append(claim.key)
         uid, objects = bound.meta.uid, state.objects
         for key in keys:
             claim = objects.get(key)

@@ -91,8 +91,9 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             state.writable(pod).extended_resource_claim_status = (
                 v1_extended.claim_status(pod, made.name,
                                          extended["spec"]["devices"]["requests"]))
+        binding = scheduling.profile(state).binding_and_status  # once, not per claim
         for claim, allocation in zip(pending, allocations, strict=True):
-            _allocate(scheduling, state, claim, allocation)
+            _allocate(scheduling, state, claim, allocation, binding)
     elif unavailable:
         return NOT_AVAILABLE
     for claim in claims:
@@ -125,9 +126,11 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
     return None
 
 def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClaimV1,
-          allocation: dict) -> None:
+          allocation: dict, binding: bool) -> None:
+    """Write ``allocation`` on the claim (stamped when it has binding conditions and
+    ``binding``: the profile's DRADeviceBindingConditions) and book it."""
     claim = state.writable(claim)
-    if scheduling.profile(state).binding_and_status:
+    if binding:
         v1_prebind.stamp(state, allocation)
     claim.allocation = allocation
     if V1_CLAIM_FINALIZER not in claim.meta.finalizers:

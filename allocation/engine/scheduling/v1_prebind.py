@@ -45,9 +45,11 @@ def waits(claim: ResourceClaimV1) -> bool:
 
 def stamp(state: ClusterState, allocation: dict) -> None:
     """Set ``allocationTimestamp`` (now) on a new allocation with binding conditions."""
-    results = (allocation.get("devices") or {}).get("results") or ()
-    if any(r.get("bindingConditions") for r in results):
-        allocation["allocationTimestamp"] = state.clock.stamp()
+    # a plain loop, not any() over a generator: asked for every allocation made
+    for result in (allocation.get("devices") or {}).get("results") or ():
+        if result.get("bindingConditions"):
+            allocation["allocationTimestamp"] = state.clock.stamp()
+            return
 
 
 def deadline(claim: ResourceClaimV1) -> datetime | None:

@@ -73,7 +73,8 @@ class AllocationBook:
             key = (r["driver"], r["pool"], r["device"])
             if r.get("adminAccess"):
                 continue
-            self.pool_version[key[:2]] += 1
+            pool = key[:2]  # one slice, not one per use: asked for every result booked
+            self.pool_version[pool] += 1
             if self._shared(r):
                 # upstream's AggregatedCapacity only has devices whose shared results carry
                 # consumedCapacity; every shared result counts as allocated (its share ID)
@@ -85,7 +86,7 @@ class AllocationBook:
                 self.shared_owners[key].add(claim_key)
             elif key not in self.dedicated:
                 self.dedicated[key] = claim_key
-                self.pool_dedicated[key[:2]] += 1
+                self.pool_dedicated[pool] += 1
             else:
                 self._more_holders.setdefault(key, []).append(claim_key)
         self._claims[claim_key] = results

@@ -44,13 +44,16 @@ class Pick:
 class RequestData:
     """A request or subrequest, prepared for the search."""
 
-    __slots__ = ("name", "parent", "klass", "class_selectors", "selectors", "all_mode",
-                 "num_devices", "all_devices", "admin", "tolerations", "capacity",
+    __slots__ = ("name", "parent", "result_name", "klass", "class_selectors", "selectors",
+                 "all_mode", "num_devices", "all_devices", "admin", "tolerations", "capacity",
                  "capacity_formats")
 
     def __init__(self, body: dict, parent: str | None) -> None:
         self.name = body["name"]
         self.parent = parent
+        # the name results carry (``parent/name`` for a subrequest): made once, not per
+        # device picked
+        self.result_name = f"{parent}/{self.name}" if parent else self.name
         self.all_mode = body.get("allocationMode", "ExactCount") == "All"
         self.admin = bool(body.get("adminAccess"))
         self.tolerations = body.get("tolerations") or ()
@@ -63,10 +66,6 @@ class RequestData:
         self.klass = None
         self.class_selectors: list = []
         self.selectors: list = []
-
-    @property
-    def result_name(self) -> str:
-        return f"{self.parent}/{self.name}" if self.parent else self.name
 
 
 class ClaimState:

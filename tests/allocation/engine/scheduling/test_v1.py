@@ -303,7 +303,7 @@ def test_a_v1_pod_known_quiet_once_placed_gives_what_a_second_visit_gives():
     def slow(sim):
         for controller in sim.controllers:
             if isinstance(controller, Scheduler):
-                controller.v1._remember_placed = lambda state, pod_, found: None
+                controller.v1._remember_placed = lambda *args: None
         return sim
 
     def out(sim) -> str:
