@@ -156,9 +156,10 @@ def test_objects_of_documents_sharing_parts_see_no_change_of_one_another() -> No
     assert claim2.to_manifest()["status"] == json.loads(written)[3]["status"]
 
 
-def test_a_state_built_from_rows_read_together_is_the_state_of_rows_read_alone() -> None:
-    """``build_state`` reads its rows as one batch; each row read alone (its own parts)
-    gives the same objects and documents."""
+def test_a_state_built_with_shared_parts_is_the_state_built_without() -> None:
+    """``build_state(shared_parts=True)`` reads its rows as one batch (the baseline's
+    build); without, each row is read alone (its own parts): the same objects and
+    documents."""
     from types import SimpleNamespace
 
     from allocation.engine.events import VirtualClock
@@ -168,16 +169,14 @@ def test_a_state_built_from_rows_read_together_is_the_state_of_rows_read_alone()
     rows = [SimpleNamespace(position=i + 1, document=json.dumps(
         {**node, "metadata": {**node["metadata"], "name": f"batch-node-{i}"}}),
         namespace="", name=f"batch-node-{i}", KIND="Node") for i in range(3)]
-    state, left = store.build_state(rows, [], VirtualClock())
-    assert not left
-    documents = [o.raw for o in state.objects.values()]
+    store._parsed.clear()  # each build parses the texts (one document per distinct text)
+    shared, left = store.build_state(rows, [], VirtualClock(), shared_parts=True)
+    store._parsed.clear()
+    alone, alone_left = store.build_state(rows, [], VirtualClock())
+    assert not left and not alone_left
+    documents = [o.raw for o in shared.objects.values()]
     assert documents[0]["status"] is documents[1]["status"]
-    assert [o.to_manifest() for o in state.objects.values()] == \
-        [_object_alone(r.document).to_manifest() for r in rows]
-
-
-def _object_alone(text: str):
-    """The object of one stored text read outside any batch, from a fresh parse."""
-    from allocation.engine.manifests import build_object
-
-    return build_object(store._parse(text))
+    own = [o.raw for o in alone.objects.values()]
+    assert own[0]["status"] is not own[1]["status"]
+    assert [o.to_manifest() for o in shared.objects.values()] == \
+        [o.to_manifest() for o in alone.objects.values()]
