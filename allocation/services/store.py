@@ -175,7 +175,7 @@ def _shared(value: Any, beyond: type[Exception] | None = None) -> Any:
     table = getattr(_batches, "table", None)
     if todo and table is not None:
         # the document itself is not looked up: no two stored documents are equal
-        _shared_part(value, table, beyond)
+        _shared_part(value, table, beyond, set())
         return value
     while todo:
         container = todo.pop()
@@ -191,8 +191,8 @@ def _shared(value: Any, beyond: type[Exception] | None = None) -> Any:
     return value
 
 
-def _shared_part(part: dict | list, table: dict, beyond: type[Exception] | None
-                 ) -> dict | list | None:
+def _shared_part(part: dict | list, table: dict, beyond: type[Exception] | None,
+                 used: set[int]) -> dict | list | None:
     """``part`` with its strings interned and its lists and objects shared (``_shared``):
     the equal part ``table`` already holds, else ``part`` (then held); None when ``part``
     holds a float, at any depth: such a part is kept, not shared (``0.0 == -0.0``, and
@@ -203,6 +203,12 @@ def _shared_part(part: dict | list, table: dict, beyond: type[Exception] | None
     changes is its own (``objects/clone.py``). At 5,000 nodes it shares a template's claim
     spec in every claim, a pod spec's containers, a node's selector in each claim
     allocated there, and so on.
+
+    No part is twice in one document (``used``: the ids of its parts so far), as in a
+    parsed one: ``copy.deepcopy`` keeps a part met twice one part in its copy, and a
+    change made to the copy at one place (a scenario's edit of a selector, for one) would
+    show at the other. A second equal part in a document is the table's second (a slice's
+    eight devices' equal capacities are eight parts, each shared by every slice).
 
     The table's keys name a part by its items: a string as itself, another scalar after
     its type, a shared part by its ``id`` (alive while the table holds the part keyed).
@@ -218,7 +224,7 @@ def _shared_part(part: dict | list, table: dict, beyond: type[Exception] | None
             item = part[name] = _intern(item)
             add(item)
         elif kind is dict or kind is list:
-            found = _shared_part(item, table, beyond)
+            found = _shared_part(item, table, beyond, used)
             if found is None:
                 shareable = False
             else:
@@ -234,7 +240,26 @@ def _shared_part(part: dict | list, table: dict, beyond: type[Exception] | None
             add(item)
     if not shareable:
         return None
-    return table.setdefault(tuple(key), part)
+    key = tuple(key)  # type: ignore[assignment]
+    held = table.setdefault(key, part)  # one hash of the key: it is not cached
+    if held is not part:
+        part = _one_of(table, key, held, part, used) \
+            if type(held) is tuple or id(held) in used else held
+    used.add(id(part))
+    return part
+
+
+def _one_of(table: dict, key: tuple, held: Any, part: dict | list, used: set[int]
+            ) -> dict | list:
+    """The first of the equal parts ``table`` holds at ``key`` (``held``: one part, or a
+    tuple of several: a part is never a tuple) that the document does not hold yet, else
+    ``part``, then held too."""
+    options = held if type(held) is tuple else (held,)
+    for option in options:
+        if id(option) not in used:
+            return option
+    table[key] = (*options, part)
+    return part
 
 
 _intern = sys.intern
@@ -316,10 +341,10 @@ def build_state(rows: list[StoredObject], events: list[Event], clock: VirtualClo
     checks name (``ClusterState.build``: an allocated device that does not exist, a pod
     bound to a missing node, ...) are left out; the state's ``problems`` list them.
 
-    With ``shared_parts``, the documents' equal parts are one object (``_shared``): a
-    quarter of the memory of a large cluster's state, for a third more CPU time to build
-    it (at 5,000 nodes 180 MB less, 1.1-1.4 CPU-s more: docs/console.md, "At size"), for a
-    state kept long (the scenario baseline).
+    With ``shared_parts``, the documents' equal parts are one object (``_shared``): for a
+    state kept long (the scenario baseline), as the build costs more (at 5,000 nodes
+    177 MB less of the 597 the state held, for 1.1 CPU-s more on 2.4: docs/console.md,
+    "At size").
 
     Returns:
         The state and the rows left out, with why.

@@ -102,10 +102,27 @@ def test_equal_parts_of_documents_read_together_are_one_object() -> None:
     spec = {"containers": [{"name": "main", "resources": {"requests": {"cpu": "1"}}}]}
     first, second = _read_together({"metadata": {"name": "a"}, "spec": spec},
                                     {"metadata": {"name": "b"}, "spec": spec, "l": [spec]})
-    assert first["spec"] is second["spec"] and second["l"][0] is second["spec"]
+    assert first["spec"] is second["spec"] and second["l"][0] is not second["spec"]
     assert first["metadata"] is not second["metadata"]
     alone = store._parse(json.dumps({"spec": spec}))  # outside the batch: its own parts
     assert alone["spec"] is not first["spec"] and alone["spec"] == first["spec"]
+
+
+def test_no_part_is_twice_in_one_document() -> None:
+    """Equal parts of one document stay apart (``copy.deepcopy`` keeps a part met twice
+    one part, so a change of the copy at one place would show at the other); the second
+    is shared with the other documents' second."""
+    import copy
+
+    selector = {"cel": {"expression": "true"}}
+    doc = {"spec": {"requests": [{"selectors": [selector]}, {"selectors": [selector]}]}}
+    first, second = _read_together(doc, doc)
+    one, two = first["spec"]["requests"]
+    assert one is not two and one == two
+    assert one is second["spec"]["requests"][0] and two is second["spec"]["requests"][1]
+    edited = copy.deepcopy(first)
+    edited["spec"]["requests"][0]["selectors"][0]["cel"]["expression"] = "false"
+    assert edited["spec"]["requests"][1] == {"selectors": [selector]}
 
 
 @pytest.mark.parametrize("pair", [({"a": True}, {"a": 1}), ([1], [1.0]), ([0.0], [-0.0]),
