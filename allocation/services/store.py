@@ -343,8 +343,8 @@ def build_state(rows: list[StoredObject], events: list[Event], clock: VirtualClo
 
     With ``shared_parts``, the documents' equal parts are one object (``_shared``): for a
     state kept long (the scenario baseline), as the build costs more (at 5,000 nodes
-    177 MB less of the 597 the state held, for 1.1 CPU-s more on 2.4: docs/console.md,
-    "At size").
+    177 MB less of the 597 the state held, for 1.5-1.7 times the CPU time:
+    docs/console.md, "At size").
 
     Returns:
         The state and the rows left out, with why.
