@@ -73,7 +73,8 @@ def build() -> Baseline:
         now = timezone.now()
         # Events are history, not state: a scenario starts from the objects (this also
         # keeps thousands of old Events out of every evaluation).
-        state, _left_out = build_state(rows, [], VirtualClock(now))
+        # kept as long as the revision is current: its documents' equal parts shared
+        state, _left_out = build_state(rows, [], VirtualClock(now), shared_parts=True)
         del rows
         state.changed.clear()  # what the build itself touched is as stored (as the worker)
         stored = [obj for obj in state.objects.values()

@@ -3,6 +3,7 @@ from every stored row makes, and so are the scenarios evaluated on it."""
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime
 
@@ -130,3 +131,27 @@ def test_rows_read_while_a_write_commits_are_read_again(monkeypatch):
     base = baselines.build()
     assert base.revision == cluster.revision()
     assert "late" in [d["metadata"]["name"] for d in base.documents]
+
+
+def test_a_built_baseline_shares_its_documents_equal_parts(monkeypatch):
+    """A baseline is kept while its revision is current: its build reads the rows with
+    their equal parts shared (``store.build_state(shared_parts=True)``), and what one
+    scenario's evaluation changes of its objects is seen neither by the baseline nor by
+    the other object whose document shares the part."""
+    from allocation.services import store
+
+    import_texts([("a.yaml", f.to_yaml([f.node("n0", {"zone": "a"}),
+                                        f.node("n1", {"zone": "a"})]))])
+    monkeypatch.setattr(store, "_parsed", type(store._parsed)())  # parsed by this build
+    base = baselines.build()
+    n0, n1 = (d for d in base.documents if d["kind"] == "Node")
+    assert n0["status"] is n1["status"] and n0["metadata"] is not n1["metadata"]
+    assert n0["metadata"]["labels"] is n1["metadata"]["labels"]
+    written = json.dumps(base.documents), _manifests(base)
+    fork = base.simulation.fork()
+    node = fork.state.writable(fork.state.get("Node", None, "n0"))
+    node.meta.labels["zone"] = "b"
+    assert fork.state.get("Node", None, "n0").to_manifest()["metadata"]["labels"] == \
+        {"zone": "b"}
+    assert fork.state.get("Node", None, "n1").meta.labels == {"zone": "a"}
+    assert (json.dumps(base.documents), _manifests(base)) == written

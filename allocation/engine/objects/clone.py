@@ -14,7 +14,7 @@ from typing import TypeVar
 from allocation.engine.objects.meta import KObject
 from allocation.engine.objects.resource import Allocation
 
-__all__ = ["clone"]
+__all__ = ["clone", "own_parts"]
 
 _T = TypeVar("_T", bound=KObject)
 
@@ -34,14 +34,17 @@ def clone(obj: _T) -> _T:
         owner_references=[dict(r) for r in meta.owner_references])
     for name, value in vars(obj).items():
         if name not in ("raw", "source", "meta"):
-            setattr(twin, name, _copy_value(value))
+            setattr(twin, name, own_parts(value))
     return twin
 
 
-def _copy_value(value):
-    """Containers copied two levels deep (conditions, reservations, per-claim lists)."""
+def own_parts(value):
+    """``value`` with the parts an object may change in place its own: containers copied
+    two levels deep (conditions, reservations, per-claim lists), deeper ones shared. What
+    a copy on write takes, and what an object takes of its input document's status: the
+    deeper parts are never changed in place, only replaced."""
     if isinstance(value, list):
-        return [_copy_value(v) if isinstance(v, list | dict) else v for v in value] \
+        return [own_parts(v) if isinstance(v, list | dict) else v for v in value] \
             if any(isinstance(v, list | dict) for v in value) else list(value)
     if isinstance(value, dict):
         return {k: (copy.copy(v) if isinstance(v, list | dict) else v)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from allocation.engine import kinds
+from allocation.engine.objects.clone import own_parts
 from allocation.engine.objects.meta import KObject, json_copy
 
 __all__ = ["DeviceClass", "ResourceSlice", "ResourceClaimV1",
@@ -147,10 +148,13 @@ class ResourceClaimV1(KObject):
             self.device_statuses: list[dict] = []
             self._status_extra: dict = {}
             return
-        self.allocation = json_copy(status.get("allocation"))
-        self.reserved_for = json_copy(list(status.get("reservedFor") or ()))
-        self.device_statuses = json_copy(list(status.get("devices") or ()))
-        self._status_extra = {k: json_copy(v) for k, v in status.items()
+        # the parts the engine may change in place the claim's own, deeper ones shared
+        # with the document, as a copy on write shares them (objects/clone.py): a deep
+        # copy of every allocated claim's status was 50 MB at 40,000 claims
+        self.allocation = own_parts(status.get("allocation"))
+        self.reserved_for = own_parts(list(status.get("reservedFor") or ()))
+        self.device_statuses = own_parts(list(status.get("devices") or ()))
+        self._status_extra = {k: own_parts(v) for k, v in status.items()
                               if k not in ("allocation", "reservedFor", "devices")}
 
     @classmethod

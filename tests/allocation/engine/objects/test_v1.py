@@ -130,3 +130,37 @@ def test_claim_made_from_its_template_is_the_claim_read_from_the_document():
     other = ResourceClaimV1.made_from(copied, tpl)
     _same_claim(other, ResourceClaimV1(copied))
     assert other.requests[0] is not tpl.requests[0]  # read, not shared
+
+
+def test_a_claims_status_shares_only_what_is_never_changed_in_place_with_its_document():
+    """The status parts the engine changes in place (the allocation's and its first
+    parts' fields, the reservations and their entries, the device statuses and their
+    fields) are the claim's own, so changing them leaves the document and a copy on write
+    alone; deeper parts are the document's, as a copy on write shares them
+    (``objects/clone.py``)."""
+    from allocation.engine.objects.clone import clone
+
+    selector = {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+    status = {"allocation": {"devices": {"results": [dict(_RESULT)]},
+                             "nodeSelector": selector},
+              "reservedFor": [{"resource": "pods", "name": "p", "uid": "u1"}],
+              "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                           "conditions": [{"type": "Ready", "status": "True"}]}]}
+    [obj] = load([claim_doc(status=status)]).objects
+    written = json.dumps(obj.raw)
+    raw_status = obj.raw["status"]
+    assert obj.allocation["devices"]["results"] is \
+        raw_status["allocation"]["devices"]["results"]
+    assert obj.allocation["nodeSelector"]["nodeSelectorTerms"] is \
+        raw_status["allocation"]["nodeSelector"]["nodeSelectorTerms"]
+    twin = clone(obj)
+    obj.allocation["allocationTimestamp"] = "now"
+    obj.allocation["devices"]["config"] = []
+    obj.allocation["nodeSelector"]["extra"] = 1
+    obj.reserved_for.append({"resource": "pods", "name": "q", "uid": "u2"})
+    obj.reserved_for[0]["name"] = "changed"
+    obj.device_statuses[0]["conditions"] = []
+    obj.device_statuses.append({})
+    assert json.dumps(obj.raw) == written
+    assert twin.to_manifest()["status"] == json.loads(written)["status"]
