@@ -14,7 +14,6 @@ returns; inventories are copied when looked up through ``inventory_index`` (see
 from __future__ import annotations
 
 import bisect
-import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -23,6 +22,7 @@ from allocation.engine import kinds, v1_pools
 from allocation.engine.events import EventRecorder, VirtualClock
 from allocation.engine.input_status import check_input, take_result
 from allocation.engine.inventory_cache import built_inventory
+from allocation.engine.inventory_index import InventoryIndex
 from allocation.engine.manifests import InvalidManifests, LoadResult, Problem
 from allocation.engine.models import Inventory, registry
 from allocation.engine.objects import (
@@ -65,36 +65,6 @@ class NodeInUse(ValueError):
     """A node cannot be removed: pods or allocated claims still use it."""
 
 
-class _InventoryIndex(dict):
-    """``(node, driver, model) -> Inventory``; ``get`` and ``[]`` hand out the state's own copy.
-
-    Iterating (``values()``, ``items()``) gives inventories that may be shared with a fork:
-    read them, never take or release through them.
-    """
-
-    def __init__(self, state: ClusterState, *args) -> None:
-        super().__init__(*args)
-        # weakly: a state and its index are no cycle, so a state nothing uses is freed by
-        # reference counting, even frozen out of the collector's sight (a console's
-        # baseline is: docs/scenarios.md, "The baseline")
-        self._state = weakref.ref(state)
-
-    def get(self, key, default=None):
-        inventory = dict.get(self, key)
-        if inventory is None:
-            return default
-        state = self._state()
-        if getattr(inventory, "_cow_token", None) is not state._token:
-            inventory = state._own_inventory(key, inventory)
-        return inventory
-
-    def __getitem__(self, key):
-        inventory = self.get(key)
-        if inventory is None:
-            raise KeyError(key)
-        return inventory
-
-
 class ClusterState:
     """Objects of one cluster plus the engine's indexes; controllers mutate it in place.
 
@@ -103,7 +73,8 @@ class ClusterState:
     """
 
     def __init__(self, clock: VirtualClock | None = None) -> None:
-        self._token = object()  # inventories carrying this token belong to this state alone
+        # inventories carrying this token belong to this state alone (inventory_index.py)
+        self.cow_token = object()
         self._owned: set[ObjectKey] | None = None  # None: no fork shares any object
         self.objects: dict[ObjectKey, KObject] = {}
         # each key's place in ``objects`` (a dict keeps insertion order; a replaced key keeps
@@ -120,7 +91,7 @@ class ClusterState:
         self.nodes: dict[str, Node] = {}
         self.node_order: list[str] = []
         self.inventories: dict[str, list[Inventory]] = defaultdict(list)
-        self.inventory_index: dict[tuple[str, str, str], Inventory] = _InventoryIndex(self)
+        self.inventory_index: dict[tuple[str, str, str], Inventory] = InventoryIndex(self)
         self.usage: dict[str, Usage] = {}
         self.epoch = 0
         self.clock = clock or VirtualClock()
@@ -150,7 +121,7 @@ class ClusterState:
         The fork has its own clock (at the same time) and its own Event list.
         """
         child = ClusterState.__new__(ClusterState)
-        child._token = object()
+        child.cow_token = object()
         child._owned = set()
         child.objects = dict(self.objects)
         child._positions = dict(self._positions)
@@ -161,7 +132,7 @@ class ClusterState:
         child.nodes = dict(self.nodes)
         child.node_order = self.node_order
         child.inventories = defaultdict(list, self.inventories)
-        child.inventory_index = _InventoryIndex(child, self.inventory_index)
+        child.inventory_index = InventoryIndex(child, self.inventory_index)
         child.usage = dict(self.usage)
         child.epoch = self.epoch
         child.clock = VirtualClock(self.clock.now)
@@ -174,7 +145,7 @@ class ClusterState:
         child.v1_pools = self.v1_pools
         child.changed = set()
         child.touched = []
-        self._token = object()  # what this state held alone it now shares with the fork
+        self.cow_token = object()  # what this state held alone it now shares with the fork
         self._owned = set()
         return child
 
@@ -205,15 +176,6 @@ class ClusterState:
         """This state's own version of ``inventory`` (by node, driver and model), if any."""
         return self.inventory_index.get((inventory.node_name, inventory.driver_name,
                                          inventory.model.name))
-
-    def _own_inventory(self, key: tuple[str, str, str], inventory: Inventory) -> Inventory:
-        twin = inventory.clone()
-        twin._cow_token = self._token
-        dict.__setitem__(self.inventory_index, key, twin)
-        node, _driver, _model = key
-        self.inventories[node] = [twin if i is inventory else i
-                                  for i in self.inventories.get(node, ())]
-        return twin
 
     # -- building ---------------------------------------------------------------------
     @classmethod
@@ -286,10 +248,8 @@ class ClusterState:
             model = registry.get(model_name)
             if model is None:
                 continue
-            inventory = built_inventory(model, node, driver, published)
-            inventory._cow_token = self._token
-            self.inventories[node] = [*self.inventories.get(node, ()), inventory]
-            dict.__setitem__(self.inventory_index, (node, driver, model_name), inventory)
+            self.inventory_index.register(
+                (node, driver, model_name), built_inventory(model, node, driver, published))
 
     def reindex(self, record: bool = False) -> None:
         """Rebuild node order, inventories and usage (after nodes or slices change)."""
@@ -297,7 +257,7 @@ class ClusterState:
         self.nodes = {o.name: o for o in self.of_kind(Node)}
         self.node_order = sorted(self.nodes)
         self.inventories = defaultdict(list)
-        self.inventory_index = _InventoryIndex(self)
+        self.inventory_index = InventoryIndex(self)
         self._index(self.of_kind(NodeResourceSlice), self.of_kind(NodeResourceCapacity))
         for claim in held:  # re-take what allocated claims hold
             claim.allocation.picks = []
