@@ -80,6 +80,10 @@ class ClaimController:
         changed |= self.v1.reconcile(state)
         return changed
 
+    def warm(self, state: ClusterState) -> None:
+        """Bring the v1 half's lazily kept index up to date (``Simulation.warm``)."""
+        self.v1.warm(state)
+
     def pod_bound(self, state: ClusterState, pod: Pod, claims: list[ObjectKey]) -> None:
         """What the next round's visits of ``pod``, bound by the scheduler just now, and of
         its claims would find (a ``BoundListener``): nothing to do. The pod's template

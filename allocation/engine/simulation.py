@@ -114,6 +114,16 @@ class Simulation:
                 return rounds
         raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds")
 
+    def warm(self) -> None:
+        """Bring what the controllers keep lazily between passes up to date with the state
+        now (each controller's ``warm``, if it has one): for a caller with time to spare
+        after a pass (the console's worker, once the pass is saved), so the next pass, on
+        the path of the write that wakes it, does not pay for what this one changed."""
+        for controller in self.controllers:
+            warm = getattr(controller, "warm", None)
+            if warm is not None and not (self.failures and self._broken(controller)):
+                warm(self.state)
+
     def _broken(self, controller) -> bool:
         return any(f.stage == _name(controller) for f in self.failures)
 

@@ -366,6 +366,8 @@ def _pass(holds_lease, now: datetime | None, strategy: str, checkpoint,
         if result.complete and not work.left_out and not work.quarantined:
             # nothing was written during the pass: the state is what is stored now
             result.kept = KeptState(work.state, work.simulation, result.revision, known)
+    if result.kept is not None:  # saved and announced: off the next write's path
+        result.kept.simulation.warm()
     return result
 
 

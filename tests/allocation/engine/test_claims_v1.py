@@ -363,3 +363,24 @@ def test_a_forks_made_index_is_copied_from_its_parents_and_both_go_their_ways(se
     made, made_there = index.claims(state), twin.claims(fork)
     assert not walks
     assert made == _walk(state) and made_there == _walk(fork)
+
+
+def test_warm_brings_the_made_index_up_to_date_so_the_next_look_reads_nothing(monkeypatch):
+    """``Simulation.warm`` after a settle that made and allocated claims: the made-claims
+    index has read every key the settle touched, and its next look reads none again."""
+    import allocation.engine.claims_v1 as module
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.simulation import Simulation
+
+    docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0"), device("gpu-1")]),
+            _template(), _templated_pod("a"), _templated_pod("b")]
+    sim = Simulation.from_loaded(load(docs))
+    sim.settle()
+    index = next(c for c in sim.controllers if isinstance(c, ClaimController)).v1.made
+    read = []
+    monkeypatch.setattr(module, "made_entry",
+                        lambda c, real=module.made_entry: read.append(c.name) or real(c))
+    sim.warm()
+    assert len(read) == 2  # the two claims the settle made and allocated
+    read.clear()
+    assert len(index.claims(sim.state)) == 2 and read == []

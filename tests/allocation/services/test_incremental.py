@@ -199,6 +199,26 @@ def test_the_indexes_kept_between_passes_are_the_walks_after_random_writes(seed)
             assert index == walk, f"step {step}"
 
 
+def test_after_a_pass_that_allocated_the_next_looks_at_none_of_its_claims(monkeypatch):
+    """A pass that made and allocated claims brings the made-claims index up to date once
+    saved (``Simulation.warm``), so the pass of the next write reads only what that write
+    touched, not every claim the pass before allocated."""
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    nodes = [doc for i in range(10) for doc in v1_node(f"m{i + 1}")]
+    pods = [f.pod(f"v{i}", templates={"g": "vtpl"}) for i in range(20)]
+    import_texts([("pods.yaml", f.to_yaml([*nodes, *pods]))])
+    first = passes.reconcile(now=START)  # makes and allocates 20 claims
+    assert first.outcome == passes.SAVED and first.kept is not None
+    import_texts([("more.yaml", f.to_yaml([f.pod("w", templates={"g": "vtpl"})]))])
+    entries = []
+    monkeypatch.setattr(claims_v1, "made_entry",
+                        lambda c, real=claims_v1.made_entry: entries.append(1) or real(c))
+    result = passes.reconcile(now=START + timedelta(seconds=1), kept=first.kept)
+    assert result.outcome == passes.SAVED
+    assert len(entries) < 5  # the new claim's entries, not the 20 allocated before
+    assert models.Pod.objects.get(name="w").node_name
+
+
 def test_after_a_full_pass_the_first_kept_pass_walks_no_claim_for_its_indexes(monkeypatch):
     """A full pass on a settled cluster makes no claim from a template, yet the index of
     those made is built in its first round: the first write's pass after it walks every
