@@ -367,7 +367,12 @@ def _pass(holds_lease, now: datetime | None, strategy: str, checkpoint,
             # nothing was written during the pass: the state is what is stored now
             result.kept = KeptState(work.state, work.simulation, result.revision, known)
     if result.kept is not None:  # saved and announced: off the next write's path
-        result.kept.simulation.warm()
+        try:
+            result.kept.simulation.warm()
+        except Exception:  # noqa: BLE001 - the pass is saved; the next one starts afresh
+            log.exception("worker pass: warming the kept state failed; the next pass "
+                          "builds the whole cluster")
+            result.kept = None
     return result
 
 

@@ -219,6 +219,23 @@ def test_after_a_pass_that_allocated_the_next_looks_at_none_of_its_claims(monkey
     assert models.Pod.objects.get(name="w").node_name
 
 
+def test_a_pass_whose_warm_up_fails_is_saved_and_keeps_no_state(monkeypatch):
+    """Warming the kept state runs after the save: if it fails, what the pass saved stands
+    and the next pass builds the whole cluster rather than trust a half-warmed state."""
+    from allocation.engine.simulation import Simulation
+
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    import_texts([("pods.yaml", f.to_yaml([*v1_node("m1"), f.pod("v", templates={"g": "vtpl"})]))])
+
+    def broken(self) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Simulation, "warm", broken)
+    result = passes.reconcile(now=START)
+    assert result.outcome == passes.SAVED and result.kept is None
+    assert models.Pod.objects.get(name="v").node_name
+
+
 def test_after_a_full_pass_the_first_kept_pass_walks_no_claim_for_its_indexes(monkeypatch):
     """A full pass on a settled cluster makes no claim from a template, yet the index of
     those made is built in its first round: the first write's pass after it walks every
