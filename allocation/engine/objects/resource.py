@@ -24,8 +24,9 @@ __all__ = [
 def node_selector_for(node_name: str) -> dict:
     """The ``availableOnNodes`` selector of a node-local allocation: one per node, shared
     by the allocations on it (made per claim allocated, it was 2-3% of a settle). Nobody
-    changes it: ``Allocation.to_manifest`` copies it, as it copies the selector read from
-    an input document, which allocations share with their document."""
+    changes it: ``Allocation.to_manifest`` copies it, or hands it to a caller that only
+    reads (the writer), as it does a selector read from an input document, which an
+    allocation shares with its document."""
     return {"nodeSelectorTerms": [{"matchFields": [
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 
