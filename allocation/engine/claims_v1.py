@@ -282,18 +282,16 @@ class MadeIndex:
         self._entries: dict[ObjectKey, tuple] = {}  # claim key -> its entry
         self._claims: dict[tuple, ResourceClaimV1] = {}  # entry -> its claim
         self._crowded: dict[tuple, set[ObjectKey]] = {}  # entry -> its claims' keys, if 2+
-        self._touched: list | None = None  # the state's touched list at the last look
 
     def behind(self, state: ClusterState) -> bool:
         """Whether ``state`` is another state than the last look's, or put another touched
         list in place since (a new pass: ``engine/touched_since.py``)."""
-        return self._since.state is not state or self._touched is not state.touched
+        return self._since.behind(state)
 
     def claims(self, state: ClusterState) -> dict[tuple, ResourceClaimV1]:
         """Entry -> claim over the state's claims now (the walk's answer); the dict is
         this index's own and changes at its next call."""
         keys = self._since.keys(state)
-        self._touched = state.touched
         objects = state.objects
         if keys is None:
             # another state (or the first): start again from a walk of it
@@ -324,7 +322,7 @@ class MadeIndex:
         self.claims(parent)
         twin._entries, twin._claims = dict(self._entries), dict(self._claims)
         twin._crowded = {entry: set(keys) for entry, keys in self._crowded.items()}
-        twin._since, twin._touched = self._since.fork_for(fork), fork.touched
+        twin._since = self._since.fork_for(fork)
         return twin
 
     def _put(self, key: ObjectKey, claim: KObject | None) -> None:

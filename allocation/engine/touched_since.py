@@ -61,6 +61,11 @@ class TouchedSince:
         """The state of the last call, if any."""
         return self._state
 
+    def behind(self, state: ClusterState) -> bool:
+        """Whether ``state`` is another state than the last call's, or has put another
+        ``touched`` list in place since (a new pass)."""
+        return state is not self._state or state.touched is not self._touched
+
     def fork_for(self, fork: ClusterState) -> TouchedSince:
         """A reader of ``fork`` (just made by ``ClusterState.fork``, its ``touched`` empty)
         from the fork's start: for an index copied from one kept for the forked state."""

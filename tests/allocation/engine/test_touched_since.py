@@ -59,3 +59,15 @@ def test_a_reader_further_behind_than_the_links_kept_walks_everything():
     assert log is None and depth <= TouchedLog.LINKS + 1  # old lists are not kept alive
     assert since.keys(state) is None
     assert since.keys(state) == []
+
+
+def test_a_reader_is_behind_another_state_or_a_new_touched_list_not_new_keys():
+    state, since = _state("a"), TouchedSince()
+    assert since.behind(state)  # never looked
+    since.keys(state)
+    state.writable(state.objects[_key("a")])
+    assert not since.behind(state)  # new keys in the list it reads: not behind
+    state.touched = TouchedLog([], state.touched)  # a new pass's list
+    assert since.behind(state)
+    since.keys(state)
+    assert not since.behind(state) and since.behind(state.fork())
