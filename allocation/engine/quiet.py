@@ -73,6 +73,9 @@ class Quiet:
         # answers a pass made true by its own changes (remember_after): the object, its
         # dependencies and how long ``touched`` was when the answer held
         self._after: list[tuple[KObject, list[ObjectKey], int]] = []
+        # answers given since the last observe whose dependencies are not in ``_deps`` yet
+        # (remember): (the object's key, its dependencies)
+        self._unfiled: list[tuple[ObjectKey, Iterable[ObjectKey]]] = []
 
     def observe(self, state: ClusterState) -> None:
         """Forget what depends on keys touched since the last call (call at the start of
@@ -85,11 +88,14 @@ class Quiet:
             self._walked.clear()
             self._kinds = set()
             self._maybe.clear()
+            self._unfiled = []
             # what was touched before is in the walk each kind gets first (unknown_of)
             self._seen_list, self._seen = state.touched, len(state.touched)
         if state is not self._state or state.touched is not self._touched:
             self._state, self._touched, self._read = state, state.touched, 0
             self._after.clear()  # their places are in a list no longer read
+        if self._unfiled:
+            self._file()
         touched, deps, known = state.touched, self._deps, self._known
         if deps or known:  # else no answer at all: a memo's first round, or one after a
             # round that remembered nothing, need not read the keys a large state touched
@@ -250,27 +256,39 @@ class Quiet:
             # known now rather than pruned by the next unknown_of (after a walk, every key
             # is there); an older copy than the state's leaves the key, as it is unknown
             self._maybe.discard(key)
+        # filed in ``_deps`` at the next observe, before it reads what was touched: the
+        # same answers are forgotten as if filed now, and a settle's last round (its
+        # answers are every bound pod's and claim's: docs/architecture.md, "Speed") does
+        # not file what only a later pass reads. The deps are not changed after the call
+        # (every caller's list is its answer's own).
+        self._unfiled.append((key, deps))
+
+    def _file(self) -> None:
+        """Enter the dependencies of the answers given since the last look in ``_deps``."""
+        unfiled, self._unfiled = self._unfiled, []
         # the object itself is not entered in ``_deps``: observe forgets a known key that
         # is touched (a set per answer for its own key was most of a large pass's sets)
         deps_of, own = self._deps, self._own
         if own is None:  # no fork shares a set (fork_for): add in place, asked per object
+            for key, deps in unfiled:
+                for dep in deps:
+                    found = deps_of.get(dep)  # not setdefault: no empty set per dependency
+                    if found is None:
+                        deps_of[dep] = {key}
+                    else:
+                        found.add(key)
+            return
+        for key, deps in unfiled:
             for dep in deps:
-                found = deps_of.get(dep)  # not setdefault: no empty set made per dependency
+                found = deps_of.get(dep)
                 if found is None:
                     deps_of[dep] = {key}
-                else:
+                    own.add(dep)
+                elif dep in own:
                     found.add(key)
-            return
-        for dep in deps:
-            found = deps_of.get(dep)
-            if found is None:
-                deps_of[dep] = {key}
-                own.add(dep)
-            elif dep in own:
-                found.add(key)
-            elif key not in found:  # shared with a fork's memo (fork_for): copy, then add
-                deps_of[dep] = {*found, key}
-                own.add(dep)
+                elif key not in found:  # shared with a fork's memo (fork_for): copy, add
+                    deps_of[dep] = {*found, key}
+                    own.add(dep)
 
 
 def _kinds_of(cls: type) -> set[str] | None:

@@ -80,21 +80,27 @@ def _pod_claims(spec: dict) -> list[PodClaim]:
     return out
 
 
-def _total(containers: list) -> tuple[int, int]:
+def _total(containers: list) -> tuple[int, int, bool]:
     cpu = mem = 0
+    domain = False
     for container in containers or ():
         requests = (container.get("resources") or {}).get("requests") or {}
         cpu += milli(requests["cpu"]) if "cpu" in requests else 0
         mem += whole(requests["memory"]) if "memory" in requests else 0
-    return cpu, mem
+        # a name beside cpu and memory (most pods have none): has it a domain?
+        if not domain and len(requests) > ("cpu" in requests) + ("memory" in requests):
+            domain = any("/" in name for name in requests)
+    return cpu, mem, domain
 
 
-def _requests(spec: dict) -> tuple[int, int]:
-    cpu, mem = _total(spec.get("containers"))
-    for init in spec.get("initContainers") or ():  # init containers run one at a time
-        icpu, imem = _total([init])
-        cpu, mem = max(cpu, icpu), max(mem, imem)
-    return cpu, mem
+def _requests(spec: dict) -> tuple[int, int, bool]:
+    """The pod's cpu (milli) and memory requests, init containers running one at a time,
+    and whether a container (init or not) requests a name with a domain."""
+    cpu, mem, domain = _total(spec.get("containers"))
+    for init in spec.get("initContainers") or ():
+        icpu, imem, idomain = _total([init])
+        cpu, mem, domain = max(cpu, icpu), max(mem, imem), domain or idomain
+    return cpu, mem, domain
 
 
 class Pod(KObject):
@@ -108,7 +114,9 @@ class Pod(KObject):
         self.node_affinity: dict | None = ((spec.get("affinity") or {}).get(
             "nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.claims = _pod_claims(spec)
-        self.cpu_milli, self.memory = _requests(spec)
+        # domain_requests: whether a container requests a ``domain/name`` resource, the
+        # only names an extended resource has (v1_extended.wanted asks it for every pod)
+        self.cpu_milli, self.memory, self.domain_requests = _requests(spec)
         status = raw.get("status") or {}
         self.phase: str | None = status.get("phase")
         self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]

@@ -37,8 +37,11 @@ __all__ = ["wanted", "existing_claim", "node_requests", "claim_view", "make_clai
 
 
 def wanted(profile: Profile, pod: Pod) -> list[str]:
-    """The extended resources the pod requests, when DRAExtendedResource is on."""
-    return extended_resource_names(pod.raw) if profile.extended_resource else []
+    """The extended resources the pod requests, when DRAExtendedResource is on (none
+    without a ``domain/name`` request: most pods, known from their reading)."""
+    if not (profile.extended_resource and pod.domain_requests):
+        return []
+    return extended_resource_names(pod.raw)
 
 
 def existing_claim(state: ClusterState, pod: Pod) -> ResourceClaimV1 | None:

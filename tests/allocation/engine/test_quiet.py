@@ -268,6 +268,7 @@ def test_an_answer_depends_on_its_own_object_without_a_dependency_set():
     a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
     quiet.remember(a, [b.key])
     quiet.remember(b, [])
+    quiet.observe(state)  # (the dependencies are filed there)
     assert quiet._deps == {b.key: {a.key}}
     fork = state.fork()
     twin = quiet.fork_for(fork)
@@ -277,3 +278,28 @@ def test_an_answer_depends_on_its_own_object_without_a_dependency_set():
     fork.writable(fork.get("Pod", "default", "b"))
     twin.observe(fork)
     assert not twin.known(a) and not twin.known(b)
+
+
+def test_dependencies_are_filed_at_the_next_observe_and_forget_as_before():
+    """``remember`` files an answer's dependencies at the next ``observe``, before that
+    reads what was touched (a settle's last round files nothing): a dependency touched
+    after the answer was given, or before it within the same round, still forgets it."""
+    state = _state()
+    quiet = Quiet()
+    quiet.observe(state)
+    a, b = state.get("Pod", "default", "a"), state.get("Pod", "default", "b")
+    quiet.remember(a, [b.key])
+    assert quiet._deps == {} and quiet.known(a)  # known at once, its dependency not filed
+    state.writable(b)  # touched after the answer, before the next look
+    quiet.observe(state)
+    assert not quiet.known(a) and quiet._deps == {}
+
+    state.writable(b)  # touched before the answer, within one round
+    a = state.get("Pod", "default", "a")
+    quiet.remember(a, [b.key])
+    quiet.observe(state)
+    assert not quiet.known(a)
+
+    quiet.remember(a, [b.key])  # untouched: it stays known, its dependency filed
+    quiet.observe(state)
+    assert quiet.known(a) and quiet._deps == {b.key: {a.key}}
