@@ -49,3 +49,24 @@ def test_a_pods_claim_name_without_statuses() -> None:
                    {"name": "nic", "resourceClaimName": "shared-nic"}]}})
     assert [pod.claim_name(e) for e in pod.claims] == ["p-gpu", "shared-nic"]
     assert pod.claim_name("gpu") == "p-gpu"
+
+
+@pytest.mark.parametrize(("containers", "init", "expected"), [
+    ([{"cpu": "1"}], [], False),
+    ([{"cpu": "1", "memory": "1Gi"}], [{"memory": "2Gi"}], False),
+    ([{"cpu": "1", "example.com/gpu": "1"}], [], True),
+    ([{"cpu": "1"}], [{"example.com/gpu": "1"}], True),  # an init container's counts too
+    ([{"hugepages-2Mi": "1Gi"}], [], False),  # no domain: never an extended resource
+])
+def test_a_pod_knows_whether_it_requests_a_name_with_a_domain(containers, init,
+                                                                expected) -> None:
+    """``domain_requests`` (read with the cpu and memory requests) rules out the extended
+    resources of most pods before ``v1_extended.wanted`` walks the containers again."""
+    from allocation.engine.objects import Pod
+
+    def spec(requests: list[dict]) -> list[dict]:
+        return [{"name": f"c{i}", "resources": {"requests": r}} for i, r in enumerate(requests)]
+
+    pod = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": spec(containers), "initContainers": spec(init)}})
+    assert pod.domain_requests is expected
