@@ -230,6 +230,7 @@ class Quiet:
         touched, objects = state.touched, state.objects
         start = min(mark for _obj, _deps, mark in after)
         last = {key: place for place, key in enumerate(touched[start:], start)}
+        known, ids, maybe, unfiled = self._known, self._ids, self._maybe, self._unfiled
         for obj, deps, mark in after:
             key = obj.key
             if objects.get(key) is not obj or last.get(key, -1) >= mark:
@@ -238,7 +239,16 @@ class Quiet:
                 if last.get(dep, -1) >= mark:
                     break
             else:
-                self.remember(obj, deps)
+                # remember(obj, deps) of an object that is the state's, inline: asked per
+                # answer, thousands in a large cluster's second round
+                old = known.get(key)
+                if old is not obj:
+                    if old is not None:
+                        del ids[id(old)]
+                    known[key] = obj
+                    ids[id(obj)] = obj
+                maybe.discard(key)
+                unfiled.append((key, deps))
 
     def remember(self, obj: KObject, deps: Iterable[ObjectKey]) -> None:
         """``obj`` needs nothing while it and ``deps`` do not change."""
