@@ -252,5 +252,7 @@ def claim_from_template(pod: Pod, pod_claim_name: str, template: ResourceClaimTe
     return ResourceClaim({
         "apiVersion": kinds.RESOURCE_CLAIM.preferred_version, "kind": "ResourceClaim",
         "metadata": metadata,
-        "spec": json_copy(template.claim_spec),  # loaded documents: plain JSON-like data
+        # the template's, shared: a claim's spec is never changed in place (its object
+        # reads it; to_manifest copies it), as a v1 template claim's (ResourceClaimV1.made_from)
+        "spec": template.claim_spec,
     })

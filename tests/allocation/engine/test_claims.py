@@ -135,9 +135,10 @@ def test_without_a_seed_template_no_pod_is_visited_and_one_added_later_is_served
     assert visited == ["p"] and state.get("ResourceClaim", "default", "p-gpu") is not None
 
 
-def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
-    """``claim_from_template`` copies with ``json_copy`` (loaded documents are plain data):
-    equal to what ``copy.deepcopy`` gave, and nothing shared with the template."""
+def test_a_template_claim_shares_the_templates_spec_and_copies_its_metadata():
+    """``claim_from_template`` copies the template's labels and annotations with
+    ``json_copy`` (the claim's metadata changes), and shares its claim spec, which nothing
+    changes in place (as a v1 template claim's): the claim's document is still a copy."""
     import copy
 
     from allocation.engine.claims import claim_from_template
@@ -147,9 +148,11 @@ def test_a_template_claim_is_a_deep_copy_of_the_templates_metadata_and_spec():
     doc["spec"]["metadata"] = {"labels": {"a": "b"}, "annotations": {"n": "x"}}
     template = ResourceClaimTemplate(copy.deepcopy(doc))
     made = claim_from_template(Pod(pod("p", templates={"gpu": "t"})), "gpu", template)
-    assert made.raw["spec"] == doc["spec"]["spec"]
-    assert made.raw["spec"] is not template.claim_spec
-    assert made.raw["spec"]["parametersRef"] is not template.claim_spec["parametersRef"]
+    assert made.raw["spec"] is template.claim_spec
+    written = made.to_manifest()
+    assert written["spec"] == doc["spec"]["spec"]
+    written["spec"]["parametersRef"]["name"] = "changed"  # the document is the caller's
+    assert template.claim_spec == doc["spec"]["spec"]
     assert made.raw["metadata"]["labels"] == {"a": "b"}
     assert made.raw["metadata"]["labels"] is not template.claim_metadata["labels"]
     assert made.meta.annotations == {"n": "x", "resource.kubernetes.io/pod-claim-name": "gpu"}
