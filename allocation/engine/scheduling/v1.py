@@ -137,8 +137,10 @@ class V1Scheduling:
         """
         allocator = self._ready(state)
         total = len(state.node_order)
-        extended = v1_extended.existing_claim(state, pod)
-        found = [*resolved.claims, *([extended] if extended is not None else [])]
+        # (a pod without the status has none: most pods, so no lookup)
+        extended = v1_extended.existing_claim(state, pod) \
+            if pod.extended_resource_claim_status else None
+        found = [*resolved.claims] if extended is None else [*resolved.claims, extended]
         if resolved.error is None and in_use(found, pod) is not None:
             resolved = PodClaimsV1(error=IN_USE)
         if resolved.error is not None:
@@ -154,7 +156,7 @@ class V1Scheduling:
             return self._bound(state, allocator, pod, attempt)
         attempt = v1_views.PodAttempt.of(found)
         if extended is None:
-            attempt.extended = v1_extended.wanted(self.profile(state), pod)
+            attempt.extended = v1_extended.wanted(allocator.profile, pod)
         key = v1_views.signature(pod, attempt)
         failed = self._failed.get(key)
         if failed is not None and failed[0] == self._unchanged(state):
@@ -190,8 +192,6 @@ class V1Scheduling:
                 else:
                     refusal = v1_place.try_node(self, state, allocator, pod,
                                                 state.nodes[name], attempt)
-                if answers is not None:
-                    answers[name] = (seen, refusal)
                 if refusal is None:
                     if key is not None:
                         self._placed[key] = index
@@ -199,6 +199,8 @@ class V1Scheduling:
                     return True
                 if refusal is v1_place.WAITING:
                     return False
+                if answers is not None:  # (read only when the scan fails: _fail)
+                    answers[name] = (seen, refusal)
                 counts[refusal] = counts.get(refusal, 0) + 1
                 if len(details) < MAX_DETAIL_NODES:
                     details.append({"node": name, "reason": refusal})
@@ -363,6 +365,12 @@ class V1Scheduling:
         self._placed, self._failed = {}, {}
 
     def _ready(self, state: ClusterState) -> Allocator:
+        """The allocator (``AllocatorSource.ready``), built for the state's profile
+        (``allocator.profile`` is :meth:`profile`'s answer): once synchronised in a pass,
+        the same one without asking (per pod)."""
+        allocator = self.source.synced
+        if allocator is not None:
+            return allocator
         return self.source.ready(state, self.profile(state))
 
     @property

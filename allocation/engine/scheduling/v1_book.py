@@ -40,6 +40,12 @@ class AllocatorSource:
         """A new scheduler pass: synchronise again before the first v1 pod."""
         self._synced = False
 
+    @property
+    def synced(self) -> Allocator | None:
+        """The allocator :meth:`ready` gives now without a look at the state (synchronised
+        in this pass), else None."""
+        return self.allocator if self._synced else None
+
     def ready(self, state: ClusterState, profile: Profile) -> Allocator:
         """The allocator for the state's slices and classes under ``profile``, its book in
         step with the claims' allocations (input allocations included).

@@ -83,7 +83,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             return outcome.reason or R_CLAIMS
         if unavailable:
             return NOT_AVAILABLE
-        allocations = list(outcome.allocations)
+        allocations = outcome.allocations  # the allocator's new list, read only here
         if extended is not None:
             made = v1_extended.make_claim(state, extended)
             pending = [*pending, made]  # not attempt.claims itself (``pending`` may be)
@@ -91,21 +91,28 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             state.writable(pod).extended_resource_claim_status = (
                 v1_extended.claim_status(pod, made.name,
                                          extended["spec"]["devices"]["requests"]))
-        binding = scheduling.profile(state).binding_and_status  # once, not per claim
+        binding = allocator.profile.binding_and_status  # once, not per claim
+        conditions = False  # whether an allocation made now has binding conditions
         for claim, allocation in zip(pending, allocations, strict=True):
-            _allocate(scheduling, state, claim, allocation, binding)
+            conditions |= _allocate(scheduling, state, claim, allocation, binding)
+        # every claim allocated now, none with binding conditions: none waits (the usual
+        # pod's, known without reading its claims' results again)
+        none_wait = not conditions and len(pending) == len(claims)
     elif unavailable:
         return NOT_AVAILABLE
+    else:
+        none_wait = False
     for claim in claims:
         reserve(state, claim, pod)
-    return _prebind(scheduling, state, pod, node, claims)
+    return _prebind(scheduling, state, pod, node, claims, none_wait)
 
 def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node,
-         claims: list[ResourceClaimV1]) -> str | None:
-    """Bind the pod, or wait for binding conditions (``v1_prebind.py``)."""
+         claims: list[ResourceClaimV1], none_wait: bool = False) -> str | None:
+    """Bind the pod, or wait for binding conditions (``v1_prebind.py``); ``none_wait``:
+    the caller knows no claim has binding conditions."""
     objects = state.objects  # by key: a claim's key is its ResourceClaim key
-    claims = [objects.get(c.key) or c for c in claims]
-    waiting = [c for c in claims if v1_prebind.waits(c)]
+    waiting = () if none_wait else [
+        c for c in [objects.get(c.key) or c for c in claims] if v1_prebind.waits(c)]
     if waiting and scheduling.profile(state).binding_and_status:
         verdict, why = v1_prebind.verdict(state, waiting)
         if verdict == "failed":
@@ -126,13 +133,17 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
     return None
 
 def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClaimV1,
-          allocation: dict, binding: bool) -> None:
+          allocation: dict, binding: bool) -> bool:
     """Write ``allocation`` on the claim (stamped when it has binding conditions and
-    ``binding``: the profile's DRADeviceBindingConditions) and book it."""
+    ``binding``: the profile's DRADeviceBindingConditions) and book it.
+
+    Returns:
+        Whether it was stamped (the claim waits for binding conditions).
+    """
     claim = state.writable(claim)
-    if binding:
-        v1_prebind.stamp(state, allocation)
+    stamped = binding and v1_prebind.stamp(state, allocation)
     claim.allocation = allocation
     if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
         claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
     scheduling.source.commit(claim.ref, allocation)
+    return stamped

@@ -43,13 +43,18 @@ def waits(claim: ResourceClaimV1) -> bool:
     return False
 
 
-def stamp(state: ClusterState, allocation: dict) -> None:
-    """Set ``allocationTimestamp`` (now) on a new allocation with binding conditions."""
+def stamp(state: ClusterState, allocation: dict) -> bool:
+    """Set ``allocationTimestamp`` (now) on a new allocation with binding conditions.
+
+    Returns:
+        Whether it has binding conditions (was stamped): ``waits`` of its claim.
+    """
     # a plain loop, not any() over a generator: asked for every allocation made
     for result in (allocation.get("devices") or {}).get("results") or ():
         if result.get("bindingConditions"):
             allocation["allocationTimestamp"] = state.clock.stamp()
-            return
+            return True
+    return False
 
 
 def deadline(claim: ResourceClaimV1) -> datetime | None:

@@ -108,3 +108,14 @@ def test_a_forks_book_is_its_parents_copied_then_kept_apart(seed):
         _check(twin, fork, profile, f"fork, round {round_}")
         _change(rng, state)
         _check(source, state, profile, f"parent, round {round_}")
+
+
+def test_the_source_is_synced_from_its_first_ready_until_the_next_pass(seed=3):
+    """``synced`` gives the allocator ``ready`` would give without a look (the scheduler
+    asks per pod), from a pass's first ``ready`` until ``begin``."""
+    state, source, profile = _cluster(random.Random(seed))
+    assert source.synced is source.allocator is not None
+    source.begin()
+    assert source.synced is None
+    assert source.ready(state, profile) is source.synced
+    assert AllocatorSource().synced is None

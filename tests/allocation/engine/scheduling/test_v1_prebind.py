@@ -121,3 +121,19 @@ def test_a_failure_condition_deallocates_and_the_pod_is_retried():
     assert "devices" not in claim["status"]  # the failed statuses went with the allocation
     assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
     assert items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
+
+
+def test_stamp_says_whether_the_allocation_waits_as_waits_would():
+    """``stamp`` answers what ``waits`` of the claim would (the scheduler then reads no
+    claim's results again for a pod none of whose new allocations has conditions)."""
+    from allocation.engine.scheduling.v1_prebind import stamp, waits
+
+    plain = {k: v for k, v in RESULT.items() if "Conditions" not in k}
+    for results, expected in (([RESULT], True), ([plain], False), ([plain, RESULT], True),
+                              ([], False)):
+        allocation = {"devices": {"results": results}}
+        assert stamp(_state(), allocation) is expected
+        assert ("allocationTimestamp" in allocation) is expected
+        claim = _claim([])
+        claim.allocation = allocation
+        assert waits(claim) is expected
