@@ -51,10 +51,7 @@ def pod_done(pod: Pod) -> bool:
 
 def owning_pod(claim: ResourceClaimV1) -> tuple[str, str] | None:
     """``(name, uid)`` of the pod that controls ``claim`` (a template claim), if any."""
-    for ref in claim.meta.owner_references:
-        if ref.get("controller") and ref.get("kind") == "Pod" and ref.get("apiVersion") == "v1":
-            return ref.get("name", ""), ref.get("uid", "")
-    return None
+    return claim.owner_pod
 
 
 def deallocate_v1(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV1:
@@ -150,22 +147,15 @@ class V1ClaimController:
                 claim = objects.get(("ResourceClaim", namespace, current)) if current else None
                 deps.append(claim.key if claim is not None else
                             ObjectKey("ResourceClaim", namespace, current))
-                if isinstance(claim, ResourceClaimV1) and owning_pod(claim) == (
-                        pod.name, pod.meta.uid):
+                if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
+                        pod.meta.name, pod.meta.uid):
                     continue  # made already
             template = objects.get(("ResourceClaimTemplate", namespace, template_name))
             deps.append(template.key if template is not None else
                         ObjectKey("ResourceClaimTemplate", namespace, template_name))
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
-            claim = made.get(namespace, pod.meta.uid, entry.name)
-            if claim is None:
-                claim = ResourceClaimV1.made_from(made.prototype(template).claim(
-                    pod.name, namespace or "default", pod.meta.uid, entry.name,
-                    lambda n: state.get("ResourceClaim", namespace, n) is not None), template)
-                state.add(claim)
-                made.created.add(id(claim))
-            _record(state, pod, entry.name, claim.name)
+            _record(state, pod, entry.name, _claim_for(state, pod, entry.name, template, made))
             changed = True
         if not changed:
             self.quiet.remember(pod, deps)
@@ -173,51 +163,56 @@ class V1ClaimController:
 
     # -- claims: reservations, deallocation, deletion ---------------------------------
     def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1) -> bool:
+        objects, namespace = state.objects, claim.meta.namespace
+        read: list[ObjectKey] = []  # the keys of the pods the answer read
+        reserved = claim.reserved_for
+        if len(reserved) == 1 and _still_reserved(reserved[0], namespace, objects, read):
+            # one reservation, which stands (every claim the scheduler placed, visited in
+            # the next round): nothing to do, and the owner is not read (the list below)
+            self.quiet.remember(claim, read)
+            return False
         changed = False
-        pods = _Pods(state)
-        valid = [r for r in claim.reserved_for if _still_reserved(claim, r, pods)]
-        if len(valid) < len(claim.reserved_for):
+        valid = [r for r in reserved if _still_reserved(r, namespace, objects, read)]
+        if len(valid) < len(reserved):
             claim = state.writable(claim)
             claim.reserved_for = valid
             if not valid:
                 claim = deallocate_v1(state, claim)
             changed = True
         if not claim.reserved_for:
-            owner = owning_pod(claim)
+            owner = claim.owner_pod
             if owner is not None:
-                pod = pods.get((claim.namespace, owner[0]))
+                pod = _pod_named(objects, namespace, owner[0], read)
                 if pod is None or pod.meta.uid != owner[1] or pod_done(pod):
                     if claim.allocation is not None:
                         deallocate_v1(state, claim)
                     state.remove(claim)
                     changed = True
         if not changed:  # the answer read the claim and the pods it names
-            self.quiet.remember(claim, pods.read)
+            self.quiet.remember(claim, read)
         return changed
 
 
-def _still_reserved(claim: ResourceClaimV1, ref: dict, pods: _Pods) -> bool:
-    """Whether a ``reservedFor`` entry stays: other consumers do, pods while they run."""
+def _still_reserved(ref: dict, namespace: str | None, objects: dict,
+                    read: list[ObjectKey]) -> bool:
+    """Whether a ``reservedFor`` entry of a claim in ``namespace`` stays: other consumers
+    do, pods while they run (the key of a pod looked up is added to ``read``)."""
     if ref.get("apiGroup") or ref.get("resource") != "pods":
         return True
-    pod = pods.get((claim.namespace, ref.get("name")))
+    pod = _pod_named(objects, namespace, ref.get("name"), read)
     return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
 
 
-class _Pods:
-    """Pods by (namespace, name), recording the keys read (a claim's dependencies)."""
-
-    def __init__(self, state: ClusterState) -> None:
-        self._state = state
-        self.read: list[ObjectKey] = []
-
-    def get(self, ident: tuple[str | None, str | None]) -> Pod | None:
-        # by a plain tuple (as ClusterState.get); the key read is the found object's own,
-        # equal to the one looked up, and one is made only for a pod not found
-        lookup = ("Pod", ident[0], ident[1] or "")
-        pod = self._state.objects.get(lookup)
-        self.read.append(pod.key if pod is not None else ObjectKey(*lookup))
-        return pod if isinstance(pod, Pod) else None
+def _pod_named(objects: dict, namespace: str | None, name: str | None,
+               read: list[ObjectKey]) -> Pod | None:
+    """The pod ``namespace/name`` of the state's ``objects``, if any; its key is added to
+    ``read`` (a claim's dependencies)."""
+    # by a plain tuple (as ClusterState.get); the key read is the found object's own,
+    # equal to the one looked up, and one is made only for a pod not found
+    lookup = ("Pod", namespace, name or "")
+    pod = objects.get(lookup)
+    read.append(pod.key if pod is not None else ObjectKey(*lookup))
+    return pod if isinstance(pod, Pod) else None
 
 
 class _Made:
@@ -253,6 +248,23 @@ class _Made:
         if made is None:  # the round's first pod that needs a claim made
             made = self._made = self._index.claims(self._state)
         return made.get((namespace, uid, name))
+
+
+def _claim_for(state: ClusterState, pod: Pod, entry_name: str,
+               template: ResourceClaimTemplateV1, made: _Made) -> str:
+    """The name of the claim made for the pod's entry ``entry_name`` from ``template``: one
+    made earlier (adopted), else one made now and added to ``state``."""
+    meta = pod.meta
+    namespace = meta.namespace
+    claim = made.get(namespace, meta.uid, entry_name)
+    if claim is None:
+        raw, claim_meta = made.prototype(template).made(
+            meta.name, namespace or "default", meta.uid, entry_name,
+            lambda n: state.get("ResourceClaim", namespace, n) is not None)
+        claim = ResourceClaimV1.made_from(raw, template, claim_meta, (meta.name, meta.uid))
+        state.add(claim)
+        made.created.add(id(claim))
+    return claim.meta.name
 
 
 def made_entry(claim: KObject | None) -> tuple | None:

@@ -384,3 +384,53 @@ def test_warm_brings_the_made_index_up_to_date_so_the_next_look_reads_nothing(mo
     assert len(read) == 2  # the two claims the settle made and allocated
     read.clear()
     assert len(index.claims(sim.state)) == 2 and read == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_claims_sync_keeps_what_stands_and_remembers_the_pods_it_read(seed):
+    """``_sync_claim`` on random reservations (the named pod running, replaced, done or
+    gone; another consumer) and owners (running, done, gone, none): it keeps the
+    reservations that stand, clears the allocation when the last one goes, and deletes an
+    unreserved claim whose owner is done or gone (upstream's rules); with nothing to do it
+    remembers the keys of the pods its pod reservations name (one that stands included:
+    the shortcut that reads no more), or of its owner when it has no reservation."""
+    rng = random.Random(seed)
+    docs = [node("node-1"), pod("run", node_name="node-1", phase="Running"),
+            pod("done", node_name="node-1", phase="Succeeded")]
+    base = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    uids = {name: base.get("Pod", "default", name).meta.uid for name in ("run", "done")}
+    refs = {"run": {"resource": "pods", "name": "run", "uid": uids["run"]},
+            "replaced": {"resource": "pods", "name": "run", "uid": "another"},
+            "done": {"resource": "pods", "name": "done", "uid": uids["done"]},
+            "gone": {"resource": "pods", "name": "gone", "uid": "g"},
+            "thing": {"apiGroup": "example.com", "resource": "things", "name": "x"}}
+    for case in range(40):
+        state = base.fork()
+        chosen = [rng.choice(list(refs)) for _ in range(rng.choice((0, 1, 1, 1, 2, 3)))]
+        owner = rng.choice(["run", "done", "gone", None])
+        meta: dict = {"name": f"c{case}", "namespace": "default"}
+        if owner is not None:
+            meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner,
+                                        "uid": uids.get(owner, "g"), "controller": True}]
+        claim = ResourceClaimV1({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+            "spec": {"devices": {"requests": [request()]}},
+            "status": {"allocation": {"devices": {"results": []}},
+                       "reservedFor": [dict(refs[c]) for c in chosen]}})
+        state.add(claim)
+        controller, remembered = V1ClaimController(), []
+        controller.quiet.remember = lambda obj, deps, seen=remembered: seen.append(list(deps))
+        kept = [c for c in chosen if c in ("run", "thing")]
+        gone = not kept and owner in ("done", "gone")
+        changed = len(kept) < len(chosen) or gone
+        assert controller._sync_claim(state, claim) is changed, (chosen, owner)
+        now = state.get("ResourceClaim", "default", claim.name)
+        if gone:
+            assert now is None
+            continue
+        assert now.reserved_for == [refs[c] for c in kept]
+        assert (now.allocation is None) is (not kept and bool(chosen))
+        read = [c for c in chosen if c != "thing"] or ([] if chosen else [owner] * bool(owner))
+        names = {"replaced": "run"}
+        expected = [ObjectKey("Pod", "default", names.get(c, c)) for c in read]
+        assert remembered == ([] if changed else [expected]), (chosen, owner)
