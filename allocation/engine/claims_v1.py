@@ -149,7 +149,14 @@ class V1ClaimController:
                             ObjectKey("ResourceClaim", namespace, current))
                 if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
                         pod.meta.name, pod.meta.uid):
-                    continue  # made already
+                    # made already; reserved (every claim the scheduler placed), its own
+                    # visit in this round would read what this one read (the pod visits
+                    # write only pods needing claims, and add claims of other names):
+                    # answered here, it is not visited (nor walked for) after the pods
+                    if claim.reserved_for and not (state.failures and claim.key in
+                                                   state.failures):
+                        self._reserved_alone(claim, objects)
+                    continue
             template = objects.get(("ResourceClaimTemplate", namespace, template_name))
             deps.append(template.key if template is not None else
                         ObjectKey("ResourceClaimTemplate", namespace, template_name))
@@ -163,14 +170,11 @@ class V1ClaimController:
 
     # -- claims: reservations, deallocation, deletion ---------------------------------
     def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1) -> bool:
-        objects, namespace = state.objects, claim.meta.namespace
-        read: list[ObjectKey] = []  # the keys of the pods the answer read
-        reserved = claim.reserved_for
-        if len(reserved) == 1 and _still_reserved(reserved[0], namespace, objects, read):
-            # one reservation, which stands (every claim the scheduler placed, visited in
-            # the next round): nothing to do, and the owner is not read (the list below)
-            self.quiet.remember(claim, read)
+        objects = state.objects
+        if self._reserved_alone(claim, objects):
             return False
+        namespace, reserved = claim.meta.namespace, claim.reserved_for
+        read: list[ObjectKey] = []  # the keys of the pods the answer read
         changed = False
         valid = [r for r in reserved if _still_reserved(r, namespace, objects, read)]
         if len(valid) < len(reserved):
@@ -191,6 +195,20 @@ class V1ClaimController:
         if not changed:  # the answer read the claim and the pods it names
             self.quiet.remember(claim, read)
         return changed
+
+
+    def _reserved_alone(self, claim: ResourceClaimV1, objects: dict) -> bool:
+        """Whether ``claim`` has one reservation, which stands (every claim the scheduler
+        placed, in the next round): then :meth:`_sync_claim` has nothing to do and reads
+        that pod alone (not the owner), and the answer is remembered here."""
+        reserved = claim.reserved_for
+        if len(reserved) != 1:
+            return False
+        read: list[ObjectKey] = []
+        if not _still_reserved(reserved[0], claim.meta.namespace, objects, read):
+            return False
+        self.quiet.remember(claim, read)
+        return True
 
 
 def _still_reserved(ref: dict, namespace: str | None, objects: dict,
