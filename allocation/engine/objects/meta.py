@@ -190,18 +190,12 @@ class KObject:
             cls.namespaced = spec.namespaced
             cls.default_api_version = spec.preferred_version
 
-    def __init__(self, raw: dict, source: Source | None = None,
-                 meta: ObjectMeta | None = None) -> None:
-        """``meta``: ``ObjectMeta.from_raw`` of ``raw``'s metadata, made already by the
-        caller (a claim made from a template: ``v1/templates.ClaimPrototype.made``), else
-        read here."""
+    def __init__(self, raw: dict, source: Source | None = None) -> None:
         self.raw = raw
         self.source = source
         self.api_version: str = raw.get("apiVersion") or self.default_api_version
-        if meta is None:
-            namespaced = getattr(self, "_namespaced", self.namespaced)
-            meta = ObjectMeta.from_raw(raw.get("metadata") or {}, namespaced)
-        self.meta = meta
+        namespaced = getattr(self, "_namespaced", self.namespaced)
+        self.meta = ObjectMeta.from_raw(raw.get("metadata") or {}, namespaced)
 
     @property
     def name(self) -> str:

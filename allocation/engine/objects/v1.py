@@ -180,7 +180,8 @@ class ResourceClaimV1(KObject):
 
         ``meta`` and ``owner``, when given, are what the claim would read from ``raw``
         (``ObjectMeta.from_raw`` of its metadata, and :attr:`owner_pod`), as the caller
-        made them with it (``ClaimPrototype.made``, for the pod it names owner).
+        made them with it (``ClaimPrototype.made``, for the pod it names owner: its
+        document has an ``apiVersion``).
 
         Returns:
             The claim, equal to ``ResourceClaimV1(raw)``.
@@ -188,7 +189,12 @@ class ResourceClaimV1(KObject):
         if raw["spec"] is not template.claim_spec:
             return cls(raw)
         claim = cls.__new__(cls)
-        KObject.__init__(claim, raw, None, meta)
+        if meta is None:
+            KObject.__init__(claim, raw)
+        else:  # what KObject.__init__ sets, the metadata read already (the prototype's
+            # document has its apiVersion; KObject itself is the seed's too and unchanged)
+            claim.raw, claim.source, claim.api_version = raw, None, raw["apiVersion"]
+            claim.meta = meta
         claim.owner_pod = owner if owner is not None else _controller_pod(
             claim.meta.owner_references)
         claim.spec = template.claim_spec
