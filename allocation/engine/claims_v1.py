@@ -149,13 +149,18 @@ class V1ClaimController:
                             ObjectKey("ResourceClaim", namespace, current))
                 if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
                         pod.meta.name, pod.meta.uid):
-                    # made already; reserved (every claim the scheduler placed), its own
-                    # visit in this round would read what this one read (the pod visits
-                    # write only pods needing claims, and add claims of other names):
-                    # answered here, it is not visited (nor walked for) after the pods
-                    if claim.reserved_for and not (state.failures and claim.key in
-                                                   state.failures):
-                        self._reserved_alone(claim, objects)
+                    # made already. Reserved for this pod alone (every claim the scheduler
+                    # placed), its own visit in this round would find that reservation
+                    # standing (``_still_reserved``: this pod, running, as checked above)
+                    # and read this pod alone; the pod visits in between write only pods
+                    # needing claims and add claims of other names. So it is answered
+                    # here, and not visited (nor walked for) after the pods.
+                    reserved = claim.reserved_for
+                    if len(reserved) == 1 and _pod_reference(ref := reserved[0]) \
+                            and ref.get("name") == pod.meta.name \
+                            and ref.get("uid") == pod.meta.uid \
+                            and not (state.failures and claim.key in state.failures):
+                        self.quiet.remember(claim, [pod.key])
                     continue
             template = objects.get(("ResourceClaimTemplate", namespace, template_name))
             deps.append(template.key if template is not None else
@@ -215,9 +220,19 @@ def _still_reserved(ref: dict, namespace: str | None, objects: dict,
                     read: list[ObjectKey]) -> bool:
     """Whether a ``reservedFor`` entry of a claim in ``namespace`` stays: other consumers
     do, pods while they run (the key of a pod looked up is added to ``read``)."""
-    if ref.get("apiGroup") or ref.get("resource") != "pods":
+    if not _pod_reference(ref):
         return True
-    pod = _pod_named(objects, namespace, ref.get("name"), read)
+    return _stands(ref, _pod_named(objects, namespace, ref.get("name"), read))
+
+
+def _pod_reference(ref: dict) -> bool:
+    """Whether a ``reservedFor`` entry names a pod (another consumer's stays)."""
+    return not ref.get("apiGroup") and ref.get("resource") == "pods"
+
+
+def _stands(ref: dict, pod: Pod | None) -> bool:
+    """Whether a pod's ``reservedFor`` entry stays, ``pod`` being the pod of its name in the
+    claim's namespace (None: none): while that pod, of the entry's uid, runs."""
     return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
 
 
@@ -274,11 +289,12 @@ def _claim_for(state: ClusterState, pod: Pod, entry_name: str,
     made earlier (adopted), else one made now and added to ``state``."""
     meta = pod.meta
     namespace = meta.namespace
+    objects = state.objects
     claim = made.get(namespace, meta.uid, entry_name)
     if claim is None:
         raw, claim_meta = made.prototype(template).made(
             meta.name, namespace or "default", meta.uid, entry_name,
-            lambda n: state.get("ResourceClaim", namespace, n) is not None)
+            lambda n: ("ResourceClaim", namespace, n) in objects)
         claim = ResourceClaimV1.made_from(raw, template, claim_meta, (meta.name, meta.uid))
         state.add(claim)
         made.created.add(id(claim))

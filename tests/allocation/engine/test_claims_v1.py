@@ -439,20 +439,24 @@ def test_a_claims_sync_keeps_what_stands_and_remembers_the_pods_it_read(seed):
 def test_a_pods_visit_answers_its_made_claim_reserved_for_it_alone():
     """A round that visits a pod whose made claim is reserved for it alone (the scheduler's
     placement) remembers that claim then, with the pod's key, as its own visit would: the
-    claim is not visited after the pods. A claim reserved for two pods, or one that failed
-    in this simulation, is left to its own visit (or to none, failed)."""
-    docs = [node("node-1"), _template(), _templated_pod("a"), _templated_pod("b"),
-            _templated_pod("c")]
+    claim is not visited after the pods. A claim reserved for two pods, for the pod's name
+    with another uid or for another consumer is left to its own visit, and one that failed
+    in this simulation to none."""
+    names = "abcde"
+    docs = [node("node-1"), _template(), *(_templated_pod(name) for name in names)]
     state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
     controller = V1ClaimController()
     assert controller.reconcile(state)  # made the claims
-    pods = {name: state.get("Pod", "default", name) for name in "abc"}
+    pods = {name: state.get("Pod", "default", name) for name in names}
     claims = {owning_pod(c)[0]: c for c in state.of_kind(ResourceClaimV1)}
 
     def ref(name):
         return {"resource": "pods", "name": name, "uid": pods[name].meta.uid}
-    for name, reserved in (("a", ["a"]), ("b", ["b", "a"]), ("c", ["c"])):
-        state.writable(claims[name]).reserved_for = [ref(n) for n in reserved]
+    reservations = {"a": [ref("a")], "b": [ref("b"), ref("a")], "c": [ref("c")],
+                    "d": [{**ref("d"), "uid": "another"}],
+                    "e": [{"apiGroup": "example.com", "resource": "things", "name": "x"}]}
+    for name, reserved in reservations.items():
+        state.writable(claims[name]).reserved_for = reserved
         state.writable(pods[name]).node_name = "node-1"  # as the scheduler binds it
     state.failures[claims["c"].key] = object()  # failed: no controller works on it
     synced, remembered = [], {}
@@ -460,11 +464,14 @@ def test_a_pods_visit_answers_its_made_claim_reserved_for_it_alone():
     controller._sync_claim = lambda s, claim: synced.append(claim.name) or sync(s, claim)
     controller.quiet.remember = lambda obj, deps: remembered.__setitem__(
         obj.name, list(deps)) or remember(obj, deps)
-    assert not controller.reconcile(state)
-    assert synced == [claims["b"].name]
+    assert controller.reconcile(state)  # d's reservation (another uid) dropped
+    assert sorted(synced) == sorted(claims[n].name for n in "bde")
     assert remembered[claims["a"].name] == [pods["a"].key]
     assert remembered[claims["b"].name] == [pods["b"].key, pods["a"].key]
-    assert claims["c"].name not in remembered
+    assert remembered[claims["e"].name] == []  # another consumer's: no pod read
+    assert claims["c"].name not in remembered and claims["d"].name not in remembered
     assert controller.quiet.known(claims["a"]) and not controller.quiet.known(claims["c"])
+    assert state.get("ResourceClaim", "default", claims["d"].name).reserved_for == []
     synced.clear()
-    assert not controller.reconcile(state) and synced == []
+    assert not controller.reconcile(state)
+    assert synced == [claims["d"].name]  # written last round: its visit finds it settled
