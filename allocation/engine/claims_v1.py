@@ -39,7 +39,7 @@ from allocation.engine.v1.templates import ClaimPrototype
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
-__all__ = ["V1ClaimController", "MadeIndex", "made_entry", "pod_done", "owning_pod",
+__all__ = ["V1ClaimController", "MadeIndex", "made_entry", "pod_done",
            "deallocate_v1"]
 
 
@@ -47,11 +47,6 @@ def pod_done(pod: Pod) -> bool:
     """Upstream's ``isPodDone``: Succeeded or Failed, or deleted before it was scheduled."""
     return pod.phase in ("Succeeded", "Failed") or (
         pod.meta.deletion_timestamp is not None and not pod.node_name)
-
-
-def owning_pod(claim: ResourceClaimV1) -> tuple[str, str] | None:
-    """``(name, uid)`` of the pod that controls ``claim`` (a template claim), if any."""
-    return claim.owner_pod
 
 
 def deallocate_v1(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV1:
@@ -149,12 +144,9 @@ class V1ClaimController:
                             ObjectKey("ResourceClaim", namespace, current))
                 if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
                         pod.meta.name, pod.meta.uid):
-                    # made already. Reserved for this pod alone (every claim the scheduler
-                    # placed), its own visit in this round would find that reservation
-                    # standing (``_still_reserved``: this pod, running, as checked above)
-                    # and read this pod alone; the pod visits in between write only pods
-                    # needing claims and add claims of other names. So it is answered
-                    # here, and not visited (nor walked for) after the pods.
+                    # made already; reserved for this pod alone (running: checked above),
+                    # as the scheduler leaves it, its own visit would read this pod alone
+                    # (``_still_reserved``): answered here, it is not visited after the pods
                     reserved = claim.reserved_for
                     if len(reserved) == 1 and _pod_reference(ref := reserved[0]) \
                             and ref.get("name") == pod.meta.name \
@@ -201,11 +193,9 @@ class V1ClaimController:
             self.quiet.remember(claim, read)
         return changed
 
-
     def _reserved_alone(self, claim: ResourceClaimV1, objects: dict) -> bool:
-        """Whether ``claim`` has one reservation, which stands (every claim the scheduler
-        placed, in the next round): then :meth:`_sync_claim` has nothing to do and reads
-        that pod alone (not the owner), and the answer is remembered here."""
+        """Whether ``claim`` has one reservation, which stands (as the scheduler leaves it):
+        nothing to do, and only that pod read (remembered here, not the owner)."""
         reserved = claim.reserved_for
         if len(reserved) != 1:
             return False
@@ -231,17 +221,15 @@ def _pod_reference(ref: dict) -> bool:
 
 
 def _stands(ref: dict, pod: Pod | None) -> bool:
-    """Whether a pod's ``reservedFor`` entry stays, ``pod`` being the pod of its name in the
-    claim's namespace (None: none): while that pod, of the entry's uid, runs."""
+    """Whether a pod's ``reservedFor`` entry stays, ``pod`` being its named pod: its uid's,
+    running."""
     return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
 
 
 def _pod_named(objects: dict, namespace: str | None, name: str | None,
                read: list[ObjectKey]) -> Pod | None:
-    """The pod ``namespace/name`` of the state's ``objects``, if any; its key is added to
-    ``read`` (a claim's dependencies)."""
-    # by a plain tuple (as ClusterState.get); the key read is the found object's own,
-    # equal to the one looked up, and one is made only for a pod not found
+    """The pod ``namespace/name`` of ``objects``, if any, its key (the found object's own:
+    no ObjectKey made then) added to ``read``; by a plain tuple, as ClusterState.get."""
     lookup = ("Pod", namespace, name or "")
     pod = objects.get(lookup)
     read.append(pod.key if pod is not None else ObjectKey(*lookup))
@@ -287,9 +275,8 @@ def _claim_for(state: ClusterState, pod: Pod, entry_name: str,
                template: ResourceClaimTemplateV1, made: _Made) -> str:
     """The name of the claim made for the pod's entry ``entry_name`` from ``template``: one
     made earlier (adopted), else one made now and added to ``state``."""
-    meta = pod.meta
+    meta, objects = pod.meta, state.objects
     namespace = meta.namespace
-    objects = state.objects
     claim = made.get(namespace, meta.uid, entry_name)
     if claim is None:
         raw, claim_meta = made.prototype(template).made(
@@ -306,7 +293,7 @@ def made_entry(claim: KObject | None) -> tuple | None:
     pod, or None (not a v1 claim, no owning pod or no pod claim name annotation)."""
     if not isinstance(claim, ResourceClaimV1):
         return None
-    owner = owning_pod(claim)
+    owner = claim.owner_pod
     entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
     if owner is None or entry is None:
         return None

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from allocation.engine.claims_v1 import MadeIndex, V1ClaimController, owning_pod, pod_done
+from allocation.engine.claims_v1 import MadeIndex, V1ClaimController, pod_done
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.objects import (
@@ -39,17 +39,6 @@ def test_pod_done_is_upstreams_is_pod_done():
     assert pod_done(_pod(deleted=True))
     assert not pod_done(_pod(deleted=True, node="node-1"))  # still running there
     assert not pod_done(_pod(phase="Running"))
-
-
-def test_owning_pod_is_the_controller_pod_reference():
-    def claim(refs):
-        return ResourceClaimV1({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                                "metadata": {"name": "c", "ownerReferences": refs},
-                                "spec": {"devices": {}}})
-    pod_ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": True}
-    assert owning_pod(claim([pod_ref])) == ("p", "u")
-    assert owning_pod(claim([{**pod_ref, "controller": False}])) is None
-    assert owning_pod(claim([{**pod_ref, "kind": "Job", "apiVersion": "batch/v1"}])) is None
 
 
 def test_a_claim_made_this_round_needs_no_sync_until_the_next():
@@ -108,7 +97,7 @@ def test_without_a_v1_template_no_pod_is_visited_and_one_added_later_is_served()
     assert controller.reconcile(state)
     assert visited == ["a"]
     [claim] = state.of_kind(ResourceClaimV1)
-    assert owning_pod(claim) == ("a", state.get("Pod", "default", "a").meta.uid)
+    assert claim.owner_pod == ("a", state.get("Pod", "default", "a").meta.uid)
 
 
 
@@ -138,7 +127,7 @@ def test_without_a_v1_claim_no_claim_kind_is_walked_and_one_added_later_is_synce
 def _expected(claim: ResourceClaimV1, template: ResourceClaimTemplateV1) -> dict:
     """The slow path: the claim ``claim_from_template`` makes from ``template`` for the
     claim's pod entry, read as any claim."""
-    name, uid = owning_pod(claim)
+    name, uid = claim.owner_pod
     entry = claim.meta.annotations[POD_CLAIM_NAME_ANNOTATION]
     pod_doc = {"metadata": {"name": name, "namespace": claim.namespace, "uid": uid}}
     return ResourceClaimV1(claim_from_template(pod_doc, entry, template.as_v1())).to_manifest()
@@ -224,7 +213,7 @@ def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a
     made_from = {state: {"a": first, "b": first, "c": changed, "e": changed},
                  fork: {"a": first, "b": first, "c": changed, "d": again}}
     for cluster, templates in made_from.items():
-        claims = {owning_pod(c)[0]: c for c in cluster.of_kind(ResourceClaimV1)}
+        claims = {c.owner_pod[0]: c for c in cluster.of_kind(ResourceClaimV1)}
         assert sorted(claims) == sorted(templates)
         for owner, claim in claims.items():
             assert claim.to_manifest() == _expected(claim, templates[owner])
@@ -233,7 +222,7 @@ def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a
     assert fork.get("ResourceClaim", "default", claims["d"].name).meta.labels == {}
     assert state.get("ResourceClaim", "default",
                      next(c.name for c in state.of_kind(ResourceClaimV1)
-                          if owning_pod(c)[0] == "e")).meta.labels == {"edited": "yes"}
+                          if c.owner_pod[0] == "e")).meta.labels == {"edited": "yes"}
 
 
 
@@ -301,7 +290,7 @@ def _walk(state: ClusterState) -> dict:
     """What the made claims were found by before the index: a walk of every claim."""
     made = {}
     for claim in state.of_kind(ResourceClaimV1):
-        owner = owning_pod(claim)
+        owner = claim.owner_pod
         entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
         if owner is not None and entry is not None:
             made[(claim.namespace, owner[1], entry)] = claim
@@ -448,7 +437,7 @@ def test_a_pods_visit_answers_its_made_claim_reserved_for_it_alone():
     controller = V1ClaimController()
     assert controller.reconcile(state)  # made the claims
     pods = {name: state.get("Pod", "default", name) for name in names}
-    claims = {owning_pod(c)[0]: c for c in state.of_kind(ResourceClaimV1)}
+    claims = {c.owner_pod[0]: c for c in state.of_kind(ResourceClaimV1)}
 
     def ref(name):
         return {"resource": "pods", "name": name, "uid": pods[name].meta.uid}

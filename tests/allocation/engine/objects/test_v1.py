@@ -184,3 +184,14 @@ def test_a_claims_status_shares_only_what_is_never_changed_in_place_with_its_doc
     obj.device_statuses.append({})
     assert json.dumps(obj.raw) == written
     assert twin.to_manifest()["status"] == json.loads(written)["status"]
+
+
+def test_a_claims_owner_pod_is_its_controller_pod_reference():
+    def claim(refs):
+        return ResourceClaimV1({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                "metadata": {"name": "c", "ownerReferences": refs},
+                                "spec": {"devices": {}}})
+    pod_ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": True}
+    assert claim([pod_ref]).owner_pod == ("p", "u")
+    assert claim([{**pod_ref, "controller": False}]).owner_pod is None
+    assert claim([{**pod_ref, "kind": "Job", "apiVersion": "batch/v1"}]).owner_pod is None
