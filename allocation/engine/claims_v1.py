@@ -39,7 +39,7 @@ from allocation.engine.v1.templates import ClaimPrototype
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
-__all__ = ["V1ClaimController", "MadeIndex", "made_entry", "pod_done", "owning_pod",
+__all__ = ["V1ClaimController", "MadeIndex", "made_entry", "pod_done",
            "deallocate_v1"]
 
 
@@ -47,14 +47,6 @@ def pod_done(pod: Pod) -> bool:
     """Upstream's ``isPodDone``: Succeeded or Failed, or deleted before it was scheduled."""
     return pod.phase in ("Succeeded", "Failed") or (
         pod.meta.deletion_timestamp is not None and not pod.node_name)
-
-
-def owning_pod(claim: ResourceClaimV1) -> tuple[str, str] | None:
-    """``(name, uid)`` of the pod that controls ``claim`` (a template claim), if any."""
-    for ref in claim.meta.owner_references:
-        if ref.get("controller") and ref.get("kind") == "Pod" and ref.get("apiVersion") == "v1":
-            return ref.get("name", ""), ref.get("uid", "")
-    return None
 
 
 def deallocate_v1(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV1:
@@ -150,22 +142,24 @@ class V1ClaimController:
                 claim = objects.get(("ResourceClaim", namespace, current)) if current else None
                 deps.append(claim.key if claim is not None else
                             ObjectKey("ResourceClaim", namespace, current))
-                if isinstance(claim, ResourceClaimV1) and owning_pod(claim) == (
-                        pod.name, pod.meta.uid):
-                    continue  # made already
+                if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
+                        pod.meta.name, pod.meta.uid):
+                    # made already; reserved for this pod alone (running: checked above),
+                    # as the scheduler leaves it, its own visit would read this pod alone
+                    # (``_still_reserved``): answered here, it is not visited after the pods
+                    reserved = claim.reserved_for
+                    if len(reserved) == 1 and _pod_reference(ref := reserved[0]) \
+                            and ref.get("name") == pod.meta.name \
+                            and ref.get("uid") == pod.meta.uid \
+                            and not (state.failures and claim.key in state.failures):
+                        self.quiet.remember(claim, [pod.key])
+                    continue
             template = objects.get(("ResourceClaimTemplate", namespace, template_name))
             deps.append(template.key if template is not None else
                         ObjectKey("ResourceClaimTemplate", namespace, template_name))
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
-            claim = made.get(namespace, pod.meta.uid, entry.name)
-            if claim is None:
-                claim = ResourceClaimV1.made_from(made.prototype(template).claim(
-                    pod.name, namespace or "default", pod.meta.uid, entry.name,
-                    lambda n: state.get("ResourceClaim", namespace, n) is not None), template)
-                state.add(claim)
-                made.created.add(id(claim))
-            _record(state, pod, entry.name, claim.name)
+            _record(state, pod, entry.name, _claim_for(state, pod, entry.name, template, made))
             changed = True
         if not changed:
             self.quiet.remember(pod, deps)
@@ -173,51 +167,73 @@ class V1ClaimController:
 
     # -- claims: reservations, deallocation, deletion ---------------------------------
     def _sync_claim(self, state: ClusterState, claim: ResourceClaimV1) -> bool:
+        objects = state.objects
+        if self._reserved_alone(claim, objects):
+            return False
+        namespace, reserved = claim.meta.namespace, claim.reserved_for
+        read: list[ObjectKey] = []  # the keys of the pods the answer read
         changed = False
-        pods = _Pods(state)
-        valid = [r for r in claim.reserved_for if _still_reserved(claim, r, pods)]
-        if len(valid) < len(claim.reserved_for):
+        valid = [r for r in reserved if _still_reserved(r, namespace, objects, read)]
+        if len(valid) < len(reserved):
             claim = state.writable(claim)
             claim.reserved_for = valid
             if not valid:
                 claim = deallocate_v1(state, claim)
             changed = True
         if not claim.reserved_for:
-            owner = owning_pod(claim)
+            owner = claim.owner_pod
             if owner is not None:
-                pod = pods.get((claim.namespace, owner[0]))
+                pod = _pod_named(objects, namespace, owner[0], read)
                 if pod is None or pod.meta.uid != owner[1] or pod_done(pod):
                     if claim.allocation is not None:
                         deallocate_v1(state, claim)
                     state.remove(claim)
                     changed = True
         if not changed:  # the answer read the claim and the pods it names
-            self.quiet.remember(claim, pods.read)
+            self.quiet.remember(claim, read)
         return changed
 
-
-def _still_reserved(claim: ResourceClaimV1, ref: dict, pods: _Pods) -> bool:
-    """Whether a ``reservedFor`` entry stays: other consumers do, pods while they run."""
-    if ref.get("apiGroup") or ref.get("resource") != "pods":
+    def _reserved_alone(self, claim: ResourceClaimV1, objects: dict) -> bool:
+        """Whether ``claim`` has one reservation, which stands (as the scheduler leaves it):
+        nothing to do, and only that pod read (remembered here, not the owner)."""
+        reserved = claim.reserved_for
+        if len(reserved) != 1:
+            return False
+        read: list[ObjectKey] = []
+        if not _still_reserved(reserved[0], claim.meta.namespace, objects, read):
+            return False
+        self.quiet.remember(claim, read)
         return True
-    pod = pods.get((claim.namespace, ref.get("name")))
+
+
+def _still_reserved(ref: dict, namespace: str | None, objects: dict,
+                    read: list[ObjectKey]) -> bool:
+    """Whether a ``reservedFor`` entry of a claim in ``namespace`` stays: other consumers
+    do, pods while they run (the key of a pod looked up is added to ``read``)."""
+    if not _pod_reference(ref):
+        return True
+    return _stands(ref, _pod_named(objects, namespace, ref.get("name"), read))
+
+
+def _pod_reference(ref: dict) -> bool:
+    """Whether a ``reservedFor`` entry names a pod (another consumer's stays)."""
+    return not ref.get("apiGroup") and ref.get("resource") == "pods"
+
+
+def _stands(ref: dict, pod: Pod | None) -> bool:
+    """Whether a pod's ``reservedFor`` entry stays, ``pod`` being its named pod: its uid's,
+    running."""
     return pod is not None and pod.meta.uid == ref.get("uid") and not pod_done(pod)
 
 
-class _Pods:
-    """Pods by (namespace, name), recording the keys read (a claim's dependencies)."""
-
-    def __init__(self, state: ClusterState) -> None:
-        self._state = state
-        self.read: list[ObjectKey] = []
-
-    def get(self, ident: tuple[str | None, str | None]) -> Pod | None:
-        # by a plain tuple (as ClusterState.get); the key read is the found object's own,
-        # equal to the one looked up, and one is made only for a pod not found
-        lookup = ("Pod", ident[0], ident[1] or "")
-        pod = self._state.objects.get(lookup)
-        self.read.append(pod.key if pod is not None else ObjectKey(*lookup))
-        return pod if isinstance(pod, Pod) else None
+def _pod_named(objects: dict, namespace: str | None, name: str | None,
+               read: list[ObjectKey]) -> Pod | None:
+    """The pod ``namespace/name`` of ``objects``, if any, its key (the found object's own:
+    no ObjectKey made then) added to ``read``; by a plain tuple, as ClusterState.get."""
+    lookup = ("Pod", namespace, name or "")
+    pod = objects.get(lookup)
+    read.append(pod.key if pod is not None else ObjectKey(*lookup))
+    return pod if isinstance(pod, Pod) else None
 
 
 class _Made:
@@ -255,12 +271,29 @@ class _Made:
         return made.get((namespace, uid, name))
 
 
+def _claim_for(state: ClusterState, pod: Pod, entry_name: str,
+               template: ResourceClaimTemplateV1, made: _Made) -> str:
+    """The name of the claim made for the pod's entry ``entry_name`` from ``template``: one
+    made earlier (adopted), else one made now and added to ``state``."""
+    meta, objects = pod.meta, state.objects
+    namespace = meta.namespace
+    claim = made.get(namespace, meta.uid, entry_name)
+    if claim is None:
+        raw, claim_meta = made.prototype(template).made(
+            meta.name, namespace or "default", meta.uid, entry_name,
+            lambda n: ("ResourceClaim", namespace, n) in objects)
+        claim = ResourceClaimV1.made_from(raw, template, claim_meta, (meta.name, meta.uid))
+        state.add(claim)
+        made.created.add(id(claim))
+    return claim.meta.name
+
+
 def made_entry(claim: KObject | None) -> tuple | None:
     """``(namespace, pod uid, pod claim name)`` of a v1 claim made from a template for a
     pod, or None (not a v1 claim, no owning pod or no pod claim name annotation)."""
     if not isinstance(claim, ResourceClaimV1):
         return None
-    owner = owning_pod(claim)
+    owner = claim.owner_pod
     entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
     if owner is None or entry is None:
         return None

@@ -17,7 +17,7 @@ from typing import Any
 
 from allocation.engine import kinds
 from allocation.engine.objects.clone import own_parts
-from allocation.engine.objects.meta import KObject, json_copy
+from allocation.engine.objects.meta import KObject, ObjectMeta, json_copy
 
 __all__ = ["DeviceClass", "ResourceSlice", "ResourceClaimV1",
            "ResourceClaimTemplateV1", "DeviceRequest", "implicit_extended_resource_name"]
@@ -124,6 +124,14 @@ def _claim_devices(spec: dict) -> dict:
     return spec.get("devices") or {}
 
 
+def _controller_pod(owner_references: list[dict]) -> tuple[str, str] | None:
+    """``(name, uid)`` of the Pod among ``owner_references`` marked as the controller."""
+    for ref in owner_references:
+        if ref.get("controller") and ref.get("kind") == "Pod" and ref.get("apiVersion") == "v1":
+            return ref.get("name", ""), ref.get("uid", "")
+    return None
+
+
 class ResourceClaimV1(KObject):
     """A v1 ResourceClaim: its spec (immutable) and its status, which the engine changes."""
 
@@ -131,6 +139,10 @@ class ResourceClaimV1(KObject):
 
     def __init__(self, raw: dict, source=None) -> None:
         super().__init__(raw, source)
+        self.owner_pod: tuple[str, str] | None = _controller_pod(self.meta.owner_references)
+        """``(name, uid)`` of the pod that controls the claim (a template claim's), if any:
+        read once, as the engine never changes a claim's owners (asked per pod visit of
+        the v1 claim controller)."""
         self.spec: dict = raw["spec"]
         devices = _claim_devices(self.spec)
         self.requests: list[DeviceRequest] = [DeviceRequest(r) for r in
@@ -158,11 +170,18 @@ class ResourceClaimV1(KObject):
                               if k not in ("allocation", "reservedFor", "devices")}
 
     @classmethod
-    def made_from(cls, raw: dict, template: ResourceClaimTemplateV1) -> ResourceClaimV1:
+    def made_from(cls, raw: dict, template: ResourceClaimTemplateV1,
+                  meta: ObjectMeta | None = None,
+                  owner: tuple[str, str] | None = None) -> ResourceClaimV1:
         """The claim of ``raw`` (a new claim made from ``template``, without status): when
         its spec is the template's very claim spec, the template's parsed requests,
         constraints and config and its spec key are the claim's too (one parse per
         template, not per pod: docs/v1.md, "Speed"), else it is read as any claim.
+
+        ``meta`` and ``owner``, when given, are what the claim would read from ``raw``
+        (``ObjectMeta.from_raw`` of its metadata, and :attr:`owner_pod`), as the caller
+        made them with it (``ClaimPrototype.made``, for the pod it names owner: its
+        document has an ``apiVersion``).
 
         Returns:
             The claim, equal to ``ResourceClaimV1(raw)``.
@@ -170,7 +189,14 @@ class ResourceClaimV1(KObject):
         if raw["spec"] is not template.claim_spec:
             return cls(raw)
         claim = cls.__new__(cls)
-        KObject.__init__(claim, raw)
+        if meta is None:
+            KObject.__init__(claim, raw)
+        else:  # what KObject.__init__ sets, the metadata read already (the prototype's
+            # document has its apiVersion; KObject itself is the seed's too and unchanged)
+            claim.raw, claim.source, claim.api_version = raw, None, raw["apiVersion"]
+            claim.meta = meta
+        claim.owner_pod = owner if owner is not None else _controller_pod(
+            claim.meta.owner_references)
         claim.spec = template.claim_spec
         claim.requests = list(template.requests)  # the entries are read only, never changed
         claim.constraints = list(template.claim_constraints)

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Callable
 
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
-from allocation.engine.objects.meta import json_copy, stable_uid
+from allocation.engine.objects.meta import ObjectMeta, json_copy, stable_uid
 
 __all__ = [
     "NAME_ALPHABET",
@@ -195,19 +195,38 @@ class ClaimPrototype:
         Returns:
             A new document whose ``spec`` is :attr:`spec` (shared).
         """
+        return self.made(pod_name, namespace, pod_uid, pod_claim_name, taken)[0]
+
+    def made(self, pod_name: str, namespace: str, pod_uid: str | None, pod_claim_name: str,
+             taken: Callable[[str], bool] = lambda name: False) -> tuple[dict, ObjectMeta]:
+        """:meth:`claim`'s document and ``ObjectMeta.from_raw`` of its metadata, made
+        together for a controller that makes the claim object at once
+        (``ResourceClaimV1.made_from``; per pod of a template: docs/v1.md, "Speed").
+
+        Returns:
+            The document (every container new but ``spec``) and its metadata, whose
+            labels, annotations and owner references are the document's own (made for
+            this claim alone, so not copied).
+        """
         name = generated_claim_name(pod_name, pod_uid or "", pod_claim_name, taken)
-        metadata: dict = {"name": name, "generateName": generate_name(pod_name, pod_claim_name),
-                          "namespace": namespace,
-                          "uid": stable_uid("ResourceClaim", namespace, name)}
-        if self._labels:
-            metadata["labels"] = json_copy(self._labels)
+        uid = stable_uid("ResourceClaim", namespace, name)
+        # the name is the generateName (at most MAX_BASE_LEN characters, never cut) and
+        # the suffix: the base is not made a second time
+        metadata: dict = {"name": name, "generateName": name[:-SUFFIX_LEN],
+                          "namespace": namespace, "uid": uid}
+        labels = self._labels
+        if labels:
+            labels = metadata["labels"] = json_copy(labels)
         # the template's annotations (a copy), then the entry's name (last unless the
         # template has it: a dict keeps a key's place when its value is replaced)
-        annotations = metadata["annotations"] = json_copy(self._annotations)
+        annotations = metadata["annotations"] = json_copy(self._annotations) \
+            if self._annotations else {}
         annotations[POD_CLAIM_NAME_ANNOTATION] = pod_claim_name
-        metadata["ownerReferences"] = [_owner_reference(pod_name, pod_uid)]
-        return {"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim",
-                "metadata": metadata, "spec": self.spec}
+        owners = metadata["ownerReferences"] = [_owner_reference(pod_name, pod_uid)]
+        return ({"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim",
+                 "metadata": metadata, "spec": self.spec},
+                ObjectMeta(name, namespace or "default", uid, labels or {}, annotations, [],
+                           owners))
 
 
 def pod_claim_sources(entry: dict) -> tuple[str | None, str | None]:

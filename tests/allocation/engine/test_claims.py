@@ -333,3 +333,28 @@ def test_what_pod_bound_remembered_holds_only_while_nothing_is_touched_after_it(
         assert controller.quiet.known(p) is not touch_after
         assert controller.quiet.known(
             state.get("ResourceClaim", "default", "p-gpu")) is not touch_after
+
+
+def test_without_a_seed_claim_no_claim_kind_is_walked_and_one_added_later_is_released():
+    """The shortcut (no seed claim in the state: a v1 cluster's, whose claims share the
+    kind name) asks the memo for no seed claim; a seed claim added later, after rounds
+    that touched other objects, is released as by a controller that always looks."""
+    from allocation.engine.claims import ClaimController
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.objects import ResourceClaim
+    from allocation.engine.state import ClusterState
+    from tests.factories import to_yaml
+
+    state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE + [pod("a")]))]))
+    controller, asked = ClaimController(), []
+    unknown_of = controller.quiet.unknown_of
+    controller.quiet.unknown_of = lambda s, cls: asked.append(cls) or unknown_of(s, cls)
+    assert not controller.reconcile(state)
+    state.writable(state.get("Pod", "default", "a"))  # a touch the first walk must not lose
+    assert not controller.reconcile(state)
+    assert ResourceClaim not in asked
+    [held] = load_texts([("c.yaml", to_yaml([_allocated(holder="gone")]))]).objects
+    state.add(held)
+    assert controller.reconcile(state)  # the reservation of a pod that is gone dropped
+    assert state.get("ResourceClaim", "default", "c").reserved_for == []
+    assert ResourceClaim in asked

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from allocation.engine.claims_v1 import MadeIndex, V1ClaimController, owning_pod, pod_done
+from allocation.engine.claims_v1 import MadeIndex, V1ClaimController, pod_done
 from allocation.engine.constants import POD_CLAIM_NAME_ANNOTATION
 from allocation.engine.events import DEFAULT_START, VirtualClock
 from allocation.engine.objects import (
@@ -39,17 +39,6 @@ def test_pod_done_is_upstreams_is_pod_done():
     assert pod_done(_pod(deleted=True))
     assert not pod_done(_pod(deleted=True, node="node-1"))  # still running there
     assert not pod_done(_pod(phase="Running"))
-
-
-def test_owning_pod_is_the_controller_pod_reference():
-    def claim(refs):
-        return ResourceClaimV1({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                                "metadata": {"name": "c", "ownerReferences": refs},
-                                "spec": {"devices": {}}})
-    pod_ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": True}
-    assert owning_pod(claim([pod_ref])) == ("p", "u")
-    assert owning_pod(claim([{**pod_ref, "controller": False}])) is None
-    assert owning_pod(claim([{**pod_ref, "kind": "Job", "apiVersion": "batch/v1"}])) is None
 
 
 def test_a_claim_made_this_round_needs_no_sync_until_the_next():
@@ -108,7 +97,7 @@ def test_without_a_v1_template_no_pod_is_visited_and_one_added_later_is_served()
     assert controller.reconcile(state)
     assert visited == ["a"]
     [claim] = state.of_kind(ResourceClaimV1)
-    assert owning_pod(claim) == ("a", state.get("Pod", "default", "a").meta.uid)
+    assert claim.owner_pod == ("a", state.get("Pod", "default", "a").meta.uid)
 
 
 
@@ -138,7 +127,7 @@ def test_without_a_v1_claim_no_claim_kind_is_walked_and_one_added_later_is_synce
 def _expected(claim: ResourceClaimV1, template: ResourceClaimTemplateV1) -> dict:
     """The slow path: the claim ``claim_from_template`` makes from ``template`` for the
     claim's pod entry, read as any claim."""
-    name, uid = owning_pod(claim)
+    name, uid = claim.owner_pod
     entry = claim.meta.annotations[POD_CLAIM_NAME_ANNOTATION]
     pod_doc = {"metadata": {"name": name, "namespace": claim.namespace, "uid": uid}}
     return ResourceClaimV1(claim_from_template(pod_doc, entry, template.as_v1())).to_manifest()
@@ -224,7 +213,7 @@ def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a
     made_from = {state: {"a": first, "b": first, "c": changed, "e": changed},
                  fork: {"a": first, "b": first, "c": changed, "d": again}}
     for cluster, templates in made_from.items():
-        claims = {owning_pod(c)[0]: c for c in cluster.of_kind(ResourceClaimV1)}
+        claims = {c.owner_pod[0]: c for c in cluster.of_kind(ResourceClaimV1)}
         assert sorted(claims) == sorted(templates)
         for owner, claim in claims.items():
             assert claim.to_manifest() == _expected(claim, templates[owner])
@@ -233,7 +222,7 @@ def test_claims_from_a_prototype_follow_an_edited_template_in_a_kept_state_and_a
     assert fork.get("ResourceClaim", "default", claims["d"].name).meta.labels == {}
     assert state.get("ResourceClaim", "default",
                      next(c.name for c in state.of_kind(ResourceClaimV1)
-                          if owning_pod(c)[0] == "e")).meta.labels == {"edited": "yes"}
+                          if c.owner_pod[0] == "e")).meta.labels == {"edited": "yes"}
 
 
 
@@ -301,7 +290,7 @@ def _walk(state: ClusterState) -> dict:
     """What the made claims were found by before the index: a walk of every claim."""
     made = {}
     for claim in state.of_kind(ResourceClaimV1):
-        owner = owning_pod(claim)
+        owner = claim.owner_pod
         entry = claim.meta.annotations.get(POD_CLAIM_NAME_ANNOTATION)
         if owner is not None and entry is not None:
             made[(claim.namespace, owner[1], entry)] = claim
@@ -384,3 +373,94 @@ def test_warm_brings_the_made_index_up_to_date_so_the_next_look_reads_nothing(mo
     assert len(read) == 2  # the two claims the settle made and allocated
     read.clear()
     assert len(index.claims(sim.state)) == 2 and read == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_claims_sync_keeps_what_stands_and_remembers_the_pods_it_read(seed):
+    """``_sync_claim`` on random reservations (the named pod running, replaced, done or
+    gone; another consumer) and owners (running, done, gone, none): it keeps the
+    reservations that stand, clears the allocation when the last one goes, and deletes an
+    unreserved claim whose owner is done or gone (upstream's rules); with nothing to do it
+    remembers the keys of the pods its pod reservations name (one that stands included:
+    the shortcut that reads no more), or of its owner when it has no reservation."""
+    rng = random.Random(seed)
+    docs = [node("node-1"), pod("run", node_name="node-1", phase="Running"),
+            pod("done", node_name="node-1", phase="Succeeded")]
+    base = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    uids = {name: base.get("Pod", "default", name).meta.uid for name in ("run", "done")}
+    refs = {"run": {"resource": "pods", "name": "run", "uid": uids["run"]},
+            "replaced": {"resource": "pods", "name": "run", "uid": "another"},
+            "done": {"resource": "pods", "name": "done", "uid": uids["done"]},
+            "gone": {"resource": "pods", "name": "gone", "uid": "g"},
+            "thing": {"apiGroup": "example.com", "resource": "things", "name": "x"}}
+    for case in range(40):
+        state = base.fork()
+        chosen = [rng.choice(list(refs)) for _ in range(rng.choice((0, 1, 1, 1, 2, 3)))]
+        owner = rng.choice(["run", "done", "gone", None])
+        meta: dict = {"name": f"c{case}", "namespace": "default"}
+        if owner is not None:
+            meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner,
+                                        "uid": uids.get(owner, "g"), "controller": True}]
+        claim = ResourceClaimV1({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+            "spec": {"devices": {"requests": [request()]}},
+            "status": {"allocation": {"devices": {"results": []}},
+                       "reservedFor": [dict(refs[c]) for c in chosen]}})
+        state.add(claim)
+        controller, remembered = V1ClaimController(), []
+        controller.quiet.remember = lambda obj, deps, seen=remembered: seen.append(list(deps))
+        kept = [c for c in chosen if c in ("run", "thing")]
+        gone = not kept and owner in ("done", "gone")
+        changed = len(kept) < len(chosen) or gone
+        assert controller._sync_claim(state, claim) is changed, (chosen, owner)
+        now = state.get("ResourceClaim", "default", claim.name)
+        if gone:
+            assert now is None
+            continue
+        assert now.reserved_for == [refs[c] for c in kept]
+        assert (now.allocation is None) is (not kept and bool(chosen))
+        read = [c for c in chosen if c != "thing"] or ([] if chosen else [owner] * bool(owner))
+        names = {"replaced": "run"}
+        expected = [ObjectKey("Pod", "default", names.get(c, c)) for c in read]
+        assert remembered == ([] if changed else [expected]), (chosen, owner)
+
+
+def test_a_pods_visit_answers_its_made_claim_reserved_for_it_alone():
+    """A round that visits a pod whose made claim is reserved for it alone (the scheduler's
+    placement) remembers that claim then, with the pod's key, as its own visit would: the
+    claim is not visited after the pods. A claim reserved for two pods, for the pod's name
+    with another uid or for another consumer is left to its own visit, and one that failed
+    in this simulation to none."""
+    names = "abcde"
+    docs = [node("node-1"), _template(), *(_templated_pod(name) for name in names)]
+    state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
+    controller = V1ClaimController()
+    assert controller.reconcile(state)  # made the claims
+    pods = {name: state.get("Pod", "default", name) for name in names}
+    claims = {c.owner_pod[0]: c for c in state.of_kind(ResourceClaimV1)}
+
+    def ref(name):
+        return {"resource": "pods", "name": name, "uid": pods[name].meta.uid}
+    reservations = {"a": [ref("a")], "b": [ref("b"), ref("a")], "c": [ref("c")],
+                    "d": [{**ref("d"), "uid": "another"}],
+                    "e": [{"apiGroup": "example.com", "resource": "things", "name": "x"}]}
+    for name, reserved in reservations.items():
+        state.writable(claims[name]).reserved_for = reserved
+        state.writable(pods[name]).node_name = "node-1"  # as the scheduler binds it
+    state.failures[claims["c"].key] = object()  # failed: no controller works on it
+    synced, remembered = [], {}
+    sync, remember = controller._sync_claim, controller.quiet.remember
+    controller._sync_claim = lambda s, claim: synced.append(claim.name) or sync(s, claim)
+    controller.quiet.remember = lambda obj, deps: remembered.__setitem__(
+        obj.name, list(deps)) or remember(obj, deps)
+    assert controller.reconcile(state)  # d's reservation (another uid) dropped
+    assert sorted(synced) == sorted(claims[n].name for n in "bde")
+    assert remembered[claims["a"].name] == [pods["a"].key]
+    assert remembered[claims["b"].name] == [pods["b"].key, pods["a"].key]
+    assert remembered[claims["e"].name] == []  # another consumer's: no pod read
+    assert claims["c"].name not in remembered and claims["d"].name not in remembered
+    assert controller.quiet.known(claims["a"]) and not controller.quiet.known(claims["c"])
+    assert state.get("ResourceClaim", "default", claims["d"].name).reserved_for == []
+    synced.clear()
+    assert not controller.reconcile(state)
+    assert synced == [claims["d"].name]  # written last round: its visit finds it settled

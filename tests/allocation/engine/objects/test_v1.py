@@ -132,6 +132,26 @@ def test_claim_made_from_its_template_is_the_claim_read_from_the_document():
     assert other.requests[0] is not tpl.requests[0]  # read, not shared
 
 
+def test_a_claim_made_from_a_prototypes_parts_is_the_claim_read_from_its_document():
+    """``made_from`` given the metadata and owner ``ClaimPrototype.made`` made with the
+    document (not read again) gives the claim ``ResourceClaimV1`` reads from it; given
+    neither, it reads them. The owner is the controller pod's ``(name, uid)``."""
+    from allocation.engine.v1.templates import ClaimPrototype
+
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t", "namespace": "ns"},
+           "spec": {"metadata": {"annotations": {"a": "b"}},
+                    "spec": {"devices": {"requests": [request()]}}}}
+    [tpl] = load([doc]).objects
+    prototype = ClaimPrototype(tpl.as_v1())
+    for uid in ("u", None):
+        raw, meta = prototype.made("p", "ns", uid, "gpu")
+        made = ResourceClaimV1.made_from(raw, tpl, meta, ("p", uid))
+        _same_claim(made, ResourceClaimV1(raw))
+        assert made.meta is meta and made.owner_pod == ("p", uid)
+        _same_claim(ResourceClaimV1.made_from(raw, tpl), ResourceClaimV1(raw))
+
+
 def test_a_claims_status_shares_only_what_is_never_changed_in_place_with_its_document():
     """The status parts the engine changes in place (the allocation's and its first
     parts' fields, the reservations and their entries, the device statuses and their
@@ -164,3 +184,14 @@ def test_a_claims_status_shares_only_what_is_never_changed_in_place_with_its_doc
     obj.device_statuses.append({})
     assert json.dumps(obj.raw) == written
     assert twin.to_manifest()["status"] == json.loads(written)["status"]
+
+
+def test_a_claims_owner_pod_is_its_controller_pod_reference():
+    def claim(refs):
+        return ResourceClaimV1({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                "metadata": {"name": "c", "ownerReferences": refs},
+                                "spec": {"devices": {}}})
+    pod_ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": True}
+    assert claim([pod_ref]).owner_pod == ("p", "u")
+    assert claim([{**pod_ref, "controller": False}]).owner_pod is None
+    assert claim([{**pod_ref, "kind": "Job", "apiVersion": "batch/v1"}]).owner_pod is None

@@ -191,3 +191,38 @@ def test_the_extended_claim_name_differs_from_a_template_claim_of_that_name():
     assert extended.startswith("web-extended-resources-") and len(extended) == 28
     assert extended != generated_claim_name("web", "uid-1", "extended-resources")
     assert extended == extended_claim_name("web", "uid-1")
+
+
+def test_a_prototypes_claim_names_its_base_as_generate_name_does():
+    """``generateName`` is the claim name without its suffix (the base is never cut, so
+    it is not made a second time): :func:`generate_name` of the pod and entry, at every
+    length of either, whichever suffix attempt the name took."""
+    prototype = ClaimPrototype(TEMPLATE)
+    for pod_len in (1, 5, 28, 40, 56, 57, 63):
+        for entry_len in (1, 3, 26, 30, 57, 63):
+            pod_name, entry = "p" * pod_len, "e" * entry_len
+            first = prototype.claim(pod_name, "team", "uid-1", entry)["metadata"]["name"]
+            for taken in (lambda name: False, {first}.__contains__):
+                meta = prototype.claim(pod_name, "team", "uid-1", entry, taken)["metadata"]
+                assert meta["generateName"] == generate_name(pod_name, entry)
+                assert meta["name"] == meta["generateName"] + meta["name"][-5:]
+
+
+def test_a_prototypes_made_metadata_is_its_documents_read_sharing_its_containers():
+    """``ClaimPrototype.made``: the document ``claim`` makes and ``ObjectMeta.from_raw`` of
+    its metadata, whose labels, annotations and owner references are the document's own
+    (made for that claim alone), with or without template labels, in any namespace."""
+    from allocation.engine.objects.meta import ObjectMeta
+
+    bare = {**TEMPLATE, "spec": {"spec": TEMPLATE["spec"]["spec"]}}
+    for template in (TEMPLATE, bare):
+        prototype = ClaimPrototype(template)
+        for namespace, uid in (("team", "uid-1"), ("", "uid-2"), ("team", None)):
+            doc, meta = prototype.made("web", namespace, uid, "gpu")
+            assert doc == prototype.claim("web", namespace, uid, "gpu")
+            assert meta == ObjectMeta.from_raw(doc["metadata"], True)
+            metadata = doc["metadata"]
+            assert meta.annotations is metadata["annotations"]
+            assert meta.owner_references is metadata["ownerReferences"]
+            assert meta.labels is metadata["labels"] if "labels" in metadata else \
+                meta.labels == {}
