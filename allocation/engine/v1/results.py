@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from allocation.engine.objects.resource import node_selector_for
 from allocation.engine.v1.errors import AllocationError
 
 __all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "build_allocation", "share_id"]
@@ -129,8 +130,9 @@ def node_selector(picks: list, node_name: str) -> dict | None:
         else:
             name, selector = spec.get("nodeName"), spec.get("nodeSelector")
         if name or p.device.binds_to_node:
-            return {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+            # node-local: the seed's selector of the node, one per node and shared by the
+            # allocations on it (never changed in place: clone.own_parts)
+            return node_selector_for(node_name)
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
             if len(terms) > 1:
