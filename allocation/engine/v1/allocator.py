@@ -20,8 +20,10 @@ from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.preflight import Plan
-from allocation.engine.v1.requests import claim_key
-from allocation.engine.v1.search import Outcome, Search
+from allocation.engine.v1.requests import ClaimState, RequestData, claim_key
+from allocation.engine.v1.results import build_allocation
+from allocation.engine.v1.search import Outcome, Search, no_fit, nothing_free
+from allocation.engine.v1.single import first_free
 
 __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 
@@ -215,6 +217,26 @@ class Allocator:
         """Forget a claim's allocation."""
         self.book.release(claim_key(claim))
 
+    def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:
+        """Whether ``dev`` of slice ``view`` may serve ``rd`` of ``claim`` (the search's
+        per-device step before its book and capacity checks): binding conditions, class
+        then request selectors (lazy), per-device nodes."""
+        self.examined += 1
+        if dev.binding_conditions and not self.profile.binding_and_status:
+            return False
+        result = self.selector_result
+        try:
+            for sel, owner, i in rd.class_selectors:
+                if not result(dev, sel, owner, i):
+                    return False
+            for sel, i in rd.selectors:
+                if not result(dev, sel, claim.owner, i):
+                    return False
+        except CelRuntimeError as exc:  # spec section 6: say which claim and request
+            exc.place(claim.key, rd.result_name)
+            raise
+        return not (view.per_device and dev.name not in view.node_ok)
+
     def selector_result(self, dev, sel, owner: str, index: int) -> bool:
         """Whether ``sel`` accepts ``dev``; cached per device. Raises CelRuntimeError (an
         AllocationError with upstream's text ``owner: selector #index: CEL runtime error:
@@ -250,16 +272,20 @@ class Attempt:
     answered without a search when that cannot change the outcome (only normal ExactCount
     requests; docs/v1.md, "Speed"), and the claims prepared by that call are searched again
     on the next nodes (``preflight.Plan``: unless a request lists a node's devices, or the
-    classes were replaced). The claims must not change between calls.
+    classes were replaced). A planned call of one claim of one plain request is answered
+    without a ``Search`` when ``single.first_free`` decides it. The claims must not change
+    between calls.
     """
 
-    __slots__ = ("_alloc", "_claims", "_skip", "_plan")
+    __slots__ = ("_alloc", "_claims", "_skip", "_plan", "_single")
 
     def __init__(self, alloc: Allocator, claims: list[dict]) -> None:
         self._alloc = alloc
         self._claims = claims
         self._skip = None  # becomes the Allocator's full-node set after a first call
         self._plan: Plan | None = None  # the claims, prepared by a first call
+        # (plan, the one claim prepared under it) for ``_first_free``: made once per pod
+        self._single: tuple[Plan, ClaimState] | None = None
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
@@ -271,7 +297,8 @@ class Attempt:
 
     def allocate(self, node: dict) -> Outcome:
         """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
-        reason = self.known((node.get("metadata") or {}).get("name", ""))
+        name = (node.get("metadata") or {}).get("name", "")
+        reason = self.known(name)
         if reason is not None:
             return Outcome(None, reason)
         alloc = self._alloc
@@ -286,12 +313,38 @@ class Attempt:
             plan = alloc.plans.get(key)
             if plan is not None and not plan.same_specs(self._claims):
                 plan = None
-        search = Search(alloc, node, self._claims, plan)
-        outcome = search.run()
-        if self._plan is None:
+        outcome = None
+        tried = plan is not None and plan.single is not None
+        if tried:
+            outcome = self._first_free(node, name, plan)
+        if outcome is None:
+            search = Search(alloc, node, self._claims, plan)
+            outcome = search.run(shortcut=not tried)
             plan = search.plan
+        if self._plan is None:
             if plan.reusable:
                 self._plan = alloc.plans[key] = plan
             if self._skip is None and plan.full_node_refuses:
                 self._skip = alloc._full
         return outcome
+
+    def _first_free(self, node: dict, name: str, plan: Plan) -> Outcome | None:
+        """``Search(..., plan).run()``'s outcome for a plan of one claim of one plain
+        request (``Plan.single``) without the ``Search``: the nothing-free answer, or the
+        first free devices (``single.first_free``); None when the search must decide."""
+        alloc = self._alloc
+        pools = alloc.pools_for(node)
+        if nothing_free(plan, pools, alloc.book, alloc.profile):
+            outcome = no_fit(pools, 0)
+            alloc.note_full(name, pools, outcome.reason)
+            return outcome
+        single = self._single
+        if single is None or single[0] is not plan:
+            single = self._single = (plan, plan.fresh(self._claims)[0])
+        claim = single[1]
+        rd = plan.single
+        counted = first_free(alloc, pools, claim, rd)
+        if counted is None:
+            return None
+        return Outcome([build_allocation(claim.raw, claim.picks, {}, {0: rd.klass}, name,
+                                         alloc.profile)], invocations=counted)

@@ -263,7 +263,7 @@ def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData,
                                   "is currently invalid")
         for view in pool.slices:
             for dev in view.devices:
-                if not search.selectable(claim, lister, view, dev):
+                if not search.alloc.selectable(claim, lister, view, dev):
                     continue
                 if search.consumable and search.capacity_reason(rd, dev):
                     continue

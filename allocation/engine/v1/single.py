@@ -14,48 +14,57 @@ fewer devices pass than asked, it answers None and the search runs as before fro
 start (its failure, its counts and its errors are the search's own). What it evaluates
 before it answers (selectors, in scan order) the search evaluates in the same order, so a
 CEL runtime error or an invalid pool in 1.34 is raised at the same device either way.
+
+It reads the allocator, a node's pools and the one claim, not a ``Search``: a scheduler's
+``Attempt`` with a plan asks it without making a search (and its claim once per pod), and
+runs a search only when it answers None.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from allocation.engine.v1.capacity import capacity_fits
 from allocation.engine.v1.errors import invalid_pool
-from allocation.engine.v1.requests import Pick
+from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
-    from allocation.engine.v1.search import Search
+    from allocation.engine.v1.allocator import Allocator
+    from allocation.engine.v1.pools import Pool
 
 __all__ = ["first_free"]
 
 
-def first_free(search: Search) -> bool | None:
-    """Fill the one claim's picks with the first free devices of its one request.
+def first_free(alloc: Allocator, pools: list[Pool], claim: ClaimState,
+               rd: RequestData) -> int | None:
+    """Fill ``claim``'s picks with the first free devices of its one request ``rd`` (a
+    plan's ``single``) among ``pools`` (a node's), as a search of the claim alone there
+    would at its start (nothing allocating yet).
 
     Returns:
-        True, with ``search``'s claim picked and ``invocations`` counted as the search's
-        first descent counts them (one per slot, then the request, the claim, the end);
-        None when the search must decide (a device that is not plain, too few devices),
-        with nothing of ``search`` changed.
+        The invocations the search's first descent counts (one per slot, then the
+        request, the claim, the end), with ``claim.picks`` set; None when the search must
+        decide (a device that is not plain, too few devices), with ``claim`` unchanged.
 
     Raises:
         AllocationError: as the search would at the same device (a CEL runtime error; a
             1.34 invalid pool).
     """
-    rd = search.plan.single
-    p = search.profile
+    p = alloc.profile
     wanted = rd.num_devices
-    consumable = search.consumable
+    consumable = p.consumable_capacity
     if wanted < 1 or (consumable and p.capacity_reads_slot_device):
         return None
-    claim = search.claims[0]
-    dedicated = search.book.dedicated
+    book = alloc.book
+    dedicated = book.dedicated
+    shared = book.shared
+    selectable = alloc.selectable
     use_incomplete = p.incomplete_pools_for_exact_count
     taints = p.device_taints
     picks: list[Pick] = []
     taken: set = set()
-    for pool in search.pools:
+    for pool in pools:
         if pool.invalid and p.invalid_pools_fatal:
             raise invalid_pool(pool)
         if pool.invalid or (pool.incomplete and not use_incomplete):
@@ -65,12 +74,13 @@ def first_free(search: Search) -> bool | None:
                 key = dev.key
                 if key in dedicated or key in taken:
                     continue
-                if not search.selectable(claim, rd, view, dev):
+                if not selectable(claim, rd, view, dev):
                     continue
                 if consumable:
                     if dev.multi_raw:
                         return None  # may fill several slots: the search decides
-                    if search.capacity_reason(rd, dev):
+                    # the search's capacity check, with nothing allocating in this call
+                    if capacity_fits(rd.capacity, dev, shared.get(key), None):
                         continue
                 if dev.consumes:
                     if p.partitionable_devices:
@@ -85,7 +95,6 @@ def first_free(search: Search) -> bool | None:
                 picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
                 if len(picks) == wanted:
                     claim.picks = picks
-                    search.invocations += wanted + 3
-                    return True
+                    return wanted + 3
                 taken.add(key)
     return None

@@ -224,3 +224,47 @@ def test_a_plan_serves_only_claims_of_its_very_spec_objects():
     assert pair.same_specs([_of_spec("c5", spec), _of_spec("c6", other)])
     assert not pair.same_specs([_of_spec("c5", other), _of_spec("c6", spec)])  # in order
     assert not pair.same_specs([_of_spec("c5", spec)])
+
+
+def test_a_planned_single_claim_is_answered_without_a_search(monkeypatch):
+    from allocation.engine.v1 import allocator as allocator_module
+
+    made = []
+
+    class Counted(allocator_module.Search):
+        def __init__(self, *args, **kwargs):
+            if args[0] is fast:  # not ``slow.allocate``'s
+                made.append(args[1]["metadata"]["name"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(allocator_module, "Search", Counted)
+    fast, slow = _cluster(), _cluster()
+    spec = claim("t", request(count=2))["spec"]
+    for i in range(3):  # node-0 and node-1 fill up; the third pod fits on node-2
+        c = _of_spec(f"c{i}", spec)
+        attempt = fast.attempt([c])
+        got = [attempt.allocate(n) for n in NODES]
+        want = [slow.allocate(n, [c]) for n in NODES]
+        assert [(o.allocations, o.reason, o.invocations) for o in got] == [
+            (o.allocations, o.reason, o.invocations) for o in want]
+        fitting = next(o for o in got if o.fits)
+        fast.commit(c, fitting.allocations[0])
+        slow.commit(c, fitting.allocations[0])
+    # one search: the first pod's first node, which made the plan; after it the plan's
+    # first free devices, and a full node's answer, without one
+    assert made == ["node-0"]
+
+
+def test_an_attempt_left_to_the_search_scans_the_node_once_more_only():
+    # too few devices: ``first_free`` cannot decide, the search runs without asking it
+    # again, so the attempt examines the devices as often as ``allocate`` does
+    fast, slow = _cluster(), _cluster()
+    spec = claim("t", request(count=3))["spec"]
+    attempt = fast.attempt([_of_spec("c0", spec)])
+    for n in NODES:
+        before = (fast.examined, slow.examined)
+        got = attempt.allocate(n)
+        want = slow.allocate(n, [_of_spec("c0", spec)])
+        assert (got.allocations, got.reason, got.invocations) == (
+            want.allocations, want.reason, want.invocations)
+        assert fast.examined - before[0] == slow.examined - before[1] > 0
