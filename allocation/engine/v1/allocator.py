@@ -334,17 +334,20 @@ class Attempt:
         first free devices (``single.first_free``); None when the search must decide."""
         alloc = self._alloc
         pools = alloc.pools_for(node)
-        if nothing_free(plan, pools, alloc.book, alloc.profile):
-            outcome = no_fit(pools, 0)
-            alloc.note_full(name, pools, outcome.reason)
-            return outcome
         single = self._single
         if single is None or single[0] is not plan:
             single = self._single = (plan, plan.fresh(self._claims)[0])
         claim = single[1]
         rd = plan.single
+        # first_free before the nothing-free answer (the search's order reversed): where
+        # that answer holds, first_free meets no free device, so it evaluates and raises
+        # nothing and answers None; asked first, it spares the answer's walk on every fit
         counted = first_free(alloc, pools, claim, rd)
         if counted is None:
+            if nothing_free(plan, pools, alloc.book, alloc.profile):
+                outcome = no_fit(pools, 0)
+                alloc.note_full(name, pools, outcome.reason)
+                return outcome
             return None
         return Outcome([build_allocation(claim.raw, claim.picks, {}, {0: rd.klass}, name,
                                          alloc.profile)], invocations=counted)

@@ -67,6 +67,8 @@ class Plan:
         the same templates, ``same_specs``), prepared alike: a reusable plan's preflight read
         only the specs, the classes and the profile, never a node or a claim's identity,
         which only names the claim (``ClaimState.key``, ``owner``) and its results."""
+        if len(self.claims) == 1 and not self._constraints[0]:  # the usual pod: no zip
+            return [self.claims[0].fresh(claims[0] if claims is not None else None)]
         out = []
         raws = claims if claims is not None else [None] * len(self.claims)
         for claim, constraints, raw in zip(self.claims, self._constraints, raws,

@@ -238,6 +238,14 @@ def test_a_planned_single_claim_is_answered_without_a_search(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(allocator_module, "Search", Counted)
+    answers = []
+    real = allocator_module.nothing_free
+
+    def nothing_free(*args):
+        answers.append(real(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(allocator_module, "nothing_free", nothing_free)
     fast, slow = _cluster(), _cluster()
     spec = claim("t", request(count=2))["spec"]
     for i in range(3):  # node-0 and node-1 fill up; the third pod fits on node-2
@@ -253,6 +261,9 @@ def test_a_planned_single_claim_is_answered_without_a_search(monkeypatch):
     # one search: the first pod's first node, which made the plan; after it the plan's
     # first free devices, and a full node's answer, without one
     assert made == ["node-0"]
+    # the nothing-free walk only where first_free found nothing: the full nodes (node-0
+    # twice: a pod's first call does not skip the nodes known full)
+    assert answers == [True, True, True]
 
 
 def test_an_attempt_left_to_the_search_scans_the_node_once_more_only():
