@@ -29,7 +29,7 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
 
     Raises AllocationError when a node selector cannot be built.
     """
-    uid = (claim.get("metadata") or {}).get("uid") or _claim_name(claim)
+    uid = None  # made for the first shared result only
     results = []
     for i, p in enumerate(picks):
         r = {"request": p.request_name, "driver": p.device.driver, "pool": p.device.pool,
@@ -44,6 +44,8 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
             if p.device.binding_failure_conditions:
                 r["bindingFailureConditions"] = list(p.device.binding_failure_conditions)
         if p.consumed is not None:
+            if uid is None:
+                uid = (claim.get("metadata") or {}).get("uid") or _claim_name(claim)
             r["shareID"] = share_id(uid, i)
             if p.consumed:
                 # the formats upstream serializes (capacity.consumed_texts), not ours
@@ -124,15 +126,11 @@ def node_selector(picks: list, node_name: str) -> dict | None:
     fields: list[dict] = []
     exprs: list[dict] = []
     for p in picks:
-        spec = p.device.slice["spec"]
-        if spec.get("perDeviceNodeSelection"):
-            name, selector = p.device.raw.get("nodeName"), p.device.raw.get("nodeSelector")
-        else:
-            name, selector = spec.get("nodeName"), spec.get("nodeSelector")
-        if name or p.device.binds_to_node:
-            # node-local: the seed's selector of the node, one per node and shared by the
-            # allocations on it (never changed in place: clone.own_parts)
+        if p.device.node_local:
+            # the seed's selector of the node, one per node and shared by the allocations
+            # on it (never changed in place: clone.own_parts)
             return node_selector_for(node_name)
+        selector = p.device.node_selector
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
             if len(terms) > 1:
