@@ -268,7 +268,8 @@ class Attempt:
     filters them by its own checks first).
 
     ``allocate(node)`` is exactly ``Allocator.allocate(node, claims)``, except that once one
-    call has passed the node-independent preflight, a node known to have no free device is
+    call has passed the node-independent preflight (or found the plan of another pod's
+    claims of the very same specs, which passed it), a node known to have no free device is
     answered without a search when that cannot change the outcome (only normal ExactCount
     requests; docs/v1.md, "Speed"), and the claims prepared by that call are searched again
     on the next nodes (``preflight.Plan``: unless a request lists a node's devices, or the
@@ -289,7 +290,8 @@ class Attempt:
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
-        known without a search (a node with nothing free, after a first call), else None."""
+        known without a search (a node with nothing free, after a first call or a call
+        that found another pod's plan of the very same specs), else None."""
         skip = self._skip
         if skip is not None and node_name in skip:
             return self._alloc._full_reason[node_name]
@@ -313,6 +315,15 @@ class Attempt:
             plan = alloc.plans.get(key)
             if plan is not None and not plan.same_specs(self._claims):
                 plan = None
+            elif plan is not None:
+                # these very specs passed the node-independent preflight under these
+                # classes: this pod's nodes known full are known from its first call on
+                self._plan = plan
+                if self._skip is None and plan.full_node_refuses:
+                    self._skip = alloc._full
+                    reason = self.known(name)
+                    if reason is not None:
+                        return Outcome(None, reason)
         outcome = None
         tried = plan is not None and plan.single is not None
         if tried:

@@ -261,9 +261,9 @@ def test_a_planned_single_claim_is_answered_without_a_search(monkeypatch):
     # one search: the first pod's first node, which made the plan; after it the plan's
     # first free devices, and a full node's answer, without one
     assert made == ["node-0"]
-    # the nothing-free walk only where first_free found nothing: the full nodes (node-0
-    # twice: a pod's first call does not skip the nodes known full)
-    assert answers == [True, True, True]
+    # the nothing-free walk only where first_free found nothing: the full nodes, once
+    # each (the third pod's first call knows node-0 full: its plan is the first pod's)
+    assert answers == [True, True]
 
 
 def test_an_attempt_left_to_the_search_scans_the_node_once_more_only():
