@@ -360,5 +360,6 @@ class Attempt:
                 alloc.note_full(name, pools, outcome.reason)
                 return outcome
             return None
-        return Outcome([build_allocation(claim.raw, claim.picks, {}, {0: rd.klass}, name,
-                                         alloc.profile)], invocations=counted)
+        return Outcome([build_allocation(claim.raw, claim.picks, {}, plan.single_classes, name,
+                                         alloc.profile, plan.single_config_free)],
+                       invocations=counted)

@@ -16,6 +16,7 @@ from allocation.engine.cel import CelCompileError
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
 from allocation.engine.v1.requests import ClaimState, RequestData
+from allocation.engine.v1.results import allocation_config
 
 if TYPE_CHECKING:
     from allocation.engine.v1.search import Search
@@ -32,7 +33,7 @@ class Plan:
     """
 
     __slots__ = ("claims", "prepared", "exact_only", "needs_devices", "reusable", "single",
-                 "_constraints")
+                 "single_classes", "single_config_free", "_constraints")
 
     def __init__(self, claims: list[ClaimState], prepared: dict) -> None:
         self.claims = claims
@@ -52,6 +53,13 @@ class Plan:
         # kept before any add(): fresh() copies their settings, not their state
         self._constraints = [[con.fresh() for con in c.constraints] for c in claims]
         self.single = _single(claims)
+        # the one request's class by request index, and whether its allocations carry no
+        # config: alike for every claim of these specs (``Attempt``'s results)
+        self.single_classes = self.single_config_free = None
+        if self.single is not None:
+            self.single_classes = {0: self.single.klass}
+            self.single_config_free = not allocation_config(claims[0].raw, {},
+                                                            self.single_classes)
 
     @property
     def full_node_refuses(self) -> bool:

@@ -7,7 +7,8 @@ import uuid
 from allocation.engine.objects.resource import node_selector_for
 from allocation.engine.v1.errors import AllocationError
 
-__all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "build_allocation", "share_id"]
+__all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "allocation_config", "build_allocation",
+           "share_id"]
 
 # UUIDv5 namespace of share IDs: upstream draws them at random; the planner derives them
 # from the claim UID and the result index so output is deterministic (docs/v1.md).
@@ -20,12 +21,13 @@ def share_id(claim_uid: str, index: int) -> str:
 
 
 def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: dict,
-                     node_name: str, profile) -> dict:
+                     node_name: str, profile, config_free: bool = False) -> dict:
     """The ``status.allocation`` of ``claim`` from the search's picks.
 
     ``picks`` are the search's results in order; ``chosen`` maps a firstAvailable request's
     index to the chosen subrequest index; ``classes`` maps request index to the DeviceClass
-    dict used.
+    dict used. ``config_free``: the caller knows ``allocation_config`` is empty for these
+    (``preflight.Plan.single_config_free``: once per plan, not per allocation).
 
     Raises AllocationError when a node selector cannot be built.
     """
@@ -52,7 +54,7 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
                 r["consumedCapacity"] = dict(sorted(p.consumed_text.items()))
         results.append(r)
     allocation: dict = {"devices": {"results": results}}
-    config = _config(claim, chosen, classes)
+    config = None if config_free else allocation_config(claim, chosen, classes)
     if config:
         allocation["devices"]["config"] = config
     try:
@@ -71,7 +73,9 @@ def _claim_name(claim: dict) -> str:
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
-def _config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
+def allocation_config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
+    """The allocation's ``devices.config``: the classes' config, then the claim's, for the
+    requests (``chosen`` subrequests) served by ``classes`` (request index -> DeviceClass)."""
     if not claim["spec"]["devices"].get("config"):
         for c in classes.values():  # a loop, not any(): asked for every allocation
             if c is not None and (c.get("spec") or {}).get("config"):

@@ -279,3 +279,27 @@ def test_an_attempt_left_to_the_search_scans_the_node_once_more_only():
         assert (got.allocations, got.reason, got.invocations) == (
             want.allocations, want.reason, want.invocations)
         assert fast.examined - before[0] == slow.examined - before[1] > 0
+
+
+@pytest.mark.parametrize("where", ["none", "class", "claim"])
+def test_a_planned_single_claims_config_is_made_as_allocate_makes_it(where):
+    # the plan knows once whether its claims' allocations carry config (none: not looked
+    # for per allocation); with config they carry it as allocate's do
+    opaque = {"opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}
+    classes = [device_class("gpu", config=[opaque] if where == "class" else None)]
+    slices = [slice_(f"s{i}", [device("d0"), device("d1")], node=f"node-{i}")
+              for i in range(4)]
+    fast, slow = allocator(slices, classes), allocator(slices, classes)
+    spec = claim("t", config=[opaque] if where == "claim" else None)["spec"]
+    for i in range(3):
+        c = _of_spec(f"c{i}", spec)
+        attempt = fast.attempt([c])
+        got = [attempt.allocate(n) for n in NODES]
+        want = [slow.allocate(n, [c]) for n in NODES]
+        assert [(o.allocations, o.reason) for o in got] == [
+            (o.allocations, o.reason) for o in want]
+        [allocation] = next(o for o in got if o.fits).allocations
+        fast.commit(c, allocation)
+        slow.commit(c, allocation)
+        assert ("config" in allocation["devices"]) == (where != "none")
+    assert fast.plans[(id(spec),)].single_config_free is (where == "none")
