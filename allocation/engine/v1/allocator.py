@@ -23,7 +23,7 @@ from allocation.engine.v1.preflight import Plan
 from allocation.engine.v1.requests import ClaimState, RequestData, claim_key
 from allocation.engine.v1.results import build_allocation
 from allocation.engine.v1.search import Outcome, Search, no_fit, nothing_free
-from allocation.engine.v1.single import first_free
+from allocation.engine.v1.single import first_free, invocations
 
 __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 
@@ -274,19 +274,17 @@ class Attempt:
     requests; docs/v1.md, "Speed"), and the claims prepared by that call are searched again
     on the next nodes (``preflight.Plan``: unless a request lists a node's devices, or the
     classes were replaced). A planned call of one claim of one plain request is answered
-    without a ``Search`` when ``single.first_free`` decides it. The claims must not change
-    between calls.
+    without a ``Search`` (nor the claim prepared) when ``single.first_free`` decides it.
+    The claims must not change between calls.
     """
 
-    __slots__ = ("_alloc", "_claims", "_skip", "_plan", "_single")
+    __slots__ = ("_alloc", "_claims", "_skip", "_plan")
 
     def __init__(self, alloc: Allocator, claims: list[dict]) -> None:
         self._alloc = alloc
         self._claims = claims
         self._skip = None  # becomes the Allocator's full-node set after a first call
         self._plan: Plan | None = None  # the claims, prepared by a first call
-        # (plan, the one claim prepared under it) for ``_first_free``: made once per pod
-        self._single: tuple[Plan, ClaimState] | None = None
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
@@ -311,7 +309,9 @@ class Attempt:
         if plan is None:
             # another pod's plan of the very same specs (an id is reused once its object
             # is gone, hence same_specs)
-            key = tuple([id(c["spec"]) for c in self._claims])
+            claims = self._claims
+            key = ((id(claims[0]["spec"]),) if len(claims) == 1  # the usual pod: no list
+                   else tuple([id(c["spec"]) for c in claims]))
             plan = alloc.plans.get(key)
             if plan is not None and not plan.same_specs(self._claims):
                 plan = None
@@ -345,21 +345,23 @@ class Attempt:
         first free devices (``single.first_free``); None when the search must decide."""
         alloc = self._alloc
         pools = alloc.pools_for(node)
-        single = self._single
-        if single is None or single[0] is not plan:
-            single = self._single = (plan, plan.fresh(self._claims)[0])
-        claim = single[1]
         rd = plan.single
         # first_free before the nothing-free answer (the search's order reversed): where
         # that answer holds, first_free meets no free device, so it evaluates and raises
         # nothing and answers None; asked first, it spares the answer's walk on every fit
-        counted = first_free(alloc, pools, claim, rd)
-        if counted is None:
+        try:
+            # the plan's claim, not this pod's (no claim prepared per pod): it only names
+            # the claim in a CEL runtime error, which the search then raises again, at
+            # the same device, naming this pod's (``single.py``)
+            picks = first_free(alloc, pools, plan.claims[0], rd)
+        except CelRuntimeError:
+            return None
+        if picks is None:
             if nothing_free(plan, pools, alloc.book, alloc.profile):
                 outcome = no_fit(pools, 0)
                 alloc.note_full(name, pools, outcome.reason)
                 return outcome
             return None
-        return Outcome([build_allocation(claim.raw, claim.picks, {}, plan.single_classes, name,
+        return Outcome([build_allocation(self._claims[0], picks, {}, plan.single_classes, name,
                                          alloc.profile, plan.single_config_free)],
-                       invocations=counted)
+                       invocations=invocations(picks))

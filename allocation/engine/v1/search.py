@@ -25,7 +25,7 @@ from allocation.engine.v1.errors import AllocationError, invalid_pool
 from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
-from allocation.engine.v1.single import first_free
+from allocation.engine.v1.single import first_free, invocations
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
@@ -131,9 +131,11 @@ class Search:
         # cannot decide (``single.py``); then, or when nothing fits, the search itself
         done = None
         if shortcut and self.plan.single is not None:
-            counted = first_free(self.alloc, self.pools, self.claims[0], self.plan.single)
-            if counted is not None:
-                self.invocations += counted
+            claim = self.claims[0]
+            picks = first_free(self.alloc, self.pools, claim, self.plan.single)
+            if picks is not None:
+                claim.picks = picks
+                self.invocations += invocations(picks)
                 done = True
         if done is None:
             done = self._one(0, 0, 0, 0, False, None)

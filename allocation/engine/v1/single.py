@@ -15,9 +15,11 @@ start (its failure, its counts and its errors are the search's own). What it eva
 before it answers (selectors, in scan order) the search evaluates in the same order, so a
 CEL runtime error or an invalid pool in 1.34 is raised at the same device either way.
 
-It reads the allocator, a node's pools and the one claim, not a ``Search``: a scheduler's
-``Attempt`` with a plan asks it without making a search (and its claim once per pod), and
-runs a search only when it answers None.
+It reads the allocator, a node's pools and the request, not a ``Search``, and gives the
+picks: a scheduler's ``Attempt`` with a plan asks it without making a search or preparing
+the pod's claim (the plan's claim names the claim of a CEL runtime error, which the search
+then raises again at the same device for the pod's own), and runs a search only when it
+answers None.
 """
 
 from __future__ import annotations
@@ -33,19 +35,25 @@ if TYPE_CHECKING:
     from allocation.engine.v1.allocator import Allocator
     from allocation.engine.v1.pools import Pool
 
-__all__ = ["first_free"]
+__all__ = ["first_free", "invocations"]
+
+
+def invocations(picks: list[Pick]) -> int:
+    """The search steps (upstream's numAllocateOneInvocations) of a descent that picks
+    ``picks`` at once, as ``first_free`` does: one per slot, then the request, the claim
+    and the end."""
+    return len(picks) + 3
 
 
 def first_free(alloc: Allocator, pools: list[Pool], claim: ClaimState,
-               rd: RequestData) -> int | None:
-    """Fill ``claim``'s picks with the first free devices of its one request ``rd`` (a
-    plan's ``single``) among ``pools`` (a node's), as a search of the claim alone there
-    would at its start (nothing allocating yet).
+               rd: RequestData) -> list[Pick] | None:
+    """The first free devices of a claim's one request ``rd`` (a plan's ``single``) among
+    ``pools`` (a node's), as a search of the claim alone there picks them at its start
+    (nothing allocating yet). ``claim`` only names the claim in a CEL runtime error.
 
     Returns:
-        The invocations the search's first descent counts (one per slot, then the
-        request, the claim, the end), with ``claim.picks`` set; None when the search must
-        decide (a device that is not plain, too few devices), with ``claim`` unchanged.
+        The picks (``invocations`` counts them as the search would); None when the search
+        must decide (a device that is not plain, too few devices).
 
     Raises:
         AllocationError: as the search would at the same device (a CEL runtime error; a
@@ -94,7 +102,6 @@ def first_free(alloc: Allocator, pools: list[Pool], claim: ClaimState,
                     continue
                 picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
                 if len(picks) == wanted:
-                    claim.picks = picks
-                    return wanted + 3
+                    return picks
                 taken.add(key)
     return None

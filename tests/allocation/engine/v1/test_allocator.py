@@ -303,3 +303,27 @@ def test_a_planned_single_claims_config_is_made_as_allocate_makes_it(where):
         slow.commit(c, allocation)
         assert ("config" in allocation["devices"]) == (where != "none")
     assert fast.plans[(id(spec),)].single_config_free is (where == "none")
+
+
+def test_a_cel_error_under_another_pods_plan_names_this_pods_claim():
+    # the planned shortcut scans with the plan's claim (the first pod's); its CEL runtime
+    # error is raised again by the search, naming the claim being allocated
+    from allocation.engine.v1 import CelRuntimeError
+
+    numa = 'device.attributes["gpu.example.com"].numa == 0'
+    slices = [slice_("s0", [device("d0", numa=0)], node="node-0"),
+              slice_("s1", [device("d0")], node="node-1")]
+    fast, slow = allocator(slices), allocator(slices)
+    spec = claim("t", request("req", "gpu", 1, numa))["spec"]
+    first = _of_spec("c0", spec)
+    fast.commit(first, fast.attempt([first]).allocate(NODES[0]).allocations[0])
+    slow.commit(first, slow.allocate(NODES[0], [first]).allocations[0])
+    second = _of_spec("c1", spec)
+    attempt = fast.attempt([second])
+    assert attempt.allocate(NODES[0]).reason == slow.allocate(NODES[0], [second]).reason
+    with pytest.raises(CelRuntimeError) as got:
+        attempt.allocate(NODES[1])
+    with pytest.raises(CelRuntimeError) as want:
+        slow.allocate(NODES[1], [second])
+    assert (str(got.value), got.value.detail) == (str(want.value), want.value.detail)
+    assert got.value.claim == "default/c1"

@@ -15,7 +15,7 @@ from allocation.engine.v1 import AllocationError, Allocator
 from allocation.engine.v1 import allocator as allocator_module
 from allocation.engine.v1 import search as search_module
 from allocation.engine.v1.search import Search
-from allocation.engine.v1.single import first_free
+from allocation.engine.v1.single import first_free, invocations
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
@@ -43,7 +43,7 @@ def _without_shortcut(monkeypatch):
         yield
 
 
-def _first_free(search: Search) -> int | None:
+def _first_free(search: Search) -> list | None:
     """``first_free`` of a planned search's one claim on its node."""
     return first_free(search.alloc, search.pools, search.claims[0], search.plan.single)
 
@@ -105,8 +105,9 @@ def test_the_first_free_devices_in_scan_order(monkeypatch):
     a = allocator([slice_("s1", devices)])
     c = claim("c0", request("req", "gpu", 2, f'device.attributes["{DRIVER}"].model == "a"'))
     search = _planned(a, [c])
-    assert _first_free(search) == 5  # decided by the shortcut (two slots, and 3)
-    assert [(p.request_name, p.device.name) for p in search.claims[0].picks] == [
+    picks = _first_free(search)  # decided by the shortcut
+    assert invocations(picks) == 5  # two slots, the request, the claim, the end
+    assert [(p.request_name, p.device.name) for p in picks] == [
         ("req", "dev-1"),
         ("req", "dev-3"),
     ]
@@ -145,7 +146,6 @@ def test_what_the_shortcut_leaves_to_the_search(why, monkeypatch):
     search = _planned(a, [c])
     assert search.plan.single is not None
     assert _first_free(search) is None
-    assert search.claims[0].picks == []  # nothing changed
     out = a.allocate(node(), [c])
     assert out.fits == (why != "too few")
     with _without_shortcut(monkeypatch):
@@ -176,9 +176,10 @@ def test_the_shortcut_skips_an_untolerated_taint_as_the_search(tolerated, monkey
     tolerations = [{"key": "k", "operator": "Exists"}] if tolerated else []
     c = claim("c0", request(tolerations=tolerations) if tolerated else request())
     search = _planned(a, [c])
-    assert _first_free(search) == 4
+    picks = _first_free(search)
+    assert invocations(picks) == 4
     want = "dev-0" if tolerated else "dev-1"
-    assert [p.device.name for p in search.claims[0].picks] == [want]
+    assert [p.device.name for p in picks] == [want]
     out = a.allocate(node(), [c])
     with _without_shortcut(monkeypatch):
         assert a.allocate(node(), [c]) == out
