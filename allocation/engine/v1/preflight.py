@@ -41,7 +41,7 @@ class Plan:
         # replaces it: a plan of the old classes is not reused then)
         self.prepared = prepared
         # only normal ExactCount requests (no All, no adminAccess): a node with nothing
-        # free cannot fit them (Search.nothing_free, Allocator's full nodes); claims
+        # free cannot fit them (search.nothing_free, Allocator's full nodes); claims
         # without requests fit on any node; All requests list the node's own devices, so
         # such claims are prepared per node
         self.exact_only, self.needs_devices, self.reusable = True, False, True
