@@ -298,9 +298,10 @@ class Attempt:
     def allocate(self, node: dict) -> Outcome:
         """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
         name = (node.get("metadata") or {}).get("name", "")
-        reason = self.known(name)
-        if reason is not None:
-            return Outcome(None, reason)
+        if self._skip is not None:  # else nothing is known yet (no call to ``known``)
+            reason = self.known(name)
+            if reason is not None:
+                return Outcome(None, reason)
         alloc = self._alloc
         plan = self._plan
         if plan is not None and plan.prepared is not alloc.prepared:
@@ -344,7 +345,7 @@ class Attempt:
         request (``Plan.single``) without the ``Search``: the nothing-free answer, or the
         first free devices (``single.first_free``); None when the search must decide."""
         alloc = self._alloc
-        pools = alloc.pools_for(node)
+        pools = alloc.index.pools_for(node)  # ``Allocator.pools_for``, one call less
         rd = plan.single
         # first_free before the nothing-free answer (the search's order reversed): where
         # that answer holds, first_free meets no free device, so it evaluates and raises
