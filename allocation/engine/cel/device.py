@@ -45,7 +45,7 @@ class DeviceSelector:
     estimated worst-case cost for devices within the v1 bounds."""
 
     __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
-                 "_reads", "_readers", "_plans", "_cache")
+                 "_reads", "_readers", "_one", "_plans", "_cache")
 
     def __init__(self, source: str, program: Program, budget: Budget,
                  reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
@@ -56,6 +56,9 @@ class DeviceSelector:
         self._budget = budget
         self._reads = reads
         self._readers = None if reads is None else tuple(_reader(read) for read in reads)
+        # the reader of a selector that reads one value (the usual one): ``matches`` makes
+        # its key without calling ``_key``, once per device
+        self._one = self._readers[0] if self._readers and len(self._readers) == 1 else None
         self._plans = _plans(reads)
         self._cache: ResultCache[_Outcome] = ResultCache()
 
@@ -68,8 +71,9 @@ class DeviceSelector:
                 mismatch ("no such overload: ..."), a result that is not a bool, a cost over
                 the budget, an invalid version or quantity in the device.
         """
+        one = self._one
         try:
-            key = self._key(driver, device)
+            key = (one(driver, device),) if one is not None else self._key(driver, device)
             hash(key)
         except (TypeError, AttributeError):  # unhashable or malformed values: not cached
             outcome = self._evaluate(driver, device)
@@ -84,10 +88,7 @@ class DeviceSelector:
         if self._readers is None:
             return (driver, _whole(device, "attributes"), _whole(device, "capacity"),
                     bool(device.get("allowMultipleAllocations")))
-        readers = self._readers
-        if len(readers) == 1:  # the usual selector reads one value: no list per device
-            return (readers[0](driver, device),)
-        return tuple([read(driver, device) for read in readers])
+        return tuple([read(driver, device) for read in self._readers])
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:
@@ -195,19 +196,28 @@ def _split(name: str, driver: str) -> tuple[str, str]:
 
 def _typed(field: str, entry: Any) -> Hashable:
     """A cache key for one attribute or capacity entry that keeps types apart (true vs 1)."""
+    return (_typed_capacity if field == "capacity" else _typed_attribute)(entry)
+
+
+def _typed_attribute(entry: Any) -> Hashable:
+    """``_typed`` of an attribute entry (a reader of one attribute calls it directly)."""
     if entry is _MISSING:
         return _MISSING
-    if type(entry) is dict and len(entry) == 1 and field == "attributes":
+    if type(entry) is dict and len(entry) == 1:
         ((kind, item),) = entry.items()  # the usual {"int": 1}
         return (kind, type(item), item)
-    if field == "capacity":
-        # ``type() is dict`` first: a device's usual entry, without the ABC's slower check
-        value = entry.get("value") if type(entry) is dict or isinstance(entry, Mapping) \
-            else entry
-        return ("value", type(value), value)
     if isinstance(entry, Mapping):
         return tuple((kind, type(item), item) for kind, item in entry.items())
     return ("raw", repr(entry))
+
+
+def _typed_capacity(entry: Any) -> Hashable:
+    """``_typed`` of a capacity entry (a reader of one capacity calls it directly)."""
+    if entry is _MISSING:
+        return _MISSING
+    # ``type() is dict`` first: a device's usual entry, without the ABC's slower check
+    value = entry.get("value") if type(entry) is dict or isinstance(entry, Mapping) else entry
+    return ("value", type(value), value)
 
 
 _Reader = Callable[[str, Mapping[str, Any]], Hashable]
@@ -232,6 +242,7 @@ def _reader(read: DeviceRead) -> _Reader:
                 for dom, key in [_split(name, driver)] if dom == actual)))
         return whole_domain
     qualified = None if domain is DRIVER_DOMAIN else f"{domain}/{ident}"
+    typed = _typed_capacity if field == "capacity" else _typed_attribute
 
     def one(driver: str, device: Mapping[str, Any]) -> Hashable:
         entries = device.get(field) or {}
@@ -239,7 +250,7 @@ def _reader(read: DeviceRead) -> _Reader:
         entry = entries.get(qualified or f"{driver}/{ident}", _MISSING)
         if entry is _MISSING and (qualified is None or domain == driver):
             entry = entries.get(ident, _MISSING)
-        return _typed(field, entry)
+        return typed(entry)
     return one
 
 

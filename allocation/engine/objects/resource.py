@@ -23,10 +23,11 @@ __all__ = [
 @lru_cache(maxsize=8192)
 def node_selector_for(node_name: str) -> dict:
     """The ``availableOnNodes`` selector of a node-local allocation: one per node, shared
-    by the allocations on it (made per claim allocated, it was 2-3% of a settle). Nobody
-    changes it: ``Allocation.to_manifest`` copies it, or hands it to a caller that only
-    reads (the writer), as it does a selector read from an input document, which an
-    allocation shares with its document."""
+    by the allocations on it (made per claim allocated, it was 2-3% of a settle), the v1
+    node-local ones too (``v1.results.node_selector``). Nobody changes it:
+    ``Allocation.to_manifest`` and ``ResourceClaimV1.status_manifest`` copy it, or hand it
+    to a caller that only reads (the writer), as they do a selector read from an input
+    document, which an allocation shares with its document."""
     return {"nodeSelectorTerms": [{"matchFields": [
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 

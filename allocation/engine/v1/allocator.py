@@ -20,8 +20,10 @@ from allocation.engine.v1.errors import CelRuntimeError
 from allocation.engine.v1.features import Profile
 from allocation.engine.v1.pools import Pool, SliceIndex, node_view
 from allocation.engine.v1.preflight import Plan
-from allocation.engine.v1.requests import claim_key
-from allocation.engine.v1.search import Outcome, Search
+from allocation.engine.v1.requests import ClaimState, RequestData, claim_key
+from allocation.engine.v1.results import build_allocation
+from allocation.engine.v1.search import Outcome, Search, no_fit, nothing_free
+from allocation.engine.v1.single import first_free, invocations
 
 __all__ = ["NOT_AVAILABLE", "Allocator", "Attempt", "allocated_claim_fits", "dra_score"]
 
@@ -215,6 +217,26 @@ class Allocator:
         """Forget a claim's allocation."""
         self.book.release(claim_key(claim))
 
+    def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:
+        """Whether ``dev`` of slice ``view`` may serve ``rd`` of ``claim`` (the search's
+        per-device step before its book and capacity checks): binding conditions, class
+        then request selectors (lazy), per-device nodes."""
+        self.examined += 1
+        if dev.binding_conditions and not self.profile.binding_and_status:
+            return False
+        result = self.selector_result
+        try:
+            for sel, owner, i in rd.class_selectors:
+                if not result(dev, sel, owner, i):
+                    return False
+            for sel, i in rd.selectors:
+                if not result(dev, sel, claim.owner, i):
+                    return False
+        except CelRuntimeError as exc:  # spec section 6: say which claim and request
+            exc.place(claim.key, rd.result_name)
+            raise
+        return not (view.per_device and dev.name not in view.node_ok)
+
     def selector_result(self, dev, sel, owner: str, index: int) -> bool:
         """Whether ``sel`` accepts ``dev``; cached per device. Raises CelRuntimeError (an
         AllocationError with upstream's text ``owner: selector #index: CEL runtime error:
@@ -246,11 +268,14 @@ class Attempt:
     filters them by its own checks first).
 
     ``allocate(node)`` is exactly ``Allocator.allocate(node, claims)``, except that once one
-    call has passed the node-independent preflight, a node known to have no free device is
+    call has passed the node-independent preflight (or found the plan of another pod's
+    claims of the very same specs, which passed it), a node known to have no free device is
     answered without a search when that cannot change the outcome (only normal ExactCount
     requests; docs/v1.md, "Speed"), and the claims prepared by that call are searched again
     on the next nodes (``preflight.Plan``: unless a request lists a node's devices, or the
-    classes were replaced). The claims must not change between calls.
+    classes were replaced). A planned call of one claim of one plain request is answered
+    without a ``Search`` (nor the claim prepared) when ``single.first_free`` decides it.
+    The claims must not change between calls.
     """
 
     __slots__ = ("_alloc", "_claims", "_skip", "_plan")
@@ -263,7 +288,8 @@ class Attempt:
 
     def known(self, node_name: str) -> str | None:
         """The reason ``allocate`` would give on the node called ``node_name`` when it is
-        known without a search (a node with nothing free, after a first call), else None."""
+        known without a search (a node with nothing free, after a first call or a call
+        that found another pod's plan of the very same specs), else None."""
         skip = self._skip
         if skip is not None and node_name in skip:
             return self._alloc._full_reason[node_name]
@@ -271,9 +297,11 @@ class Attempt:
 
     def allocate(self, node: dict) -> Outcome:
         """The outcome on ``node``. Raises as ``Allocator.allocate`` does."""
-        reason = self.known((node.get("metadata") or {}).get("name", ""))
-        if reason is not None:
-            return Outcome(None, reason)
+        name = (node.get("metadata") or {}).get("name", "")
+        if self._skip is not None:  # else nothing is known yet (no call to ``known``)
+            reason = self.known(name)
+            if reason is not None:
+                return Outcome(None, reason)
         alloc = self._alloc
         plan = self._plan
         if plan is not None and plan.prepared is not alloc.prepared:
@@ -282,16 +310,59 @@ class Attempt:
         if plan is None:
             # another pod's plan of the very same specs (an id is reused once its object
             # is gone, hence same_specs)
-            key = tuple([id(c["spec"]) for c in self._claims])
+            claims = self._claims
+            key = ((id(claims[0]["spec"]),) if len(claims) == 1  # the usual pod: no list
+                   else tuple([id(c["spec"]) for c in claims]))
             plan = alloc.plans.get(key)
             if plan is not None and not plan.same_specs(self._claims):
                 plan = None
-        search = Search(alloc, node, self._claims, plan)
-        outcome = search.run()
-        if self._plan is None:
+            elif plan is not None:
+                # these very specs passed the node-independent preflight under these
+                # classes: this pod's nodes known full are known from its first call on
+                self._plan = plan
+                if self._skip is None and plan.full_node_refuses:
+                    self._skip = alloc._full
+                    reason = self.known(name)
+                    if reason is not None:
+                        return Outcome(None, reason)
+        outcome = None
+        tried = plan is not None and plan.single is not None
+        if tried:
+            outcome = self._first_free(node, name, plan)
+        if outcome is None:
+            search = Search(alloc, node, self._claims, plan)
+            outcome = search.run(shortcut=not tried)
             plan = search.plan
+        if self._plan is None:
             if plan.reusable:
                 self._plan = alloc.plans[key] = plan
             if self._skip is None and plan.full_node_refuses:
                 self._skip = alloc._full
         return outcome
+
+    def _first_free(self, node: dict, name: str, plan: Plan) -> Outcome | None:
+        """``Search(..., plan).run()``'s outcome for a plan of one claim of one plain
+        request (``Plan.single``) without the ``Search``: the nothing-free answer, or the
+        first free devices (``single.first_free``); None when the search must decide."""
+        alloc = self._alloc
+        pools = alloc.index.pools_for(node)  # ``Allocator.pools_for``, one call less
+        rd = plan.single
+        # first_free before the nothing-free answer (the search's order reversed): where
+        # that answer holds, first_free meets no free device, so it evaluates and raises
+        # nothing and answers None; asked first, it spares the answer's walk on every fit
+        try:
+            # the plan's claim, not this pod's (no claim prepared per pod): it only names
+            # the claim in a CEL runtime error, which the search then raises again, at
+            # the same device, naming this pod's (``single.py``)
+            picks = first_free(alloc, pools, plan.claims[0], rd)
+        except CelRuntimeError:
+            return None
+        if picks is None:
+            if nothing_free(plan, pools, alloc.book, alloc.profile):
+                outcome = no_fit(pools, 0)
+                alloc.note_full(name, pools, outcome.reason)
+                return outcome
+            return None
+        return Outcome([build_allocation(self._claims[0], picks, {}, plan.single_classes, name,
+                                         alloc.profile, plan.single_config_free)],
+                       invocations=invocations(picks))

@@ -45,6 +45,8 @@ class Device:
         "binding_conditions",
         "binding_failure_conditions",
         "binds_to_node",
+        "node_local",
+        "node_selector",
         "selector_cache",
         "attributes",
         "no_policy",
@@ -82,6 +84,12 @@ class Device:
         self.binding_conditions = raw.get("bindingConditions") or ()
         self.binding_failure_conditions = raw.get("bindingFailureConditions") or ()
         self.binds_to_node = bool(raw.get("bindsToNode"))
+        # where an allocation of it may be used (``results.node_selector``): only on the
+        # node it was allocated on, or where the selector of its slice (or its own, with
+        # perDeviceNodeSelection) admits; read per pick, so read here once
+        place = raw if spec.get("perDeviceNodeSelection") else spec
+        self.node_local = bool(place.get("nodeName")) or self.binds_to_node
+        self.node_selector = place.get("nodeSelector")
         self.selector_cache: dict[str, bool] = {}
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from allocation.engine.cel import CelCompileError
 from allocation.engine.v1.constraints import DistinctAttribute, MatchAttribute
 from allocation.engine.v1.errors import AllocationError, UnschedulableError
 from allocation.engine.v1.requests import ClaimState, RequestData
+from allocation.engine.v1.results import allocation_config
 
 if TYPE_CHECKING:
     from allocation.engine.v1.search import Search
@@ -32,7 +33,7 @@ class Plan:
     """
 
     __slots__ = ("claims", "prepared", "exact_only", "needs_devices", "reusable", "single",
-                 "_constraints")
+                 "single_classes", "single_config_free", "_constraints")
 
     def __init__(self, claims: list[ClaimState], prepared: dict) -> None:
         self.claims = claims
@@ -40,7 +41,7 @@ class Plan:
         # replaces it: a plan of the old classes is not reused then)
         self.prepared = prepared
         # only normal ExactCount requests (no All, no adminAccess): a node with nothing
-        # free cannot fit them (Search.nothing_free, Allocator's full nodes); claims
+        # free cannot fit them (search.nothing_free, Allocator's full nodes); claims
         # without requests fit on any node; All requests list the node's own devices, so
         # such claims are prepared per node
         self.exact_only, self.needs_devices, self.reusable = True, False, True
@@ -52,6 +53,13 @@ class Plan:
         # kept before any add(): fresh() copies their settings, not their state
         self._constraints = [[con.fresh() for con in c.constraints] for c in claims]
         self.single = _single(claims)
+        # the one request's class by request index, and whether its allocations carry no
+        # config: alike for every claim of these specs (``Attempt``'s results)
+        self.single_classes = self.single_config_free = None
+        if self.single is not None:
+            self.single_classes = {0: self.single.klass}
+            self.single_config_free = not allocation_config(claims[0].raw, {},
+                                                            self.single_classes)
 
     @property
     def full_node_refuses(self) -> bool:
@@ -67,6 +75,8 @@ class Plan:
         the same templates, ``same_specs``), prepared alike: a reusable plan's preflight read
         only the specs, the classes and the profile, never a node or a claim's identity,
         which only names the claim (``ClaimState.key``, ``owner``) and its results."""
+        if len(self.claims) == 1 and not self._constraints[0]:  # the usual pod: no zip
+            return [self.claims[0].fresh(claims[0] if claims is not None else None)]
         out = []
         raws = claims if claims is not None else [None] * len(self.claims)
         for claim, constraints, raw in zip(self.claims, self._constraints, raws,
@@ -263,7 +273,7 @@ def _list_all(search: Search, claim: ClaimState, ci: int, rd: RequestData,
                                   "is currently invalid")
         for view in pool.slices:
             for dev in view.devices:
-                if not search.selectable(claim, lister, view, dev):
+                if not search.alloc.selectable(claim, lister, view, dev):
                     continue
                 if search.consumable and search.capacity_reason(rd, dev):
                     continue

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import uuid
 
+from allocation.engine.objects.resource import node_selector_for
 from allocation.engine.v1.errors import AllocationError
 
-__all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "build_allocation", "share_id"]
+__all__ = ["SHARE_ID_NAMESPACE", "allocated_node_name", "allocation_config", "build_allocation",
+           "share_id"]
 
 # UUIDv5 namespace of share IDs: upstream draws them at random; the planner derives them
 # from the claim UID and the result index so output is deterministic (docs/v1.md).
@@ -19,16 +21,17 @@ def share_id(claim_uid: str, index: int) -> str:
 
 
 def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: dict,
-                     node_name: str, profile) -> dict:
+                     node_name: str, profile, config_free: bool = False) -> dict:
     """The ``status.allocation`` of ``claim`` from the search's picks.
 
     ``picks`` are the search's results in order; ``chosen`` maps a firstAvailable request's
     index to the chosen subrequest index; ``classes`` maps request index to the DeviceClass
-    dict used.
+    dict used. ``config_free``: the caller knows ``allocation_config`` is empty for these
+    (``preflight.Plan.single_config_free``: once per plan, not per allocation).
 
     Raises AllocationError when a node selector cannot be built.
     """
-    uid = (claim.get("metadata") or {}).get("uid") or _claim_name(claim)
+    uid = None  # made for the first shared result only
     results = []
     for i, p in enumerate(picks):
         r = {"request": p.request_name, "driver": p.device.driver, "pool": p.device.pool,
@@ -43,13 +46,15 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
             if p.device.binding_failure_conditions:
                 r["bindingFailureConditions"] = list(p.device.binding_failure_conditions)
         if p.consumed is not None:
+            if uid is None:
+                uid = (claim.get("metadata") or {}).get("uid") or _claim_name(claim)
             r["shareID"] = share_id(uid, i)
             if p.consumed:
                 # the formats upstream serializes (capacity.consumed_texts), not ours
                 r["consumedCapacity"] = dict(sorted(p.consumed_text.items()))
         results.append(r)
     allocation: dict = {"devices": {"results": results}}
-    config = _config(claim, chosen, classes)
+    config = None if config_free else allocation_config(claim, chosen, classes)
     if config:
         allocation["devices"]["config"] = config
     try:
@@ -68,7 +73,9 @@ def _claim_name(claim: dict) -> str:
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
-def _config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
+def allocation_config(claim: dict, chosen: dict[int, int], classes: dict) -> list[dict]:
+    """The allocation's ``devices.config``: the classes' config, then the claim's, for the
+    requests (``chosen`` subrequests) served by ``classes`` (request index -> DeviceClass)."""
     if not claim["spec"]["devices"].get("config"):
         for c in classes.values():  # a loop, not any(): asked for every allocation
             if c is not None and (c.get("spec") or {}).get("config"):
@@ -123,14 +130,11 @@ def node_selector(picks: list, node_name: str) -> dict | None:
     fields: list[dict] = []
     exprs: list[dict] = []
     for p in picks:
-        spec = p.device.slice["spec"]
-        if spec.get("perDeviceNodeSelection"):
-            name, selector = p.device.raw.get("nodeName"), p.device.raw.get("nodeSelector")
-        else:
-            name, selector = spec.get("nodeName"), spec.get("nodeSelector")
-        if name or p.device.binds_to_node:
-            return {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+        if p.device.node_local:
+            # the seed's selector of the node, one per node and shared by the allocations
+            # on it (never changed in place: clone.own_parts)
+            return node_selector_for(node_name)
+        selector = p.device.node_selector
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
             if len(terms) > 1:

@@ -21,17 +21,18 @@ from allocation.engine.v1.capacity import (
     slot_device,
 )
 from allocation.engine.v1.counters import CounterLedger
-from allocation.engine.v1.errors import AllocationError, CelRuntimeError, invalid_pool
+from allocation.engine.v1.errors import AllocationError, invalid_pool
 from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
-from allocation.engine.v1.single import first_free
+from allocation.engine.v1.single import first_free, invocations
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
     from allocation.engine.v1.allocator import Allocator
 
-__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search"]
+__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search", "no_fit",
+           "nothing_free"]
 
 INVALID_POOLS = "invalid resource pools were encountered"
 _EXCEEDED = "exceeded"  # the 32-results limit was hit below this point (not fatal)
@@ -49,6 +50,41 @@ class Outcome:
     @property
     def fits(self) -> bool:
         return self.allocations is not None
+
+
+def no_fit(pools: list, invocations: int) -> Outcome:
+    """The outcome of a call on a node where nothing fits: upstream names invalid pools
+    when the node has one."""
+    if any(pool.invalid for pool in pools):
+        return Outcome(None, INVALID_POOLS, invocations)
+    return Outcome(None, CANNOT_ALLOCATE, invocations)
+
+
+def nothing_free(plan: Plan, pools: list, book, profile) -> bool:
+    """Whether ``plan``'s claims cannot fit on a node of ``pools`` because no usable pool
+    has a free device (the nodes the Allocator and ``Attempt`` skip after it).
+
+    A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
+    pool has a free device, the search would evaluate nothing and fail. Claims without
+    requests need no device: they fit on any node, pools or not.
+    """
+    if not plan.full_node_refuses:
+        return False
+    dedicated = book.pool_dedicated
+    for pool in pools:
+        if pool.invalid and profile.invalid_pools_fatal:
+            return False
+        if pool.invalid or (pool.incomplete and not profile.incomplete_pools_for_exact_count):
+            continue
+        if not pool.fully_visible or pool.multi or pool.incomplete:
+            return False
+        if pool.device_count - dedicated.get(pool.key, 0) > 0:
+            return False
+        # the count may include allocations of devices no slice lists any more
+        taken = book.dedicated
+        if any(d.key not in taken for v in pool.slices for d in v.devices):
+            return False
+    return True
 
 
 class Search:
@@ -77,25 +113,34 @@ class Search:
         """The counters this call consumes (made when a device with counters is met)."""
         return CounterLedger(self.book, self.profile)
 
-    def run(self) -> Outcome:
+    def run(self, shortcut: bool = True) -> Outcome:
         """The call: preflight (unless planned), then the search; the plan is kept in
-        ``plan``. Raises AllocationError and UnschedulableError (see ``preflight``)."""
+        ``plan``. ``shortcut``: False when ``single.first_free`` was just asked on this
+        node and could not decide (``Attempt``: not asked again). Raises AllocationError
+        and UnschedulableError (see ``preflight``)."""
         p = self.profile
         if self.plan is None:
             self.plan = prepare(self)
         if not self.claims:
             return Outcome([])
-        if self._nothing_free():
-            outcome = self._no_fit()
+        if nothing_free(self.plan, self.pools, self.book, p):
+            outcome = no_fit(self.pools, self.invocations)
             self.alloc.note_full(self.node_name, self.pools, outcome.reason)
             return outcome
         # one claim of one plain request: its first free devices, unless that shortcut
         # cannot decide (``single.py``); then, or when nothing fits, the search itself
-        done = first_free(self) if self.plan.single is not None else None
+        done = None
+        if shortcut and self.plan.single is not None:
+            claim = self.claims[0]
+            picks = first_free(self.alloc, self.pools, claim, self.plan.single)
+            if picks is not None:
+                claim.picks = picks
+                self.invocations += invocations(picks)
+                done = True
         if done is None:
             done = self._one(0, 0, 0, 0, False, None)
         if done is not True:
-            return self._no_fit()
+            return no_fit(self.pools, self.invocations)
         out = []
         for c in self.claims:
             classes = {}
@@ -105,53 +150,7 @@ class Search:
             out.append(build_allocation(c.raw, c.picks, c.chosen, classes, self.node_name, p))
         return Outcome(out, invocations=self.invocations)
 
-    def _no_fit(self) -> Outcome:
-        if any(pool.invalid for pool in self.pools):
-            return Outcome(None, INVALID_POOLS, self.invocations)
-        return Outcome(None, CANNOT_ALLOCATE, self.invocations)
-
-    def _nothing_free(self) -> bool:
-        # A cheap exact shortcut: if only normal ExactCount requests are asked and no usable
-        # pool has a free device, the search would evaluate nothing and fail. Claims without
-        # requests need no device: they fit on any node, pools or not.
-        if not self.plan.full_node_refuses:
-            return False
-        dedicated = self.book.pool_dedicated
-        for pool in self.pools:
-            if pool.invalid and self.profile.invalid_pools_fatal:
-                return False
-            if pool.invalid or (pool.incomplete
-                                and not self.profile.incomplete_pools_for_exact_count):
-                continue
-            if not pool.fully_visible or pool.multi or pool.incomplete:
-                return False
-            if pool.device_count - dedicated.get(pool.key, 0) > 0:
-                return False
-            # the count may include allocations of devices no slice lists any more
-            book = self.book.dedicated
-            if any(d.key not in book for v in pool.slices for d in v.devices):
-                return False
-        return True
-
-    # -- per-device checks --
-    def selectable(self, claim: ClaimState, rd: RequestData, view, dev) -> bool:
-        """Binding conditions, class then request selectors (lazy), per-device nodes."""
-        self.alloc.examined += 1
-        if dev.binding_conditions and not self.profile.binding_and_status:
-            return False
-        result = self.alloc.selector_result
-        try:
-            for sel, owner, i in rd.class_selectors:
-                if not result(dev, sel, owner, i):
-                    return False
-            for sel, i in rd.selectors:
-                if not result(dev, sel, claim.owner, i):
-                    return False
-        except CelRuntimeError as exc:  # spec section 6: say which claim and request
-            exc.place(claim.key, rd.result_name)
-            raise
-        return not (view.per_device and dev.name not in view.node_ok)
-
+    # -- per-device checks (``Allocator.selectable``: binding conditions, selectors) --
     def capacity_reason(self, rd: RequestData, dev) -> str:
         """Why ``dev`` cannot give ``rd`` its capacity now ("" when it can)."""
         return capacity_fits(rd.capacity, dev, self.book.shared.get(dev.key),
@@ -206,6 +205,7 @@ class Search:
         pools = self.pools
         p0, s0, d0 = start or (0, 0, 0)
         combinations = self.profile.combinations
+        selectable = self.alloc.selectable
         use_incomplete = self.profile.incomplete_pools_for_exact_count
         book_dedicated = self.book.dedicated
         allocating = self.allocating
@@ -228,7 +228,7 @@ class Search:
                             continue
                     elif key in book_dedicated or allocating.get(key):
                         continue
-                    if not self.selectable(claim, rd, view, dev):
+                    if not selectable(claim, rd, view, dev):
                         continue
                     if self.consumable and self.capacity_reason(rd, dev):
                         continue

@@ -14,48 +14,65 @@ fewer devices pass than asked, it answers None and the search runs as before fro
 start (its failure, its counts and its errors are the search's own). What it evaluates
 before it answers (selectors, in scan order) the search evaluates in the same order, so a
 CEL runtime error or an invalid pool in 1.34 is raised at the same device either way.
+
+It reads the allocator, a node's pools and the request, not a ``Search``, and gives the
+picks: a scheduler's ``Attempt`` with a plan asks it without making a search or preparing
+the pod's claim (the plan's claim names the claim of a CEL runtime error, which the search
+then raises again at the same device for the pod's own), and runs a search only when it
+answers None.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from allocation.engine.v1.capacity import capacity_fits
 from allocation.engine.v1.errors import invalid_pool
-from allocation.engine.v1.requests import Pick
+from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.taints import untolerated_taint
 
 if TYPE_CHECKING:
-    from allocation.engine.v1.search import Search
+    from allocation.engine.v1.allocator import Allocator
+    from allocation.engine.v1.pools import Pool
 
-__all__ = ["first_free"]
+__all__ = ["first_free", "invocations"]
 
 
-def first_free(search: Search) -> bool | None:
-    """Fill the one claim's picks with the first free devices of its one request.
+def invocations(picks: list[Pick]) -> int:
+    """The search steps (upstream's numAllocateOneInvocations) of a descent that picks
+    ``picks`` at once, as ``first_free`` does: one per slot, then the request, the claim
+    and the end."""
+    return len(picks) + 3
+
+
+def first_free(alloc: Allocator, pools: list[Pool], claim: ClaimState,
+               rd: RequestData) -> list[Pick] | None:
+    """The first free devices of a claim's one request ``rd`` (a plan's ``single``) among
+    ``pools`` (a node's), as a search of the claim alone there picks them at its start
+    (nothing allocating yet). ``claim`` only names the claim in a CEL runtime error.
 
     Returns:
-        True, with ``search``'s claim picked and ``invocations`` counted as the search's
-        first descent counts them (one per slot, then the request, the claim, the end);
-        None when the search must decide (a device that is not plain, too few devices),
-        with nothing of ``search`` changed.
+        The picks (``invocations`` counts them as the search would); None when the search
+        must decide (a device that is not plain, too few devices).
 
     Raises:
         AllocationError: as the search would at the same device (a CEL runtime error; a
             1.34 invalid pool).
     """
-    rd = search.plan.single
-    p = search.profile
+    p = alloc.profile
     wanted = rd.num_devices
-    consumable = search.consumable
+    consumable = p.consumable_capacity
     if wanted < 1 or (consumable and p.capacity_reads_slot_device):
         return None
-    claim = search.claims[0]
-    dedicated = search.book.dedicated
+    book = alloc.book
+    dedicated = book.dedicated
+    shared = book.shared
+    selectable = alloc.selectable
     use_incomplete = p.incomplete_pools_for_exact_count
     taints = p.device_taints
     picks: list[Pick] = []
     taken: set = set()
-    for pool in search.pools:
+    for pool in pools:
         if pool.invalid and p.invalid_pools_fatal:
             raise invalid_pool(pool)
         if pool.invalid or (pool.incomplete and not use_incomplete):
@@ -65,12 +82,13 @@ def first_free(search: Search) -> bool | None:
                 key = dev.key
                 if key in dedicated or key in taken:
                     continue
-                if not search.selectable(claim, rd, view, dev):
+                if not selectable(claim, rd, view, dev):
                     continue
                 if consumable:
                     if dev.multi_raw:
                         return None  # may fill several slots: the search decides
-                    if search.capacity_reason(rd, dev):
+                    # the search's capacity check, with nothing allocating in this call
+                    if capacity_fits(rd.capacity, dev, shared.get(key), None):
                         continue
                 if dev.consumes:
                     if p.partitionable_devices:
@@ -84,8 +102,6 @@ def first_free(search: Search) -> bool | None:
                     continue
                 picks.append(Pick(rd.result_name, dev, False, rd.tolerations, None))
                 if len(picks) == wanted:
-                    claim.picks = picks
-                    search.invocations += wanted + 3
-                    return True
+                    return picks
                 taken.add(key)
     return None

@@ -224,3 +224,106 @@ def test_a_plan_serves_only_claims_of_its_very_spec_objects():
     assert pair.same_specs([_of_spec("c5", spec), _of_spec("c6", other)])
     assert not pair.same_specs([_of_spec("c5", other), _of_spec("c6", spec)])  # in order
     assert not pair.same_specs([_of_spec("c5", spec)])
+
+
+def test_a_planned_single_claim_is_answered_without_a_search(monkeypatch):
+    from allocation.engine.v1 import allocator as allocator_module
+
+    made = []
+
+    class Counted(allocator_module.Search):
+        def __init__(self, *args, **kwargs):
+            if args[0] is fast:  # not ``slow.allocate``'s
+                made.append(args[1]["metadata"]["name"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(allocator_module, "Search", Counted)
+    answers = []
+    real = allocator_module.nothing_free
+
+    def nothing_free(*args):
+        answers.append(real(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(allocator_module, "nothing_free", nothing_free)
+    fast, slow = _cluster(), _cluster()
+    spec = claim("t", request(count=2))["spec"]
+    for i in range(3):  # node-0 and node-1 fill up; the third pod fits on node-2
+        c = _of_spec(f"c{i}", spec)
+        attempt = fast.attempt([c])
+        got = [attempt.allocate(n) for n in NODES]
+        want = [slow.allocate(n, [c]) for n in NODES]
+        assert [(o.allocations, o.reason, o.invocations) for o in got] == [
+            (o.allocations, o.reason, o.invocations) for o in want]
+        fitting = next(o for o in got if o.fits)
+        fast.commit(c, fitting.allocations[0])
+        slow.commit(c, fitting.allocations[0])
+    # one search: the first pod's first node, which made the plan; after it the plan's
+    # first free devices, and a full node's answer, without one
+    assert made == ["node-0"]
+    # the nothing-free walk only where first_free found nothing: the full nodes, once
+    # each (the third pod's first call knows node-0 full: its plan is the first pod's)
+    assert answers == [True, True]
+
+
+def test_an_attempt_left_to_the_search_scans_the_node_once_more_only():
+    # too few devices: ``first_free`` cannot decide, the search runs without asking it
+    # again, so the attempt examines the devices as often as ``allocate`` does
+    fast, slow = _cluster(), _cluster()
+    spec = claim("t", request(count=3))["spec"]
+    attempt = fast.attempt([_of_spec("c0", spec)])
+    for n in NODES:
+        before = (fast.examined, slow.examined)
+        got = attempt.allocate(n)
+        want = slow.allocate(n, [_of_spec("c0", spec)])
+        assert (got.allocations, got.reason, got.invocations) == (
+            want.allocations, want.reason, want.invocations)
+        assert fast.examined - before[0] == slow.examined - before[1] > 0
+
+
+@pytest.mark.parametrize("where", ["none", "class", "claim"])
+def test_a_planned_single_claims_config_is_made_as_allocate_makes_it(where):
+    # the plan knows once whether its claims' allocations carry config (none: not looked
+    # for per allocation); with config they carry it as allocate's do
+    opaque = {"opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}
+    classes = [device_class("gpu", config=[opaque] if where == "class" else None)]
+    slices = [slice_(f"s{i}", [device("d0"), device("d1")], node=f"node-{i}")
+              for i in range(4)]
+    fast, slow = allocator(slices, classes), allocator(slices, classes)
+    spec = claim("t", config=[opaque] if where == "claim" else None)["spec"]
+    for i in range(3):
+        c = _of_spec(f"c{i}", spec)
+        attempt = fast.attempt([c])
+        got = [attempt.allocate(n) for n in NODES]
+        want = [slow.allocate(n, [c]) for n in NODES]
+        assert [(o.allocations, o.reason) for o in got] == [
+            (o.allocations, o.reason) for o in want]
+        [allocation] = next(o for o in got if o.fits).allocations
+        fast.commit(c, allocation)
+        slow.commit(c, allocation)
+        assert ("config" in allocation["devices"]) == (where != "none")
+    assert fast.plans[(id(spec),)].single_config_free is (where == "none")
+
+
+def test_a_cel_error_under_another_pods_plan_names_this_pods_claim():
+    # the planned shortcut scans with the plan's claim (the first pod's); its CEL runtime
+    # error is raised again by the search, naming the claim being allocated
+    from allocation.engine.v1 import CelRuntimeError
+
+    numa = 'device.attributes["gpu.example.com"].numa == 0'
+    slices = [slice_("s0", [device("d0", numa=0)], node="node-0"),
+              slice_("s1", [device("d0")], node="node-1")]
+    fast, slow = allocator(slices), allocator(slices)
+    spec = claim("t", request("req", "gpu", 1, numa))["spec"]
+    first = _of_spec("c0", spec)
+    fast.commit(first, fast.attempt([first]).allocate(NODES[0]).allocations[0])
+    slow.commit(first, slow.allocate(NODES[0], [first]).allocations[0])
+    second = _of_spec("c1", spec)
+    attempt = fast.attempt([second])
+    assert attempt.allocate(NODES[0]).reason == slow.allocate(NODES[0], [second]).reason
+    with pytest.raises(CelRuntimeError) as got:
+        attempt.allocate(NODES[1])
+    with pytest.raises(CelRuntimeError) as want:
+        slow.allocate(NODES[1], [second])
+    assert (str(got.value), got.value.detail) == (str(want.value), want.value.detail)
+    assert got.value.claim == "default/c1"

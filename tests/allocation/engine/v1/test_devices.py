@@ -49,3 +49,26 @@ def test_plain_capacities_are_shared_and_answer_as_their_own():
         assert _answers(device.capacity["memory"]) == _answers(type(shared)(raw))
     assert shared.value == quantity_value("40Gi") == Fraction(40 * 2**30)
     assert (a.no_policy, d.no_policy) == (True, False)
+
+
+def test_where_an_allocation_of_a_device_may_be_used():
+    # results.node_selector reads these per pick: the slice's node fields, or with
+    # perDeviceNodeSelection the device's own; bindsToNode makes any device node-local
+    from allocation.engine.v1.devices import Device
+
+    sel = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "zone", "operator": "In", "values": ["a"]}]}]}
+
+    def made(raw, **spec):
+        return Device(raw, {"spec": {"driver": "d", "pool": {"name": "p"}, **spec}})
+
+    local = made({"name": "a"}, nodeName="n1")
+    assert (local.node_local, local.node_selector) == (True, None)
+    network = made({"name": "a"}, nodeSelector=sel)
+    assert (network.node_local, network.node_selector) == (False, sel)
+    assert made({"name": "a", "bindsToNode": True}, allNodes=True).node_local
+    assert not made({"name": "a"}, allNodes=True).node_local
+    own = made({"name": "a", "nodeSelector": sel}, perDeviceNodeSelection=True,
+               nodeSelector={"ignored": 1})
+    assert (own.node_local, own.node_selector) == (False, sel)
+    assert made({"name": "a", "nodeName": "n1"}, perDeviceNodeSelection=True).node_local

@@ -83,6 +83,20 @@ def test_per_device_node_name_gives_the_node_name_selector():
     assert out.allocations[0]["nodeSelector"] == devs[0]["nodeSelector"]
 
 
+def test_node_local_selector_is_the_nodes_one_shared_selector():
+    # one dict per node, shared by every allocation on it (objects/resource.py's
+    # node_selector_for, the seed's): equal to the written form, never made per claim
+    from allocation.engine.objects.resource import node_selector_for
+
+    a = allocator([slice_("s1", [device("d0"), device("d1")])])
+    first = a.allocate(node(), [claim("c0")]).allocations[0]
+    a.commit(claim("c0"), first)
+    second = a.allocate(node(), [claim("c1")]).allocations[0]
+    assert first["nodeSelector"] == {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+    assert first["nodeSelector"] is second["nodeSelector"] is node_selector_for("node-1")
+
+
 def test_selector_with_two_terms_is_fatal():
     term = {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}
     sel = {"nodeSelectorTerms": [term, term]}

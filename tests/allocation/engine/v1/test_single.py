@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allocation.engine.v1 import AllocationError, Allocator
+from allocation.engine.v1 import allocator as allocator_module
 from allocation.engine.v1 import search as search_module
 from allocation.engine.v1.search import Search
-from allocation.engine.v1.single import first_free
+from allocation.engine.v1.single import first_free, invocations
 from tests.allocation.engine.v1.builders import (
     DRIVER,
     allocator,
@@ -36,8 +37,15 @@ PROFILES = st.sampled_from(
 @contextmanager
 def _without_shortcut(monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr(search_module, "first_free", lambda search: None)
+        # the search's own use, and the planned attempt's (``Attempt._first_free``)
+        for module in (search_module, allocator_module):
+            patch.setattr(module, "first_free", lambda *args: None)
         yield
+
+
+def _first_free(search: Search) -> list | None:
+    """``first_free`` of a planned search's one claim on its node."""
+    return first_free(search.alloc, search.pools, search.claims[0], search.plan.single)
 
 
 def _alone(claim_doc: dict) -> dict:
@@ -97,8 +105,9 @@ def test_the_first_free_devices_in_scan_order(monkeypatch):
     a = allocator([slice_("s1", devices)])
     c = claim("c0", request("req", "gpu", 2, f'device.attributes["{DRIVER}"].model == "a"'))
     search = _planned(a, [c])
-    assert first_free(search) is True  # decided by the shortcut
-    assert [(p.request_name, p.device.name) for p in search.claims[0].picks] == [
+    picks = _first_free(search)  # decided by the shortcut
+    assert invocations(picks) == 5  # two slots, the request, the claim, the end
+    assert [(p.request_name, p.device.name) for p in picks] == [
         ("req", "dev-1"),
         ("req", "dev-3"),
     ]
@@ -136,8 +145,7 @@ def test_what_the_shortcut_leaves_to_the_search(why, monkeypatch):
     c = claim("c0", request(count=count))
     search = _planned(a, [c])
     assert search.plan.single is not None
-    assert first_free(search) is None
-    assert search.claims[0].picks == [] and search.invocations == 0  # nothing changed
+    assert _first_free(search) is None
     out = a.allocate(node(), [c])
     assert out.fits == (why != "too few")
     with _without_shortcut(monkeypatch):
@@ -168,9 +176,10 @@ def test_the_shortcut_skips_an_untolerated_taint_as_the_search(tolerated, monkey
     tolerations = [{"key": "k", "operator": "Exists"}] if tolerated else []
     c = claim("c0", request(tolerations=tolerations) if tolerated else request())
     search = _planned(a, [c])
-    assert first_free(search) is True
+    picks = _first_free(search)
+    assert invocations(picks) == 4
     want = "dev-0" if tolerated else "dev-1"
-    assert [p.device.name for p in search.claims[0].picks] == [want]
+    assert [p.device.name for p in picks] == [want]
     out = a.allocate(node(), [c])
     with _without_shortcut(monkeypatch):
         assert a.allocate(node(), [c]) == out
