@@ -13,6 +13,7 @@ from tests.factories import (
     resource_class,
     run,
 )
+from tests.quiet_probe import rounds_not_asking
 
 BASE = [resource_class("gpu"), node("n0"), named_slice("n0", [device("d0")]),
         claim_parameters("any", "true")]
@@ -346,13 +347,8 @@ def test_without_a_seed_claim_no_claim_kind_is_walked_and_one_added_later_is_rel
     from tests.factories import to_yaml
 
     state = ClusterState.build(load_texts([("in.yaml", to_yaml(BASE + [pod("a")]))]))
-    controller, asked = ClaimController(), []
-    unknown_of = controller.quiet.unknown_of
-    controller.quiet.unknown_of = lambda s, cls: asked.append(cls) or unknown_of(s, cls)
-    assert not controller.reconcile(state)
-    state.writable(state.get("Pod", "default", "a"))  # a touch the first walk must not lose
-    assert not controller.reconcile(state)
-    assert ResourceClaim not in asked
+    controller = ClaimController()
+    asked = rounds_not_asking(controller, state, ResourceClaim)
     [held] = load_texts([("c.yaml", to_yaml([_allocated(holder="gone")]))]).objects
     state.add(held)
     assert controller.reconcile(state)  # the reservation of a pod that is gone dropped

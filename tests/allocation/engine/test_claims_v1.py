@@ -21,6 +21,7 @@ from allocation.engine.touched_since import TouchedLog
 from allocation.engine.v1.templates import claim_from_template
 from tests.allocation.engine.manifests.v1_docs import class_doc, device, load, request, slice_doc
 from tests.factories import node, pod
+from tests.quiet_probe import rounds_not_asking
 
 
 def _pod(**status) -> Pod:
@@ -107,13 +108,8 @@ def test_without_a_v1_claim_no_claim_kind_is_walked_and_one_added_later_is_synce
     touched other objects, is synced as by a controller that always looks."""
     docs = [node("node-1"), class_doc(), slice_doc([device("gpu-0")]), pod("a")]
     state = ClusterState.build(load(docs), VirtualClock(DEFAULT_START))
-    controller, asked = V1ClaimController(), []
-    unknown_of = controller.quiet.unknown_of
-    controller.quiet.unknown_of = lambda s, cls: asked.append(cls) or unknown_of(s, cls)
-    assert not controller.reconcile(state)
-    state.writable(state.get("Pod", "default", "a"))  # a touch the first walk must not lose
-    assert not controller.reconcile(state)
-    assert ResourceClaimV1 not in asked
+    controller = V1ClaimController()
+    asked = rounds_not_asking(controller, state, ResourceClaimV1)
     claim = ResourceClaimV1({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
         "metadata": {"name": "c", "namespace": "default"},
