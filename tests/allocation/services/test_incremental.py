@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from allocation import models
-from allocation.engine import claims_v1
-from allocation.engine.claims_v1 import V1ClaimController, made_entry
+from allocation.engine import made_claims
+from allocation.engine.claims_v1 import V1ClaimController
 from allocation.engine.events import VirtualClock, format_time
+from allocation.engine.made_claims import made_entry
 from allocation.engine.objects import ResourceClaimV1
 from allocation.engine.scheduling import v1_prebind
 from allocation.engine.scheduling.v1 import V1Scheduling
@@ -211,8 +212,8 @@ def test_after_a_pass_that_allocated_the_next_looks_at_none_of_its_claims(monkey
     assert first.outcome == passes.SAVED and first.kept is not None
     import_texts([("more.yaml", f.to_yaml([f.pod("w", templates={"g": "vtpl"})]))])
     entries = []
-    monkeypatch.setattr(claims_v1, "made_entry",
-                        lambda c, real=claims_v1.made_entry: entries.append(1) or real(c))
+    monkeypatch.setattr(made_claims, "made_entry",
+                        lambda c, real=made_claims.made_entry: entries.append(1) or real(c))
     result = passes.reconcile(now=START + timedelta(seconds=1), kept=first.kept)
     assert result.outcome == passes.SAVED
     assert len(entries) < 5  # the new claim's entries, not the 20 allocated before
@@ -249,8 +250,8 @@ def test_after_a_full_pass_the_first_kept_pass_walks_no_claim_for_its_indexes(mo
     full = passes.reconcile(now=START)  # a full pass on the settled cluster
     import_texts([("more.yaml", f.to_yaml([f.pod("w", templates={"g": "vtpl"})]))])
     entries, syncs = [], []
-    monkeypatch.setattr(claims_v1, "made_entry",
-                        lambda c, real=claims_v1.made_entry: entries.append(1) or real(c))
+    monkeypatch.setattr(made_claims, "made_entry",
+                        lambda c, real=made_claims.made_entry: entries.append(1) or real(c))
     monkeypatch.setattr(AllocatorSource, "_sync", lambda *a: syncs.append(1))
     result = passes.reconcile(now=START + timedelta(seconds=1), kept=full.kept)
     assert result.outcome == passes.SAVED
