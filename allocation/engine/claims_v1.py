@@ -7,7 +7,7 @@ Beside the seed one (``claims.py``), it
   (``v1/templates.claim_from_template``, through one ``ClaimPrototype`` per template) and
   records them in ``pod.status.resourceClaimStatuses`` (in ``spec.resourceClaims`` order;
   upstream applies them from a Go map), adopting a claim it made earlier that the status
-  lost;
+  lost (found in ``made_claims.MadeIndex``);
 - drops ``status.reservedFor`` entries of pods that are gone, replaced (another UID) or done
   (Succeeded, Failed, or deleted before being scheduled: upstream's ``isPodDone``);
 - when that drops the last reservation, clears ``status.allocation`` and the
