@@ -191,11 +191,17 @@ class KObject:
             cls.default_api_version = spec.preferred_version
 
     def __init__(self, raw: dict, source: Source | None = None) -> None:
+        namespaced = getattr(self, "_namespaced", self.namespaced)
+        self.read_with(raw, ObjectMeta.from_raw(raw.get("metadata") or {}, namespaced), source)
+
+    def read_with(self, raw: dict, meta: ObjectMeta, source: Source | None = None) -> None:
+        """Hold ``raw`` with ``meta`` as its metadata: what ``__init__`` sets, for a caller
+        that made the document and ``ObjectMeta.from_raw`` of its metadata together (a
+        claim made from a template: ``ResourceClaimV1.made_from``)."""
         self.raw = raw
         self.source = source
         self.api_version: str = raw.get("apiVersion") or self.default_api_version
-        namespaced = getattr(self, "_namespaced", self.namespaced)
-        self.meta = ObjectMeta.from_raw(raw.get("metadata") or {}, namespaced)
+        self.meta = meta
 
     @property
     def name(self) -> str:

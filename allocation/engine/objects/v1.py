@@ -191,10 +191,8 @@ class ResourceClaimV1(KObject):
         claim = cls.__new__(cls)
         if meta is None:
             KObject.__init__(claim, raw)
-        else:  # what KObject.__init__ sets, the metadata read already (the prototype's
-            # document has its apiVersion; KObject itself is the seed's too and unchanged)
-            claim.raw, claim.source, claim.api_version = raw, None, raw["apiVersion"]
-            claim.meta = meta
+        else:
+            claim.read_with(raw, meta)
         claim.owner_pod = owner if owner is not None else _controller_pod(
             claim.meta.owner_references)
         claim.spec = template.claim_spec
