@@ -33,7 +33,7 @@ def test_a_large_scenario_keeps_the_bin_in_reach_and_shows_a_drop_is_busy(
     assert "40 pods: 0/72 nodes are available" in queue.inner_text()
     assert "wants-gpu-000" not in queue.inner_text()  # a long group starts closed
     queue.get_by_text("40 pods").click()
-    assert "default/wants-gpu-000" in queue.inner_text()
+    expect(queue).to_contain_text("default/wants-gpu-000")
     assert "and 15 more: move them with the Move form." in queue.inner_text()
     viewport = page.viewport_size["height"]
     bin_box, queue_box = box_of(page.locator(".bin")), box_of(queue)
