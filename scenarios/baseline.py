@@ -1,13 +1,15 @@
-"""The stored cluster as scenarios start from it: built from the stored rows once per
-process, then caught up from the change log as the worker's kept state is.
+"""The stored cluster as scenarios start from it: forked from the in-process worker's state
+or built from the stored rows once per process, then caught up from the change log as the
+worker's kept state is.
 
 A :class:`Baseline` is the stored cluster at one revision, settled: its documents, their
-index, the settled simulation every scenario's fork starts from, and its outcome. The
-first one a process needs is built from every stored row (:func:`build`: seconds at
-5,000 nodes). After that, a new revision is caught up (:func:`caught_up`): a fork of the
-last *quiet* baseline takes the rows written since, as the worker's kept state takes them
-(``allocation.services.incremental``), and settles what they touched, so a write costs a
-scenario what it changed, not a rebuild (docs/scenarios.md, "The baseline").
+index, the settled simulation every scenario's fork starts from, and its outcome. The first
+one a process needs is a fork of the state its in-process worker settled at that revision
+(:func:`forked`), when it has one; else it is built from every stored row (:func:`build`:
+seconds at 5,000 nodes). After that, a new revision is caught up (:func:`caught_up`): a
+fork of the last *quiet* baseline takes the rows written since, as the worker's kept state
+takes them (``allocation.services.incremental``), and settles what they touched, so a write
+costs a scenario what it changed, not a rebuild (docs/scenarios.md, "The baseline").
 
 Only a quiet baseline is caught up from: one whose settle changed nothing the worker would
 write, so that its state *is* the stored cluster at its revision, as the worker's kept
@@ -34,10 +36,15 @@ from allocation.engine.scenarios.checks import base_passes, carried_passes
 from allocation.engine.scenarios.documents import DocumentIndex, key_of
 from allocation.engine.simulation import Simulation
 from allocation.services import cluster
-from allocation.services.incremental import KeptState, NotIncremental, changed_plan
+from allocation.services.incremental import (
+    KeptState,
+    NotIncremental,
+    changed_plan,
+    fork_shared,
+)
 from allocation.services.store import STORED_FILE, build_state, state_rows
 
-__all__ = ["Baseline", "build", "caught_up"]
+__all__ = ["Baseline", "build", "caught_up", "forked"]
 
 _READS = 3  # tries at reading the rows between two equal revisions (_rows_at_one_revision)
 
@@ -62,7 +69,9 @@ class Baseline:
     at ``revision`` as stored, so later revisions can be caught up from it."""
     caught_up: int | None = None
     """How many objects the catch-up that made it put in or took out; None: built from
-    every row."""
+    every row, or forked from the worker's state."""
+    forked: bool = False
+    """Made from a fork of the state this process's worker settled (:func:`forked`)."""
 
 
 def build() -> Baseline:
@@ -83,6 +92,43 @@ def build() -> Baseline:
         positions = [obj.source.doc for obj in stored]
         keys = [obj.key for obj in stored]
         return _settled(current, documents, positions, Simulation.on(state), now, None, keys)
+
+
+def forked(revision: int) -> Baseline | None:
+    """The baseline at ``revision`` from a copy-on-write fork of the state this process's
+    worker settled and stored at that revision (``incremental.fork_shared``), or None: no
+    worker here, nothing kept at that revision, or a pass running (the caller builds).
+
+    The fork is what a build from the stored rows makes (the worker's kept state is its
+    rows as stored, docs/console.md "The kept state"), without reading or loading a row:
+    each object's document is its ``to_manifest()``, which is its stored row's. Its
+    controllers remember what needs nothing, so its settle is one quiet round, and its
+    objects are the worker's until either side changes one (docs/scenarios.md,
+    "The baseline").
+    """
+    with paused_gc():
+        simulation = fork_shared(revision)
+        if simulation is None:
+            return None
+        state = simulation.state
+        state.clock.advance_to(timezone.now())  # settled now, as a build is
+        now = state.clock.now
+        state.events.items = []  # the worker's pass's Events: history, not state (as a build)
+        stored = sorted((obj for obj in state.objects.values()
+                         if obj.source is not None and obj.source.file == STORED_FILE),
+                        key=_stored_position)
+        # shared: the documents are only read (a change copies the one it edits,
+        # engine/scenarios/documents.py)
+        documents = [obj.to_manifest(shared=True) for obj in stored]
+        positions = [obj.source.doc for obj in stored]
+        made = _settled(revision, documents, positions, simulation, now, None,
+                        [obj.key for obj in stored])
+        made.forked = True
+        return made
+
+
+def _stored_position(obj) -> int:
+    return obj.source.doc
 
 
 def _rows_at_one_revision() -> tuple[int, list]:

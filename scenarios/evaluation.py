@@ -1,15 +1,16 @@
 """Evaluating scenarios against the stored baseline, with small in-process caches.
 
 The baseline is the stored cluster as the worker holds it, settled
-(``scenarios/baseline.py``): built from the stored rows the first time a process needs
-it, then caught up from the change log at each new revision, as the worker's kept state
-is. Its settle on a cluster the worker has settled is one quiet round that leaves the
-controllers remembering what needs nothing, so a scenario's fork settles only what its
-changes touch (docs/scenarios.md, "Evaluation, diff and undo"). A scenario's evaluation
-is cached by (revision, changes), so rendering a page right after a change costs nothing
-more. The engine does the work (``allocation.engine.scenarios``): changes are applied
-copy-on-write to the baseline's documents, and what they changed is put into a fork of the
-baseline's settled state (``scenarios/fork.py``), never into the stored cluster.
+(``scenarios/baseline.py``): forked from the in-process worker's settled state or built
+from the stored rows the first time a process needs it, then caught up from the change log
+at each new revision, as the worker's kept state is. Its settle on a cluster the worker has
+settled is one quiet round that leaves the controllers remembering what needs nothing, so a
+scenario's fork settles only what its changes touch (docs/scenarios.md, "Evaluation, diff
+and undo"). A scenario's evaluation is cached by (revision, changes), so rendering a page
+right after a change costs nothing more. The engine does the work
+(``allocation.engine.scenarios``): changes are applied copy-on-write to the baseline's
+documents, and what they changed is put into a fork of the baseline's settled state
+(``scenarios/fork.py``), never into the stored cluster.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from allocation.engine.scenarios import Evaluation, evaluate
 from allocation.services import cluster
 from allocation.services.store import STORED_FILE, stored_count
-from scenarios.baseline import Baseline, build, caught_up
+from scenarios.baseline import Baseline, build, caught_up, forked
 
 __all__ = ["Baseline", "baseline", "evaluate_changes", "outcome_json", "clear_caches",
            "first_build_ahead", "PREPARE_FROM"]
@@ -73,8 +74,9 @@ def first_build_ahead() -> bool:
 
 def baseline() -> Baseline:
     """The baseline at the current revision (made once per revision per process: one
-    request makes it while the others wait for it). The first is built from every stored
-    row; later ones are caught up from the last quiet one (``scenarios/baseline.py``)."""
+    request makes it while the others wait for it). The first is a fork of the state this
+    process's worker settled at that revision, when it has one, else built from every
+    stored row; later ones are caught up from the last quiet one (``scenarios/baseline.py``)."""
     global _baseline, _quiet
     current = cluster.revision()
     with _lock:
@@ -97,7 +99,7 @@ def baseline() -> Baseline:
             del old
             if large:
                 _free_frozen()
-            made = build()
+            made = forked(current) or build()
             if len(made.documents) >= _FREEZE_FROM:
                 gc.freeze()
         else:
@@ -107,7 +109,8 @@ def baseline() -> Baseline:
             if made.quiet:
                 _quiet = made
         _young_threshold(len(made.documents) >= _FREEZE_FROM)
-    how = ("built" if made.caught_up is None
+    how = ("forked from the worker's state" if made.forked
+           else "built" if made.caught_up is None
            else f"caught up ({made.caught_up} objects from the change log)")
     log.info("scenario baseline at revision %s %s in %.2f CPU-s%s", made.revision, how,
              time.process_time() - started, "" if made.quiet else " (not quiet)")

@@ -10,12 +10,20 @@ would have them (``engine/changes.apply_changes``), settles, and serialises only
 the pass changed (:func:`changed_plan`). Anything unusual (the log pruned, a row that cannot
 be loaded, a change a rebuild would refuse, writes during the pass, an object that cannot be
 written) drops the kept state: the next pass is a full one again.
+
+A worker keeps that state in a :class:`KeptSlot`. The in-process worker shares its slot
+with the rest of its process (:func:`share`), so scenarios start from a copy-on-write fork
+of the state the worker settled (:func:`fork_shared`) rather than building the cluster a
+second time from every stored row (docs/scenarios.md, "The baseline").
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from allocation.engine.changes import apply_changes
 from allocation.engine.objects import KObject, ObjectKey
@@ -35,7 +43,11 @@ from allocation.services.store import (
 from allocation.services.touched import rows_of
 from allocation.services.writes import Plan, plan_changes
 
-__all__ = ["KeptState", "NotIncremental", "changed_plan"]
+if TYPE_CHECKING:
+    from allocation.services.reconcile import PassResult
+
+__all__ = ["KeptState", "KeptSlot", "NotIncremental", "changed_plan", "share",
+           "unshare", "fork_shared"]
 
 
 class NotIncremental(Exception):
@@ -109,6 +121,82 @@ class KeptState:
             if begin is not None:
                 begin()
         self.revision = cluster.revision
+
+
+class KeptSlot:
+    """Where a worker keeps its state between passes, and where the other threads of its
+    process may fork it.
+
+    A pass changes the kept state in place, so the state is taken out for the pass and
+    the next one put back under a lock (:meth:`run_pass`), and a fork is made only between
+    passes (:meth:`fork_at`): a reader never waits for a pass, it builds instead.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: KeptState | None = None
+
+    def run_pass(self, run: Callable[[KeptState | None], PassResult]) -> PassResult:
+        """``run(kept)`` (a pass continuing from the kept state, or None: a full pass), whose
+        result's ``kept`` is kept for the next pass.
+
+        Returns:
+            What ``run`` returned.
+        """
+        with self._lock:
+            kept, self._kept = self._kept, None  # a pass that raises leaves nothing half-used
+            result = run(kept)
+            self._kept = result.kept
+            return result
+
+    def drop(self) -> None:
+        """Forget the kept state (another worker reconciles: what this one's controllers
+        remember is not for the state that one writes)."""
+        with self._lock:
+            self._kept = None
+
+    def fork_at(self, revision: int) -> Simulation | None:
+        """A fork of the kept simulation (``Simulation.fork``: copy-on-write, its
+        controllers remembering what needs nothing) when the kept state is the stored
+        cluster at ``revision`` and no pass runs; else None.
+
+        The kept state is the stored cluster as stored: its pass was complete and wrote
+        every object whose document differs from its row (:func:`changed_plan`), so each
+        object's ``to_manifest()`` is its stored document. The fork is the caller's alone:
+        the worker's next pass changes its own copies.
+        """
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            kept = self._kept
+            if kept is None or kept.revision != revision:
+                return None
+            return kept.simulation.fork()
+        finally:
+            self._lock.release()
+
+
+_shared: KeptSlot | None = None
+
+
+def share(slot: KeptSlot) -> None:
+    """Offer ``slot`` (the in-process worker's) to this process's readers."""
+    global _shared
+    _shared = slot
+
+
+def unshare(slot: KeptSlot) -> None:
+    """Withdraw ``slot``, if it is the one offered (its worker stops)."""
+    global _shared
+    if _shared is slot:
+        _shared = None
+
+
+def fork_shared(revision: int) -> Simulation | None:
+    """A fork of the shared worker's kept state at ``revision`` (:meth:`KeptSlot.fork_at`),
+    or None: no worker in this process, nothing kept at that revision, or a pass running."""
+    slot = _shared
+    return None if slot is None else slot.fork_at(revision)
 
 
 def _key(ident: Identity) -> ObjectKey:

@@ -34,6 +34,7 @@ from allocation import tasks
 from allocation.services import events
 from allocation.services import reconcile as passes
 from allocation.services.cluster import cluster_row
+from allocation.services.incremental import KeptSlot, share, unshare
 from allocation.worker import lease, runtime
 
 __all__ = ["Worker", "WorkerSettings"]
@@ -72,7 +73,7 @@ class Worker:
         self.next_prune = None
         self.last_pass_end: float | None = None  # time.monotonic() when the last pass ended
         # the state the last pass settled, caught up by the next one (services/incremental)
-        self.kept: passes.KeptState | None = None
+        self.kept = KeptSlot()
 
     # -- control ------------------------------------------------------------------------
     @property
@@ -86,6 +87,7 @@ class Worker:
     def start(self) -> None:
         """Run in a daemon thread of this process (the in-process worker)."""
         runtime.register(self)
+        share(self.kept)  # scenarios fork what it settled (docs/scenarios.md, "The baseline")
         self._thread = threading.Thread(target=self.run, name="dra-worker", daemon=True)
         self._thread.start()
 
@@ -95,6 +97,7 @@ class Worker:
         if self._thread is not None:
             self._thread.join(timeout)
         runtime.unregister(self)
+        unshare(self.kept)
 
     # -- the loop -----------------------------------------------------------------------
     def due(self) -> bool:
@@ -142,13 +145,12 @@ class Worker:
                 self.next_prune = events.prune()
             return None
         if not self.keeper.take():
-            self.kept = None  # another worker reconciles: its writes are caught up, but
+            self.kept.drop()  # another worker reconciles: its writes are caught up, but
             return None       # what our controllers remember is not for its state
-        kept, self.kept = self.kept, None  # a pass that raises must not leave it half-used
         timers = self._timers  # a timer reported due before the pass is handled by it
-        result = passes.reconcile(self.keeper.confirm, strategy=self.config.strategy,
-                                  checkpoint=self.keeper.checkpoint, kept=kept)
-        self.kept = result.kept
+        result = self.kept.run_pass(lambda kept: passes.reconcile(
+            self.keeper.confirm, strategy=self.config.strategy,
+            checkpoint=self.keeper.checkpoint, kept=kept))
         if result.outcome in (passes.SAVED, passes.UNCHANGED):
             # After writes during the pass (not complete), the next pass must run anyway.
             self.last_revision = result.revision if result.complete else None

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from allocation.engine.manifests import InvalidManifests
 from allocation.engine.scenarios import ChangeError, evaluate
-from allocation.services import changes, cluster
+from allocation.services import changes, cluster, incremental
 from allocation.services.manifests import import_texts
 from allocation.services.reconcile import reconcile
 from scenarios import baseline as baselines
@@ -82,6 +82,71 @@ def test_caught_up_baselines_are_the_baselines_a_build_makes(seed):
             assert actual.outcome == expected.outcome, scenario
             assert actual.documents() == expected.documents(), scenario
     assert caught >= 5  # most were caught up, not built
+
+
+@pytest.fixture
+def worker_slot():
+    """The kept state of an in-process worker, shared with the process's scenarios."""
+    slot = incremental.KeptSlot()
+    incremental.share(slot)
+    yield slot
+    incremental.unshare(slot)
+
+
+def _worker_pass(slot: incremental.KeptSlot):
+    return slot.run_pass(lambda kept: reconcile(now=NOW, kept=kept))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_baselines_forked_from_the_workers_state_are_the_baselines_a_build_makes(
+        seed, worker_slot):
+    """A process whose worker kept the state it settled forks it for its first baseline:
+    the same documents, positions, objects and outcome as a build from the rows, and the
+    same scenarios on it; the worker's later passes leave the fork as it was."""
+    import_texts([("base.yaml", f.to_yaml(BASE))])
+    _worker_pass(worker_slot)
+    rng = random.Random(seed)
+    writes, forked, earlier = RandomWrites(rng), 0, []
+    for _step in range(8):
+        writes.step()
+        passed = rng.random() < 0.7
+        if passed:
+            result = _worker_pass(worker_slot)
+        evaluation.clear_caches()  # each time a process's first baseline
+        base = evaluation.baseline()
+        assert base.forked == (passed and result.kept is not None)
+        forked += base.forked
+        _same_as_built(base)
+        if base.forked:
+            assert base.quiet and base.caught_up is None
+            earlier.append((base, json.dumps(base.documents), _manifests(base)))
+        documents = base.documents
+        for _ in range(2):
+            scenario = _random_changes(rng, documents)
+            try:
+                expected = evaluate(documents, scenario, baseline=base.outcome, now=base.now,
+                                    settled=baselines.build().simulation,
+                                    base_source="stored", positions=base.positions)
+            except (ChangeError, InvalidManifests):
+                continue
+            actual, _base = evaluation.evaluate_changes(scenario)
+            assert actual.outcome == expected.outcome, scenario
+            assert actual.documents() == expected.documents(), scenario
+    assert forked >= 3
+    for base, documents, manifests in earlier:  # the worker changed its own copies only
+        assert (json.dumps(base.documents), _manifests(base)) == (documents, manifests)
+
+
+def test_a_baseline_is_built_while_the_worker_passes_or_is_behind(worker_slot):
+    import_texts([("a.yaml", f.to_yaml([f.resource_class(), *seed_node("n0")]))])
+    during = []
+    worker_slot.run_pass(lambda kept: (during.append(baselines.forked(cluster.revision())),
+                                       reconcile(now=NOW, kept=kept))[1])
+    assert during == [None]  # a pass runs: the caller builds rather than wait
+    assert baselines.forked(cluster.revision()).forked
+    import_texts([("b.yaml", f.to_yaml([f.node("late")]))])  # the worker has not seen it
+    assert baselines.forked(cluster.revision()) is None
+    assert not evaluation.baseline().forked
 
 
 def test_only_a_quiet_baseline_is_caught_up_from():

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from allocation import models
 from allocation.apps import serving
+from allocation.services import incremental
 from allocation.services import lease as lease_rows
 from allocation.services import reconcile as passes
 from allocation.services.manifests import import_texts
@@ -78,9 +79,18 @@ def test_the_in_process_worker_reconciles_after_a_write():
             done.wait(0.05)
         assert done.is_set()
         assert models.Pod.objects.get().node_name == "n1"
+        # its process's scenarios fork what it settled (docs/scenarios.md, "The baseline")
+        revision = models.Cluster.objects.get().revision
+        for _ in range(400):  # the pass's result is kept once its transaction committed
+            fork = incremental.fork_shared(revision)
+            if fork is not None:
+                break
+            done.wait(0.05)
+        assert fork.state.get("Pod", "default", "p1").node_name == "n1"
     finally:
         worker.stop()
     assert runtime.current() is None
+    assert incremental.fork_shared(revision) is None  # withdrawn with its worker
 
 
 def test_serving_detects_server_processes():
