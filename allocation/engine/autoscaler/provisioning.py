@@ -27,7 +27,7 @@ from allocation.engine.events import parse_time
 from allocation.engine.faults import each
 from allocation.engine.objects import ObjectKey, Pod, ProvisioningRequest
 from allocation.engine.objects import provisioning as limits
-from allocation.engine.quiet import Quiet
+from allocation.engine.touched_since import TouchedSince
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -75,6 +75,61 @@ def _status(req: ProvisioningRequest, type_: str) -> str | None:
     return found.get("status") if found else None
 
 
+def _half_pair(notes: dict) -> tuple[str, str] | None:
+    """(the annotation present, the one missing) when ``notes`` hold one of the seed's two
+    consume annotations without upstream's one, else None."""
+    if not notes:  # most pods (asked per pod a round touched)
+        return None
+    pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
+    present = [a for a in pair if notes.get(a)]
+    if len(present) != 1 or notes.get(limits.CONSUME_ANNOTATION):
+        return None
+    return present[0], next(a for a in pair if a not in present)
+
+
+class _HalfAnnotated:
+    """The keys of a state's pods with half the seed's consume pair (:func:`_half_pair`),
+    kept up to date from the keys the state touched (``engine/touched_since.py``): a round
+    looks at the pods it changed, not at every pod, and a pod's annotations change only
+    through ``ClusterState.writable``, which touches its key."""
+
+    def __init__(self) -> None:
+        self._since = TouchedSince()
+        self._keys: set[ObjectKey] = set()
+
+    def fork_for(self, fork: ClusterState) -> _HalfAnnotated:
+        """These keys, for ``fork`` (just made from this reader's state, sharing every pod),
+        read from the fork's start; this reader first reads what its own state touched."""
+        twin = _HalfAnnotated()
+        parent = self._since.state
+        if parent is not None:
+            self.pods(parent)
+            twin._keys = set(self._keys)
+            twin._since = self._since.fork_for(fork)
+        return twin
+
+    def pods(self, state: ClusterState) -> list[Pod]:
+        """The pods of ``state`` with half the pair, in document order."""
+        keys = self._since.keys(state)
+        found = self._keys
+        if keys is None:  # a state not seen before: every pod
+            found.clear()
+            found.update(pod.key for pod in state.of_kind(Pod)
+                         if _half_pair(pod.meta.annotations) is not None)
+        else:
+            objects = state.objects
+            for key in set(keys):
+                obj = objects.get(key)
+                if isinstance(obj, Pod) and _half_pair(obj.meta.annotations) is not None:
+                    found.add(key)
+                else:
+                    found.discard(key)
+        if not found:
+            return []
+        objects = state.objects
+        return [objects[key] for key in state.in_order(found)]
+
+
 class ProvisioningController:
     """Reconciles ProvisioningRequests and unschedulable pods with the node groups."""
 
@@ -84,8 +139,8 @@ class ProvisioningController:
         self.strategy = strategy
         self.retry_at: dict[ObjectKey, _Retry] = {}
         self.told: dict[tuple, str] = {}  # (object key, topic) -> last message, no repeats
-        # pods whose annotations need no warning, until the pod changes (engine/quiet.py)
-        self.checked = Quiet()
+        # the pods with half the seed's pair, found from what the state touched
+        self.half = _HalfAnnotated()
 
     # -- the pass -----------------------------------------------------------------------
     def begin_pass(self) -> None:
@@ -94,12 +149,12 @@ class ProvisioningController:
         self.told.clear()
 
     def carry(self, other: ProvisioningController, state: ClusterState) -> None:
-        """Remember which pods ``other`` (on the state ``state`` was forked from) found with
-        nothing to warn about, so a scenario's fork (``Simulation.fork``) checks the
-        annotations of the pods it changed, not of every pod. What was told is not carried:
-        a fork tells again what a simulation of its documents would tell (a pod with an
-        incomplete pair is never remembered, so it is checked, and told, again)."""
-        self.checked = other.checked.fork_for(state)
+        """Start from the pods ``other`` (on the state ``state`` was forked from) found with
+        half the pair, so a scenario's fork (``Simulation.fork``) looks at the annotations
+        of the pods it changed, not of every pod. What was told is not carried: a fork
+        tells again what a simulation of its documents would tell (the pods with half the
+        pair are told about at every round, ``told`` keeping repeats out)."""
+        self.half = other.half.fork_for(state)
 
     def reconcile(self, state: ClusterState) -> bool:
         self._check_annotations(state)
@@ -128,24 +183,15 @@ class ProvisioningController:
             state.events.record(obj, type_, reason, message, component=AUTOSCALER_COMPONENT)
 
     def _check_annotations(self, state: ClusterState) -> None:
-        pair = (limits.SEED_CLASS_ANNOTATION, limits.SEED_CONSUME_ANNOTATION)
-
         def check(pod: Pod) -> None:
-            notes = pod.meta.annotations
-            if not notes:  # most pods: nothing to tell (asked per pod a round touched)
-                self.checked.remember(pod, ())
-                return
-            present = [a for a in pair if notes.get(a)]
-            if len(present) == 1 and not notes.get(limits.CONSUME_ANNOTATION):
-                missing = next(a for a in pair if a not in present)
+            missing = _half_pair(pod.meta.annotations)
+            if missing is not None:
                 self._tell(state, pod, "annotations", "Warning", "IncompleteConsumeAnnotations",
-                           f"pod has {present[0]} but not {missing}: both are needed to consume "
-                           "a ProvisioningRequest, so the pod is treated as an ordinary pod")
-            else:
-                self.checked.remember(pod, ())
+                           f"pod has {missing[0]} but not {missing[1]}: both are needed to "
+                           "consume a ProvisioningRequest, so the pod is treated as an "
+                           "ordinary pod")
 
-        self.checked.observe(state)
-        each(state, self.name, self.checked.unknown_of(state, Pod), check)
+        each(state, self.name, self.half.pods(state), check)
 
     # -- one request --------------------------------------------------------------------
     def _deadline(self, req: ProvisioningRequest) -> datetime | None:

@@ -181,10 +181,30 @@ def test_a_pod_whose_annotations_change_after_a_settle_is_checked_again():
     assert len(_events(state, "IncompleteConsumeAnnotations")) == 1
 
 
+def test_the_pods_with_half_the_pair_follow_what_the_state_touched():
+    """The autoscaler looks again only at the pods a round touched: one completed leaves the
+    warned set, one broken joins it, one removed leaves it; the others are not read."""
+    from allocation.engine.autoscaler.provisioning import ProvisioningController
+
+    seed_class = "cluster-autoscaler.kubernetes.io/provisioning-class-name"
+    seed_consume = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+    simulation = run(_base(devices=0, extra=[_consumer("half", {seed_consume: "x"}),
+                                             _consumer("fine", {}),
+                                             _consumer("other", {seed_consume: "y"})]))
+    state = simulation.state
+    half = next(c for c in simulation.controllers
+                if isinstance(c, ProvisioningController)).half
+    assert [p.name for p in half.pods(state)] == ["half", "other"]
+    state.writable(state.get("Pod", "default", "half")).meta.annotations[seed_class] = "c"
+    state.writable(state.get("Pod", "default", "fine")).meta.annotations[seed_class] = "c"
+    state.remove(state.get("Pod", "default", "other"))
+    assert [p.name for p in half.pods(state)] == ["fine"]
+
+
 def test_a_fork_checks_the_annotations_of_what_it_changed_and_tells_what_its_parent_told():
-    """``Simulation.fork``: the fork's autoscaler knows the pods its parent found with
-    nothing to warn about (a scenario's drop does not check every pod's annotations), and
-    a pod with half the pair is still told about in the fork, as a simulation tells it."""
+    """``Simulation.fork``: the fork's autoscaler knows the pods its parent found with half
+    the pair (a scenario's drop does not look at every pod's annotations), and such a pod
+    is still told about in the fork, as a simulation tells it."""
     from allocation.engine.autoscaler.provisioning import ProvisioningController
 
     seed_consume = "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
@@ -192,8 +212,8 @@ def test_a_fork_checks_the_annotations_of_what_it_changed_and_tells_what_its_par
                                              _consumer("half", {seed_consume: "x"})]))
     fork = simulation.fork()
     autoscaler = next(c for c in fork.controllers if isinstance(c, ProvisioningController))
-    assert autoscaler.checked.known(fork.state.get("Pod", "default", "fine"))
-    assert not autoscaler.checked.known(fork.state.get("Pod", "default", "half"))
+    assert autoscaler.half._keys == {fork.state.get("Pod", "default", "half").key}
+    assert autoscaler.half._since.keys(fork.state) == []  # reads the fork from its start
     told = len(_events(fork.state, "IncompleteConsumeAnnotations"))
     fork.settle()
     assert len(_events(fork.state, "IncompleteConsumeAnnotations")) == told + 1
