@@ -104,23 +104,25 @@ def test_baselines_forked_from_the_workers_state_are_the_baselines_a_build_makes
     the same documents, positions, objects and outcome as a build from the rows, and the
     same scenarios on it; the worker's later passes leave the fork as it was."""
     import_texts([("base.yaml", f.to_yaml(BASE))])
-    _worker_pass(worker_slot)
+    kept_at = _worker_pass(worker_slot).revision
     rng = random.Random(seed)
     writes, forked, earlier = RandomWrites(rng), 0, []
     for _step in range(8):
         writes.step()
-        passed = rng.random() < 0.7
-        if passed:
+        if rng.random() < 0.7:
             result = _worker_pass(worker_slot)
+            kept_at = result.revision if result.kept is not None else None
         evaluation.clear_caches()  # each time a process's first baseline
         base = evaluation.baseline()
-        assert base.forked == (passed and result.kept is not None)
+        assert base.forked == (kept_at == cluster.revision())  # else built
         forked += base.forked
         _same_as_built(base)
+        documents = base.documents
         if base.forked:
             assert base.quiet and base.caught_up is None
-            earlier.append((base, json.dumps(base.documents), _manifests(base)))
-        documents = base.documents
+            scenario = _random_changes(rng, documents)
+            earlier.append((base, scenario, _on(base, scenario), json.dumps(documents),
+                            _manifests(base)))
         for _ in range(2):
             scenario = _random_changes(rng, documents)
             try:
@@ -133,8 +135,22 @@ def test_baselines_forked_from_the_workers_state_are_the_baselines_a_build_makes
             assert actual.outcome == expected.outcome, scenario
             assert actual.documents() == expected.documents(), scenario
     assert forked >= 3
-    for base, documents, manifests in earlier:  # the worker changed its own copies only
+    # the worker changed its own copies only: each fork, its memos and books as they were
+    for base, scenario, evaluated, documents, manifests in earlier:
         assert (json.dumps(base.documents), _manifests(base)) == (documents, manifests)
+        assert _on(base, scenario) == evaluated, scenario
+
+
+def _on(base: baselines.Baseline, scenario: list[dict]):
+    """The outcome and documents of ``scenario`` evaluated on ``base``'s settled simulation,
+    or the refusal's type."""
+    try:
+        result = evaluate(base.documents, scenario, baseline=base.outcome, now=base.now,
+                          settled=base.simulation, base_source="stored",
+                          positions=base.positions)
+    except (ChangeError, InvalidManifests) as error:
+        return type(error)
+    return result.outcome, result.documents()
 
 
 def test_a_baseline_is_built_while_the_worker_passes_or_is_behind(worker_slot):

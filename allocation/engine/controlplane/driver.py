@@ -111,6 +111,15 @@ class DriverController:
         self.reported: set[tuple[str, str]] = set()  # (claim, node) failures already reported
         self.demand: dict[str, tuple[Any, int]] = {}
 
+    def carry(self, other: DriverController, state: ClusterState) -> None:
+        """Start from the reservations ``other`` (on the state ``state`` was forked from) saw
+        at the end of its last round (``Simulation.fork``). A fork continues from its
+        parent's settled state, whose claims may be reserved where their input documents
+        (``raw``, what a new controller reads) are not: the parent's settle, or a worker's
+        passes before the fork, reserved them (docs/scenarios.md, "The baseline"). Without
+        this, a claim whose last reservation the fork takes away was not deallocated."""
+        self.reserved = dict(other.reserved)
+
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
         sims: dict[str, DriverSimulation] = {}

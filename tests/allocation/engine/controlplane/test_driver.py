@@ -143,3 +143,19 @@ def test_released_delayed_claim_is_deallocated_and_its_pool_freed():
                                                     "Deallocated"]
     # The pool's one resource came free, so the Immediate claim got it.
     assert _claim(sim, "imm").allocation is not None
+
+
+def test_a_fork_deallocates_a_claim_its_parent_reserved_once_its_pod_is_gone():
+    """``Simulation.fork`` carries the reservations the parent's driver saw: a claim the
+    parent's settle allocated and reserved (its input document says neither) is
+    deallocated when the fork removes its pod, as a simulation without the pod leaves it
+    unallocated."""
+    sim = run([*RACKS, driver_sim(CTRL, [("pa", 1, {"rack": "a"})]), cp_class("acc", CTRL),
+               cp_claim("c", "acc"), pod("p", claims={"g": "c"})])
+    assert _claim(sim, "c").allocation is not None and _claim(sim, "c").reserved_for
+    fork = sim.fork()
+    fork.state.remove(fork.state.get("Pod", "default", "p"))
+    fork.settle()
+    assert _claim(fork, "c").allocation is None
+    assert reasons(fork, "ResourceClaim", "c")[-2:] == ["DeallocationRequested", "Deallocated"]
+    assert _claim(sim, "c").allocation is not None  # the parent's own claim is untouched
