@@ -201,8 +201,10 @@ class ClusterState:
                 # The planner cannot know a vendor kind's scope: one written without a
                 # namespace is also what a class (cluster-scoped reference) finds.
                 self.vendor[(obj.api_group, obj.kind_name, None, obj.name)] = obj
-        if (isinstance(obj, _GIVEN_UID) or obj.kind_spec in kinds.V1_KIND_SET) \
-                and not obj.meta.uid:
+        # the uid first: an object made with one (every v1 claim made from a template)
+        # asks no kind question (``KindSpec.__hash__`` is a Python call)
+        if not obj.meta.uid and (isinstance(obj, _GIVEN_UID)
+                                 or obj.kind_spec in kinds.V1_KIND_SET):
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
         key = obj.key
         current = self.objects.get(key)

@@ -150,9 +150,11 @@ def in_use(claims: list[ResourceClaimV1], pod: Pod) -> ResourceClaimV1 | None:
     return None
 
 
-def reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
+def reserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod, *,
+            writable: bool = False) -> None:
     """Add ``pod`` to the claim's ``status.reservedFor`` (once), as the scheduler's Reserve
-    does."""
+    does. ``writable``: ``claim`` is this state's writable version already (a claim
+    allocated just now), so it is not made writable, and touched, a second time."""
     if pod.meta.uid not in claim.reserved_pod_uids:
-        state.writable(claim).reserved_for.append(
+        (claim if writable else state.writable(claim)).reserved_for.append(
             {"resource": "pods", "name": pod.name, "uid": pod.meta.uid})

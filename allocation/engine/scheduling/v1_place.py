@@ -94,16 +94,21 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
         binding = allocator.profile.binding_and_status  # once, not per claim
         conditions = False  # whether an allocation made now has binding conditions
         for claim, allocation in zip(pending, allocations, strict=True):
-            conditions |= _allocate(scheduling, state, claim, allocation, binding)
+            conditions |= _allocate(scheduling, state, claim, allocation, binding, pod)
         # every claim allocated now, none with binding conditions: none waits (the usual
         # pod's, known without reading its claims' results again)
         none_wait = not conditions and len(pending) == len(claims)
+        if len(pending) < len(claims):  # the claims allocated before are reserved too
+            allocated_now = {id(c) for c in pending}
+            for claim in claims:
+                if id(claim) not in allocated_now:
+                    reserve(state, claim, pod)
     elif unavailable:
         return NOT_AVAILABLE
     else:
         none_wait = False
-    for claim in claims:
-        reserve(state, claim, pod)
+        for claim in claims:
+            reserve(state, claim, pod)
     return _prebind(scheduling, state, pod, node, claims, none_wait)
 
 def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node,
@@ -133,9 +138,10 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
     return None
 
 def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClaimV1,
-          allocation: dict, binding: bool) -> bool:
+          allocation: dict, binding: bool, pod: Pod) -> bool:
     """Write ``allocation`` on the claim (stamped when it has binding conditions and
-    ``binding``: the profile's DRADeviceBindingConditions) and book it.
+    ``binding``: the profile's DRADeviceBindingConditions), book it and reserve it for
+    ``pod`` (Reserve: the claim made writable once, as ``binding.commit`` does).
 
     Returns:
         Whether it was stamped (the claim waits for binding conditions).
@@ -146,4 +152,5 @@ def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClai
     if V1_CLAIM_FINALIZER not in claim.meta.finalizers:
         claim.meta.finalizers.append(V1_CLAIM_FINALIZER)
     scheduling.source.commit(claim.ref, allocation)
+    reserve(state, claim, pod, writable=True)
     return stamped

@@ -1,5 +1,7 @@
 """Template claims as upstream's resourceclaim controller makes them (docs/v1.md)."""
 
+import hashlib
+
 import pytest
 
 from allocation.engine.v1.templates import (
@@ -59,6 +61,17 @@ def test_suffix_is_deterministic_in_the_kubernetes_alphabet():
     assert suffix == name_suffix("uid-1", "gpu")
     assert suffix != name_suffix("uid-2", "gpu")
     assert suffix != name_suffix("uid-1", "gpu", attempt=1)
+
+
+def test_suffix_is_the_sha256_digest_in_the_alphabet():
+    # the suffix's digest is CPython's own SHA-256 (no OpenSSL context per claim): the
+    # same bytes as hashlib's, so every name stays what it was
+    for uid in ("uid-1", "0c1d6e2a-5b7f-5e3c-9d1e-2f3a4b5c6d7e", "é" * 40, ""):
+        for attempt in (0, 1, 7):
+            seed = f"{uid}/gpu" + (f"/{attempt}" if attempt else "")
+            digest = hashlib.sha256(seed.encode()).digest()
+            expected = "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
+            assert name_suffix(uid, "gpu", attempt) == expected
 
 
 def test_generated_name_skips_taken_names():
