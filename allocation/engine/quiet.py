@@ -229,7 +229,9 @@ class Quiet:
         after, self._after = self._after, []
         touched, objects = state.touched, state.objects
         start = min(mark for _obj, _deps, mark in after)
-        last = {key: place for place, key in enumerate(touched[start:], start)}
+        # built in C (a dict comprehension ran a bytecode loop per key touched): a key met
+        # again keeps its last place, as each later pair replaces the earlier
+        last = dict(zip(touched[start:], range(start, len(touched))))
         known, ids, maybe, unfiled = self._known, self._ids, self._maybe, self._unfiled
         for obj, deps, mark in after:
             key = obj.key
