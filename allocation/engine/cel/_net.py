@@ -10,8 +10,8 @@ addresses, so equal texts are exactly equal values (``Addr ==``, ``Prefix ==``).
 
 Parsing follows Go's ``netip.ParseAddr`` and ``ParsePrefix`` rather than Python's
 ``ipaddress``: upstream's error messages embed Go's (``ParseAddr("x"): unable to parse
-IP``), and the two disagree on inputs (``ipaddress`` accepts ``1.2.3.4/255.0.0.0`` and
-``0x``-less zero-padded prefix lengths, Go does not). docs/cel.md ("IP and CIDR") lists
+IP``), and the two disagree on inputs (``ipaddress.ip_interface`` accepts
+``1.2.3.4/255.0.0.0`` and ``1.2.3.4/08``, Go does not). docs/cel.md ("IP and CIDR") lists
 what was compared with upstream.
 
 :data:`FUNCTIONS` lists the overloads in ``_k8s.Overload``'s terms (kinds :data:`IP`,
@@ -21,6 +21,7 @@ error, with upstream's message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from allocation.engine.cel._k8s import Overload
@@ -275,10 +276,11 @@ def _masked(prefix: _Prefix) -> _Prefix:
     return family, address >> host << host, bits
 
 
-def _is(parse: object) -> object:
+def _is(parse: Callable[[str], object]) -> Callable[[str], bool]:
+    """``isIP``/``isCIDR``: whether ``parse`` accepts the text."""
     def test(text: str) -> bool:
         try:
-            parse(text)  # type: ignore[operator]
+            parse(text)
         except ValueError:
             return False
         return True
@@ -312,10 +314,10 @@ def _contains_cidr(cidr: str, other: str) -> bool:
         and _masked((family, inner[1], bits)) == _masked((family, address, bits))
 
 
-def _predicate(test: object) -> object:
+def _predicate(test: Callable[[int, int], bool]) -> Callable[[str], bool]:
     """A member test on an IP, given the (family, address) of its canonical text."""
     def apply(text: str) -> bool:
-        return test(*_ip(text))  # type: ignore[operator]
+        return test(*_ip(text))
     return apply
 
 

@@ -82,12 +82,12 @@ def test_cidr_text_is_go_prefix_string(text: str, canonical: str) -> None:
     ('cidr("10.0.0.0/8").containsIP("11.0.0.1")', False),
     ('cidr("::/0").containsIP("1.2.3.4") || cidr("0.0.0.0/0").containsIP("::1")', False),
     ('cidr("2001:db8::1/32").containsIP("2001:db8:1::1")', True),
-    ('cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16") && cidr("10.0.0.0/8").containsCIDR("10.0.0.1/8")',
-     True),
+    ('cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16") && '
+     'cidr("10.0.0.0/8").containsCIDR("10.0.0.1/8")', True),
     ('cidr("10.0.0.0/8").containsCIDR(cidr("10.0.0.0/7"))', False),
     ('cidr("::/0").containsCIDR("0.0.0.0/0")', False),
-    ('cidr("10.0.0.0/8").containsIP(dyn("10.1.2.3")) && cidr("10.0.0.0/8").containsIP(dyn(ip("10.1.2.3")))',
-     True),
+    ('cidr("10.0.0.0/8").containsIP(dyn("10.1.2.3")) && '
+     'cidr("10.0.0.0/8").containsIP(dyn(ip("10.1.2.3")))', True),
     ('[ip("1.2.3.4")].map(x, string(x))[0] == "1.2.3.4"', True),
     ('string(dyn(cidr("1.2.3.4/8"))) == "1.2.3.4/8"', True),
 ])
@@ -109,7 +109,8 @@ def test_selectors_read_addresses_from_device_attributes() -> None:
 @pytest.mark.parametrize(("expression", "message"), [
     ('ip("::ffff:1.2.3.4").family() == 4',
      'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed'),
-    ('ip("fe80::1%eth0").family() == 6', 'IP address "fe80::1%eth0" with zone value is not allowed'),
+    ('ip("fe80::1%eth0").family() == 6',
+     'IP address "fe80::1%eth0" with zone value is not allowed'),
     ('ip("01.2.3.4").family() == 4', 'IP Address "01.2.3.4" parse error during conversion from '
      'string: ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'),
     ('ip("x").family() == 4', 'IP Address "x" parse error during conversion from string: '
