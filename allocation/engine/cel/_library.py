@@ -255,10 +255,9 @@ def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
 
 
 _OPAQUE_KINDS: dict[type, str] = {}  # message class -> kind, filled by _protobuf()
-#: The standard overloads of each standard function the libraries add to (``string(ip)``):
-#: the library refuses a second declaration of a standard function, so the device
-#: environment leaves it out of the standard library and declares it whole; the run time
-#: keeps the standard implementations.
+#: Standard functions the libraries add to (``string(ip)``) with their standard overloads:
+#: the library refuses a second declaration, so the device environment declares them whole
+#: (the run time keeps the standard implementations; docs/cel.md "IP and CIDR").
 _STANDARD = {"string": [cel.Overload(f"{name}_to_string", _T.STRING, [kind]) for name, kind in (
     ("string", _T.STRING), ("int64", _T.INT), ("uint64", _T.UINT), ("double", _T.DOUBLE),
     ("bool", _T.BOOL), ("bytes", _T.BYTES), ("timestamp", _T.TIMESTAMP),
