@@ -19,7 +19,7 @@ from itertools import product
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from allocation.engine.cel import _k8s
+from allocation.engine.cel import _k8s, _net
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -94,9 +94,9 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
 def compile_device_program(source: str, consumable_capacity: bool,
                            compatibility: tuple[int, int] | None = None) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
-    :data:`DEVICE_VARIABLES`, the quantity and semver libraries, the standard extensions;
-    ``device.allowMultipleAllocations`` only with ``consumable_capacity``); raise
-    CelCompileError with the first error's position.
+    :data:`DEVICE_VARIABLES`, the quantity, semver, IP and CIDR libraries, the standard
+    extensions; ``device.allowMultipleAllocations`` only with ``consumable_capacity``);
+    raise CelCompileError with the first error's position.
 
     ``compatibility`` (major, minor) compiles in the API server's new-expressions
     environment of that version: only the extensions Kubernetes had by then. Its error is
@@ -236,14 +236,16 @@ def _extension() -> cel.CelExtension:
 #: The message field holding the canonical text; selectors must not name it (``device``). It is
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
-_OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver"}
+_OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
+                 _net.IP: "net.IP", _net.CIDR: "net.CIDR"}
 
 
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
     """The standard extensions (Kubernetes' base environment, as far as the library has
     them, ``_k8s.EXTENSIONS``) as the library's YAML: all (None), or those Kubernetes had by
     ``compatibility``."""
-    lines = ["extensions:"]
+    lines = ["stdlib:", "  exclude_functions:", *(f"    - name: {name}" for name in _STANDARD),
+             "extensions:"]
     for name, version, introduced, _names in _k8s.EXTENSIONS:
         if compatibility is None or (introduced is not None and introduced <= compatibility):
             lines.append(f"  - name: {name}")
@@ -253,19 +255,28 @@ def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
 
 
 _OPAQUE_KINDS: dict[type, str] = {}  # message class -> kind, filled by _protobuf()
+#: Standard functions the libraries add to (``string(ip)``) with their standard overloads:
+#: the library refuses a second declaration, so the device environment declares them whole
+#: (the run time keeps the standard implementations; docs/cel.md "IP and CIDR").
+_STANDARD = {"string": [cel.Overload(f"{name}_to_string", _T.STRING, [kind]) for name, kind in (
+    ("string", _T.STRING), ("int64", _T.INT), ("uint64", _T.UINT), ("double", _T.DOUBLE),
+    ("bool", _T.BOOL), ("bytes", _T.BYTES), ("timestamp", _T.TIMESTAMP),
+    ("duration", _T.DURATION))]}
 
 
 @lru_cache(maxsize=1)
 def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
-    file = descriptor_pb2.FileDescriptorProto(name="draplanner/kubernetes_cel.proto",
-                                              package="kubernetes", syntax="proto3")
-    for full_name in _OPAQUE_NAMES.values():
-        message = file.message_type.add(name=full_name.split(".")[1])
-        message.field.add(name=OPAQUE_FIELD, number=1,
-                          type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                          label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
+    for package in dict.fromkeys(name.split(".")[0] for name in _OPAQUE_NAMES.values()):
+        file = descriptor_pb2.FileDescriptorProto(name=f"draplanner/{package}_cel.proto",
+                                                  package=package, syntax="proto3")
+        for full_name in _OPAQUE_NAMES.values():
+            if full_name.startswith(package + "."):
+                message = file.message_type.add(name=full_name.split(".")[1])
+                message.field.add(name=OPAQUE_FIELD, number=1,
+                                  type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                                  label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+        pool.Add(file)
     classes = {kind: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
                for kind, name in _OPAQUE_NAMES.items()}
     _OPAQUE_KINDS.update({cls: kind for kind, cls in classes.items()})
@@ -308,9 +319,9 @@ DEVICE_VARIABLES = tuple(_device_variables(True))
 @lru_cache(maxsize=8)
 def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None) -> cel.Env:
     pool, _classes = _protobuf()
-    declarations: dict[str, list[cel.Overload]] = {}
+    declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
-    for overload in _k8s.FUNCTIONS:
+    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS):
         declarations.setdefault(overload.function, []).append(cel.Overload(
             overload.overload_id, _cel_type(overload.result),
             [_cel_type(kind) for kind in overload.params], is_member=overload.member))

@@ -48,6 +48,16 @@ _REGEX_FACTOR = 0.25  # cel-go common.RegexStringLengthCostFactor
 _LIST_BASE, _MAP_BASE, _STRUCT_BASE = 10, 30, 40  # cel-go create*BaseCost
 _SCALAR_TEXT = 40  # the longest text string() makes of a number, timestamp or duration
 _TAG_TEXT = 1_024  # canonical text may be longer than its source: "1e1000" has 1,001 digits
+_NET_TEXT = 43  # the longest canonical IP or CIDR text: eight groups of four hex digits, /128
+_ADDRESS_BYTES = 16  # an IPv6 address: upstream's containsIP/containsCIDR compare 2 x 16 bytes
+
+
+#: The functions of Kubernetes' IP and CIDR libraries (``_net``), as the tree names them.
+_NET_FUNCTIONS = frozenset({
+    "ip", "cidr", "isIP", "isCIDR", "isCanonical", "family", "isUnspecified", "isLoopback",
+    "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "containsIP",
+    "containsCIDR", "masked", "prefixLength",
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +123,7 @@ class _Shape:
 
 
 _SCALAR = _Shape("scalar", 1)
+_IP, _CIDR = _Shape("ip", 1), _Shape("cidr", 1)  # net.IP and net.CIDR values (opaque)
 
 
 def _item(shape: _Shape) -> _Shape:
@@ -311,7 +322,8 @@ class _Coster:
         if name == "dyn" and shapes:
             return args + 1, shapes[0]
         if name == "string" and shapes:
-            text = _Shape("string", max(first, _SCALAR_TEXT))
+            longest = _NET_TEXT if shapes[0].kind in ("ip", "cidr") else first
+            text = _Shape("string", max(longest, _SCALAR_TEXT))
             return args + max(1, _factor(first, _STRING_FACTOR)), self._built(text)
         if name == "bytes" and shapes:
             data = _Shape("bytes", 4 * first)  # a character is at most 4 bytes of UTF-8
@@ -320,10 +332,36 @@ class _Coster:
             parse_cost = max(1, _factor(last, _STRING_FACTOR))
             result = _tagged(last + _TAG_TEXT) if name in ("quantity", "semver") else _SCALAR
             return args + parse_cost, result
+        if name in _NET_FUNCTIONS:
+            return self._net(name, args, shapes)
         if name in ("add", "sub") and shapes:
             text = max(_item(s).size for s in shapes)
             return args + 1, _tagged(text + _TAG_TEXT)
         return args + 1, _SCALAR  # every other function of the environment gives a scalar
+
+    def _net(self, name: str, args: int, shapes: list[_Shape]) -> tuple[int, _Shape]:
+        """The IP and CIDR libraries as Kubernetes' estimator charges them
+        (k8s.io/apiserver pkg/cel/library/cost.go): parsing a string traverses it,
+        ``ip.isCanonical`` twice; accessors cost 1; ``containsIP`` compares two addresses of
+        up to 16 bytes, ``containsCIDR`` also a third and the prefix lengths, and a string
+        argument adds its parse. cel-go resolves ``ip.isCanonical`` as one function, where
+        our tree has a member call on ``ip``: its 1 is taken off."""
+        last = shapes[-1].size if shapes else 0
+        if name in ("containsIP", "containsCIDR") and len(shapes) == 2:
+            cost = _factor(2 * _ADDRESS_BYTES, _STRING_FACTOR)
+            if name == "containsCIDR":
+                cost += _factor(_ADDRESS_BYTES, _STRING_FACTOR) + 1
+            if shapes[1].kind != ("ip" if name == "containsIP" else "cidr"):
+                cost += _factor(last, _STRING_FACTOR)  # the string overload (or dyn: either)
+            return args + cost, _SCALAR
+        if name == "isCanonical":
+            return args - 1 + _factor(last, 2 * _STRING_FACTOR), _SCALAR
+        if len(shapes) == 1 and shapes[0].kind == "cidr":  # members of a CIDR
+            return args + 1, {"ip": _IP, "masked": _CIDR}.get(name, _SCALAR)
+        if name in ("ip", "cidr", "isIP", "isCIDR") and shapes:
+            result = {"ip": _IP, "cidr": _CIDR}.get(name, _SCALAR)
+            return args + _factor(last, _STRING_FACTOR), result
+        return args + 1, _SCALAR  # the members of an IP
 
     def _macro(self, node: Node) -> tuple[int, _Shape]:
         range_cost, range_shape = self.cost(node.args[0])

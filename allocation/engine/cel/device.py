@@ -141,8 +141,9 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity and Semver are messages underneath: refuse naming their field, or their type
-    (``kubernetes.Quantity{}``), which Kubernetes' opaque types do not have."""
+    """Quantity, Semver, IP and CIDR are messages underneath: refuse naming their field,
+    the type of the first two (``kubernetes.Quantity{}``), or a literal of the others,
+    which Kubernetes' opaque types do not have."""
     tokens = tokenize(source)
     for index, token in enumerate(tokens):
         typed = [t.text for t in tokens[index : index + 3]] in (
@@ -154,6 +155,12 @@ def _refuse_internals(source: str) -> None:
         if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
             raise CelCompileError(f"undeclared reference to '{token.text}'",
                                   *_position(source, token.start))
+        # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but
+        # opaque ones: no message literal (``net.IP{}``), with cel-go's error at the brace.
+        after = [t.text for t in tokens[index : index + 4]]
+        if after in (["net", ".", "IP", "{"], ["net", ".", "CIDR", "{"]) and not field:
+            raise CelCompileError(f"'net.{after[2]}' is not a message type",
+                                  *_position(source, tokens[index + 3].start))
 
 
 #: Functions whose literal argument Kubernetes validates at compile time (its AST validators

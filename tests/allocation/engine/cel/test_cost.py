@@ -155,3 +155,29 @@ def test_the_device_variable_has_the_v1_field_shapes() -> None:
     assert 32 * 32 < nested.cost < wider.cost / 3  # twice the range: four times the loops
     # Capacity values are quantities, not strings of the map's size.
     assert estimate('device.capacity["d"].m.isInteger()', variables, DEVICE_BOUNDS).cost == 5
+
+
+@pytest.mark.parametrize(("source", "cost"), [
+    ('ip("1.2.3.4").family() == 4', 1 + 1 + 1),  # parse 0.1 per character, accessor, compare
+    ('isIP("1.2.3.4") && isCIDR("10.0.0.0/8")', 1 + 1),
+    ('ip.isCanonical("2001:db8::2:1")', 3),  # parsed and printed: 0.2 per character
+    ('cidr("10.0.0.0/8").ip().isLoopback()', 1 + 1 + 1),  # ip() of a CIDR is an accessor
+    ('cidr("10.0.0.0/8").masked().prefixLength() == 8', 1 + 1 + 1 + 1),
+    ('cidr("10.0.0.0/8").containsIP(ip("10.1.2.3"))', 1 + 1 + 4),  # 2 x 16 bytes x 0.1
+    ('cidr("10.0.0.0/8").containsIP("10.1.2.3")', 1 + 4 + 1),  # and the string's parse
+    ('cidr("10.0.0.0/8").containsCIDR(cidr("10.0.0.0/16"))', 1 + 2 + 4 + 2 + 1),
+    ('cidr("10.0.0.0/8").containsCIDR("10.0.0.0/16")', 1 + 4 + 2 + 1 + 2),
+    # a dyn argument may be a string: its parse, 64 characters at most
+    ('cidr("10.0.0.0/8").containsIP(device.attributes["d"].a)', 1 + 4 + 4 + 7),
+    ('string(ip("::1")) == "::1"', 1 + 1 + 1),
+])
+def test_ip_and_cidr_cost_as_kubernetes_estimates_them(source: str, cost: int) -> None:
+    # k8s.io/apiserver pkg/cel/library/cost.go EstimateCallCost, over the v1 device bounds.
+    assert estimate(source, {"device": "device"}, DEVICE_BOUNDS).cost == cost
+
+
+def test_the_text_of_a_cidr_is_sized_as_its_longest_form() -> None:
+    # "ffff:...:ffff/128": 43 characters, more than string()'s 40 for a number.
+    doubled = estimate('string(cidr("::/0")) + string(cidr("::/0"))', {"device": "device"},
+                       DEVICE_BOUNDS)
+    assert doubled.largest == 2 * 43

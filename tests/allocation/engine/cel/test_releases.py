@@ -85,3 +85,15 @@ def test_expressions_naming_no_missing_function_are_not_compiled_again(monkeypat
     assert compiled == []
     check_new_device_selector('device.driver == "sort.example.com"', compatibility=(1, 33))
     assert compiled == [('device.driver == "sort.example.com"', True, (1, 33))]
+
+
+@pytest.mark.parametrize("expression", [
+    'ip("10.0.0.1").isLoopback() || ip.isCanonical("::1")',
+    'cidr("10.0.0.0/8").containsIP("10.0.0.1") && string(cidr("::/0")) == "::/0"',
+])
+def test_ip_and_cidr_libraries_of_130_are_in_every_supported_release(expression):
+    # Kubernetes' IP and CIDR libraries came with 1.30, before every compatibility version
+    # a supported profile has (1.33 and later): stored and new selectors both compile them.
+    compile_device_selector(expression)
+    for compatibility in [(1, 33), (1, 34), (1, 35)]:
+        check_new_device_selector(expression, compatibility=compatibility)
