@@ -231,7 +231,7 @@ class Quiet:
         start = min(mark for _obj, _deps, mark in after)
         # built in C (a dict comprehension ran a bytecode loop per key touched): a key met
         # again keeps its last place, as each later pair replaces the earlier
-        last = dict(zip(touched[start:], range(start, len(touched))))
+        last = dict(zip(touched[start:], range(start, len(touched)), strict=True))
         known, ids, maybe, unfiled = self._known, self._ids, self._maybe, self._unfiled
         for obj, deps, mark in after:
             key = obj.key
