@@ -55,6 +55,23 @@ def _same_as_built(base: baselines.Baseline) -> None:
         k: i.usage() for k, i in other.inventory_index.items()}
 
 
+def _scenarios_as_on_a_build(rng: random.Random, base: baselines.Baseline) -> None:
+    """Two random scenarios evaluated on the process's current baseline (``base``) give what
+    they give on a fork of a baseline built from the rows now."""
+    documents = base.documents
+    for _ in range(2):
+        scenario = _random_changes(rng, documents)
+        try:
+            expected = evaluate(documents, scenario, baseline=base.outcome, now=base.now,
+                                settled=baselines.build().simulation,
+                                base_source="stored", positions=base.positions)
+        except (ChangeError, InvalidManifests):
+            continue
+        actual, _base = evaluation.evaluate_changes(scenario)
+        assert actual.outcome == expected.outcome, scenario
+        assert actual.documents() == expected.documents(), scenario
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_caught_up_baselines_are_the_baselines_a_build_makes(seed):
     import_texts([("base.yaml", f.to_yaml(BASE))])
@@ -69,18 +86,7 @@ def test_caught_up_baselines_are_the_baselines_a_build_makes(seed):
         base = evaluation.baseline()
         caught += base.caught_up is not None
         _same_as_built(base)
-        documents = base.documents
-        for _ in range(2):
-            scenario = _random_changes(rng, documents)
-            try:
-                expected = evaluate(documents, scenario, baseline=base.outcome, now=base.now,
-                                    settled=baselines.build().simulation,
-                                    base_source="stored", positions=base.positions)
-            except (ChangeError, InvalidManifests):
-                continue
-            actual, _base = evaluation.evaluate_changes(scenario)
-            assert actual.outcome == expected.outcome, scenario
-            assert actual.documents() == expected.documents(), scenario
+        _scenarios_as_on_a_build(rng, base)
     assert caught >= 5  # most were caught up, not built
 
 
@@ -123,17 +129,7 @@ def test_baselines_forked_from_the_workers_state_are_the_baselines_a_build_makes
             scenario = _random_changes(rng, documents)
             earlier.append((base, scenario, _on(base, scenario), json.dumps(documents),
                             _manifests(base)))
-        for _ in range(2):
-            scenario = _random_changes(rng, documents)
-            try:
-                expected = evaluate(documents, scenario, baseline=base.outcome, now=base.now,
-                                    settled=baselines.build().simulation,
-                                    base_source="stored", positions=base.positions)
-            except (ChangeError, InvalidManifests):
-                continue
-            actual, _base = evaluation.evaluate_changes(scenario)
-            assert actual.outcome == expected.outcome, scenario
-            assert actual.documents() == expected.documents(), scenario
+        _scenarios_as_on_a_build(rng, base)
     assert forked >= 3
     # the worker changed its own copies only: each fork, its memos and books as they were
     for base, scenario, evaluated, documents, manifests in earlier:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from concurrent.futures import Future
 
 from allocation.engine.v1 import make_profile
+from clusters.kube import prechecks
 from clusters.kube.listing import items_of
 from clusters.kube.prechecks import Prechecker
 from clusters.kube.resources import by_kind
@@ -84,16 +86,51 @@ def test_closing_drops_the_pages_not_checked():
     checker.close()
 
 
-def test_the_worker_takes_the_newest_page_and_the_store_the_oldest():
+class _HeldWorker:
+    """A worker that checks a page (in this process) only when the test lets it: which pages
+    it is given, and which the store takes back, no longer depend on how fast it is."""
+
+    def __init__(self) -> None:
+        self.given: list[tuple[Future, tuple]] = []
+
+    def submit(self, check, *args) -> Future:
+        future: Future = Future()
+        self.given.append((future, (check, args)))
+        return future
+
+    def finish(self, count: int | None = None) -> None:
+        """Check the first ``count`` pages given and not checked yet (all: None)."""
+        waiting = [(f, call) for f, call in self.given if not f.done()]
+        for future, (check, args) in waiting[:count]:
+            future.set_result(check(*args))
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_the_worker_takes_the_newest_page_and_the_store_the_oldest(monkeypatch):
+    worker = _HeldWorker()
+    monkeypatch.setattr(prechecks, "_start", lambda profile: worker)
     pages = [_page(pod(f"p{i}")) for i in range(6)]
     with Prechecker(make_profile(), start_after=0) as checker:
         for body, items in pages:
             checker.page(by_kind("Pod"), body, items)
-        # the first page went to the worker at once (it was the newest then): waited for
+        # the first two pages went to the worker at once (the newest then), the rest wait
+        assert [names(args) for _f, (_check, args) in worker.given] == [["p0"], ["p1"]]
+        worker.finish(1)
         assert checker.valid(pages[0][1][0])
-        # then the worker has the two newest pages, and the store takes back the oldest
+        # a page done: the worker is given the newest waiting page, and the store takes
+        # back the oldest it has not had
+        assert names(worker.given[-1][1][1]) == ["p5"]
         assert not checker.valid(pages[2][1][0])
+        worker.finish()
         assert checker.valid(pages[5][1][0])
+
+
+def names(args: tuple) -> list[str]:
+    """The pod names of a page given to the worker (``_check``'s arguments)."""
+    resource, body = args
+    return [item["metadata"]["name"] for item in items_of(json.loads(body), resource)]
 
 
 def test_a_dead_worker_leaves_its_pages_to_the_store():
