@@ -31,7 +31,7 @@ from allocation.engine.quantity import Quantity
 from allocation.engine.versions import parse_strict_version
 
 __all__ = ["QUANTITY", "SEMVER", "Overload", "FUNCTIONS", "quantity_text", "semver_text",
-           "EXTENSIONS"]
+           "EXTENSIONS", "accepts"]
 
 QUANTITY = "quantity"
 SEMVER = "semver"
@@ -110,7 +110,9 @@ def _version(text: str) -> semver.Version:
     return semver.Version.parse(text)
 
 
-def _is(parse: Callable[..., object]) -> Callable[..., bool]:
+def accepts(parse: Callable[..., object]) -> Callable[..., bool]:
+    """A library's ``is...`` test of ``parse`` (``isQuantity``, ``isSemver``, ``isIP``, ...):
+    whether it takes the arguments without a ValueError."""
     def test(*args: object) -> bool:
         try:
             parse(*args)
@@ -175,7 +177,7 @@ def _quantity_overloads() -> list[Overload]:
     return [
         Overload("quantity", "string_to_quantity", ("string",), q, False, quantity_text),
         Overload("isQuantity", "is_quantity_string", ("string",), "bool", False,
-                 _is(quantity_text)),
+                 accepts(quantity_text)),
         # Upstream declares sign as a global function (cel.Overload), so it is sign(q), not
         # q.sign(), whatever its documentation says.
         Overload("sign", "quantity_sign", (q,), "int", False, _sign),
@@ -200,9 +202,9 @@ def _semver_overloads() -> list[Overload]:
     return [
         Overload("semver", "string_to_semver", ("string",), v, False, semver_text),
         Overload("semver", "string_bool_to_semver", ("string", "bool"), v, False, semver_text),
-        Overload("isSemver", "is_semver_string", ("string",), "bool", False, _is(semver_text)),
+        Overload("isSemver", "is_semver_string", ("string",), "bool", False, accepts(semver_text)),
         Overload("isSemver", "is_semver_string_bool", ("string", "bool"), "bool", False,
-                 _is(semver_text)),
+                 accepts(semver_text)),
         Overload("isGreaterThan", "semver_is_greater_than", (v, v), "bool", True,
                  lambda a, b: _compare_versions(a, b) > 0),
         Overload("isLessThan", "semver_is_less_than", (v, v), "bool", True,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from allocation.engine.cel._k8s import Overload
+from allocation.engine.cel._k8s import Overload, accepts
 
 __all__ = ["IP", "CIDR", "FUNCTIONS", "ip_text", "cidr_text"]
 
@@ -276,17 +276,6 @@ def _masked(prefix: _Prefix) -> _Prefix:
     return family, address >> host << host, bits
 
 
-def _is(parse: Callable[[str], object]) -> Callable[[str], bool]:
-    """``isIP``/``isCIDR``: whether ``parse`` accepts the text."""
-    def test(text: str) -> bool:
-        try:
-            parse(text)
-        except ValueError:
-            return False
-        return True
-    return test
-
-
 def _contains_ip(cidr: str, ip: str) -> bool:
     """``Prefix.Contains``: same family and the same first ``bits`` bits."""
     family, address, bits = _masked(_cidr(cidr))
@@ -363,7 +352,7 @@ def _ip_overloads() -> list[Overload]:
                  _predicate(_link_local_unicast)),
         Overload("isGlobalUnicast", "ip_is_global_unicast", (IP,), "bool", True,
                  _predicate(_global_unicast)),
-        Overload("isIP", "is_ip", ("string",), "bool", False, _is(_ip)),
+        Overload("isIP", "is_ip", ("string",), "bool", False, accepts(_ip)),
         Overload("string", "ip_to_string", (IP,), "string", False, str),
     ]
 
@@ -384,7 +373,7 @@ def _cidr_overloads() -> list[Overload]:
                  lambda text: _cidr(text)[2]),
         Overload("masked", "cidr_masked", (CIDR,), CIDR, True,
                  lambda text: _prefix_text(_masked(_cidr(text)))),
-        Overload("isCIDR", "is_cidr", ("string",), "bool", False, _is(_cidr)),
+        Overload("isCIDR", "is_cidr", ("string",), "bool", False, accepts(_cidr)),
         Overload("string", "cidr_to_string", (CIDR,), "string", False, str),
     ]
 
