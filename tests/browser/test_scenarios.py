@@ -198,7 +198,7 @@ def test_dragging_selects_no_text_and_shows_it_is_busy(asgi_page, django_user_mo
     assert page.locator(".busy-note").is_visible()
     held.only().continue_()
     page.locator('article[data-node="worker-3"] [data-pod="default/p0"]').wait_for()
-    assert not page.locator(".busy-note").is_visible()
+    expect(page.locator(".busy-note")).to_be_hidden()  # once the answer is in (auto-waits)
 
 
 def test_undo_and_redo_by_keyboard(asgi_page, django_user_model):
