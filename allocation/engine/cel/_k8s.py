@@ -27,6 +27,7 @@ from functools import lru_cache
 
 import semver
 
+from allocation.engine.cel import _qform
 from allocation.engine.quantity import Quantity
 from allocation.engine.versions import parse_strict_version
 
@@ -92,9 +93,19 @@ def _quantity(text: str) -> Quantity:
     return Quantity.parse(text)
 
 
-def quantity_text(text: str) -> str:
-    """``quantity(s)``: the canonical text of ``s``; ValueError when it is not a quantity."""
-    return str(_parse_quantity(text))
+@lru_cache(maxsize=4096)
+def quantity_text(text: str) -> _qform.Formed:
+    """``quantity(s)``: the canonical text of ``s`` with the form ParseQuantity gives it
+    (``_qform``); ValueError when it is not a quantity."""
+    canonical = str(_parse_quantity(text))
+    return _qform.Formed(canonical, _qform.parse(text)[1])
+
+
+def _form(text: str) -> _qform.Form:
+    """The form a quantity text carries; a bare text (an environment without forms, where
+    no function that sees them is called) is taken as written."""
+    form = getattr(text, "form", None)
+    return _qform.parse(text)[1] if form is None else form
 
 
 @lru_cache(maxsize=4096)
@@ -131,25 +142,20 @@ def _compare_versions(left: str, right: str) -> int:
     return _version(left).compare(_version(right))
 
 
-def _int64(value: Fraction) -> int | None:
-    if value.denominator == 1 and _INT64_MIN <= value <= _INT64_MAX:
-        return int(value)
-    return None
+def _int64(text: str) -> int | None:
+    """Upstream's ``AsInt64`` of the quantity (``_qform``: it depends on the form)."""
+    return _qform.as_int64(_quantity(text).value, _form(text))
 
 
 def _as_integer(text: str) -> int:
-    number = _int64(_quantity(text).value)
+    number = _int64(text)
     if number is None:
         raise ValueError("cannot convert value to integer")
     return number
 
 
 def _as_float(text: str) -> float:
-    value = _quantity(text).value
-    try:
-        return float(value)
-    except OverflowError:
-        return math.copysign(math.inf, value)
+    return _qform.approximate_float(_quantity(text).value, _form(text))
 
 
 def _sign(text: str) -> int:
@@ -158,9 +164,14 @@ def _sign(text: str) -> int:
 
 
 def _arithmetic(sign: int) -> Callable[[str, object], str]:
+    """``add``/``sub`` of a quantity or an int (upstream: ``NewQuantity(i,
+    DecimalExponent)``, an int64 at scale 0), with the result's form."""
     def apply(left: str, right: object) -> str:
-        other = _quantity(right).value if isinstance(right, str) else Fraction(right)
-        return str(Quantity(_quantity(left).value + sign * other))
+        if isinstance(right, str):
+            other = _qform.Formed(right, _form(right))
+        else:
+            other = _qform.Formed(str(Quantity(right)), _qform.Form(False, 0))
+        return _qform.add(_qform.Formed(left, _form(left)), other, negate=sign < 0)
     return apply
 
 
@@ -189,7 +200,7 @@ def _quantity_overloads() -> list[Overload]:
         Overload("asApproximateFloat", "quantity_get_float", (q,), "double", True, _as_float),
         Overload("asInteger", "quantity_get_int", (q,), "int", True, _as_integer),
         Overload("isInteger", "quantity_is_integer", (q,), "bool", True,
-                 lambda a: _int64(_quantity(a).value) is not None),
+                 lambda a: _int64(a) is not None),
         Overload("add", "quantity_add", (q, q), q, True, add),
         Overload("add", "quantity_add_int", (q, "int"), q, True, add),
         Overload("sub", "quantity_sub", (q, q), q, True, sub),

@@ -19,7 +19,7 @@ from itertools import product
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from allocation.engine.cel import _k8s, _net
+from allocation.engine.cel import _k8s, _net, _qform
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -56,6 +56,8 @@ class Program:
 
     result_type: str
     _expression: cel.Expression
+    #: whether quantities carry their form (``_qform``): the activation's must too
+    quantity_forms: bool = False
 
     def run(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """Evaluate against ``data``; never raises for run-time errors."""
@@ -102,11 +104,12 @@ def compile_device_program(source: str, consumable_capacity: bool,
     environment of that version: only the extensions Kubernetes had by then. Its error is
     the first, in cel-go's order (by position), at a call: the function a missing extension
     would declare. None: every extension, the stored-expressions environment."""
+    forms = _qform.uses_forms(source)
     try:
-        expression = _device_env(consumable_capacity, compatibility).compile(source)
+        expression = _device_env(consumable_capacity, compatibility, forms).compile(source)
     except RuntimeError as error:
         raise _compile_error(str(error), None if compatibility is None else source) from None
-    return Program(_type_name(expression.return_type()), expression)
+    return Program(_type_name(expression.return_type()), expression, forms)
 
 
 def _compile_error(text: str, calls_in: str | None = None) -> CelCompileError:
@@ -236,6 +239,7 @@ def _extension() -> cel.CelExtension:
 #: The message field holding the canonical text; selectors must not name it (``device``). It is
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
+FORM_FIELD = "draplanner_form_of_the_quantity"  # _qform: ±0.0 floats, equality-neutral
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
                  _net.IP: "net.IP", _net.CIDR: "net.CIDR"}
 
@@ -276,6 +280,10 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
                 message.field.add(name=OPAQUE_FIELD, number=1,
                                   type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
                                   label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+                if full_name == _OPAQUE_NAMES[_k8s.QUANTITY]:  # the form's bits (_qform)
+                    message.field.add(name=FORM_FIELD, number=2,
+                                      type=descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT,
+                                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
         pool.Add(file)
     classes = {kind: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
                for kind, name in _OPAQUE_NAMES.items()}
@@ -283,10 +291,12 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
     return pool, classes
 
 
-def opaque_value(kind: str, text: str) -> object:
+def opaque_value(kind: str, text: str, form: _qform.Form | None = None) -> object:
     """The CEL value of a quantity or semver (``_k8s.QUANTITY``/``SEMVER``) with this
-    canonical text."""
-    return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
+    canonical text; a quantity with its ``form`` for a program with ``quantity_forms``."""
+    if form is None:
+        return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
+    return _protobuf()[1][kind](**{OPAQUE_FIELD: text, FORM_FIELD: _qform.encode(form)})
 
 
 def opaque_text(value: object) -> tuple[str, str] | None:
@@ -317,7 +327,8 @@ DEVICE_VARIABLES = tuple(_device_variables(True))
 
 
 @lru_cache(maxsize=8)
-def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None) -> cel.Env:
+def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
+                forms: bool = False) -> cel.Env:
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
@@ -329,7 +340,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
         # so one implementation per kind signature dispatches on the values' types.
         runtime = tuple("message" if kind in _OPAQUE_NAMES else kind for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
-    impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
+    impls = {group[0].overload_id: _dispatcher(group, forms) for group in groups.values()}
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(_extensions_yaml(compatibility)),
         descriptor_pool=pool,
@@ -339,7 +350,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     )
 
 
-def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
+def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]:
     classes = _protobuf()[1]
 
     def call(*args: object) -> object:
@@ -349,9 +360,15 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
                    for have, want in zip(kinds, overload.params, strict=True)):
                 plain = [getattr(a, OPAQUE_FIELD) if k else a
                          for a, k in zip(args, kinds, strict=True)]
+                if forms:
+                    plain = [_qform.Formed(p, _qform.decode(getattr(a, FORM_FIELD)))
+                             if k == _k8s.QUANTITY else p
+                             for p, a, k in zip(plain, args, kinds, strict=True)]
                 result = overload.impl(*plain)
                 if overload.result in _OPAQUE_NAMES:
-                    return classes[overload.result](**{OPAQUE_FIELD: result})
+                    if forms and overload.result == _k8s.QUANTITY:
+                        return opaque_value(_k8s.QUANTITY, str(result), result.form)
+                    return classes[overload.result](**{OPAQUE_FIELD: str(result)})
                 return result
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))
