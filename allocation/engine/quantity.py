@@ -226,6 +226,8 @@ def go_quantity_text(value: Fraction, fmt: str) -> str:
     mantissa, exponent = _mantissa_exponent(value)
     power = exponent // 3 * 3
     mantissa *= 10 ** (exponent - power)
-    if fmt != DECIMAL_EXPONENT and power in _DECIMAL_SUFFIXES:
-        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES[power]}"
+    if fmt != DECIMAL_EXPONENT:
+        # Go's suffixer has no SI suffix beyond E (1e18): it writes no suffix at all, so
+        # 1e21 in DecimalSI is written (and stored) as "1" (resource/suffix.go constructBytes)
+        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES.get(power, '')}"
     return f"{sign}{mantissa}" + (f"e{power}" if power else "")

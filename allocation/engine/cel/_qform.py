@@ -201,7 +201,7 @@ def _float(number: int) -> float:
     try:
         return float(number)
     except OverflowError:
-        return math.copysign(math.inf, number)
+        return math.inf if number > 0 else -math.inf
 
 
 def approximate_float(value: Fraction, form: Form) -> float:
