@@ -93,12 +93,16 @@ def _quantity(text: str) -> Quantity:
     return Quantity.parse(text)
 
 
+def quantity_text(text: str) -> str:
+    """The canonical text of the quantity ``s``; ValueError when it is not a quantity."""
+    return str(_parse_quantity(text))
+
+
 @lru_cache(maxsize=4096)
-def quantity_text(text: str) -> _qform.Formed:
-    """``quantity(s)``: the canonical text of ``s`` with the form ParseQuantity gives it
-    (``_qform``); ValueError when it is not a quantity."""
-    canonical = str(_parse_quantity(text))
-    return _qform.Formed(canonical, _qform.parse(text)[1])
+def _quantity_literal(text: str) -> _qform.Formed:
+    """``quantity(s)``: the canonical text with the form ParseQuantity gives ``s``
+    (``_qform``, worked out only when asked for)."""
+    return _qform.Formed(quantity_text(text), source=text)
 
 
 def _form(text: str) -> _qform.Form:
@@ -186,7 +190,7 @@ def _component(name: str) -> Callable[[str], int]:
 def _quantity_overloads() -> list[Overload]:
     q, add, sub = QUANTITY, _arithmetic(1), _arithmetic(-1)
     return [
-        Overload("quantity", "string_to_quantity", ("string",), q, False, quantity_text),
+        Overload("quantity", "string_to_quantity", ("string",), q, False, _quantity_literal),
         Overload("isQuantity", "is_quantity_string", ("string",), "bool", False,
                  accepts(quantity_text)),
         # Upstream declares sign as a global function (cel.Overload), so it is sign(q), not

@@ -368,7 +368,7 @@ def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object
                 if overload.result in _OPAQUE_NAMES:
                     if forms and overload.result == _k8s.QUANTITY:
                         return opaque_value(_k8s.QUANTITY, str(result), result.form)
-                    return classes[overload.result](**{OPAQUE_FIELD: str(result)})
+                    return classes[overload.result](**{OPAQUE_FIELD: result})
                 return result
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))

@@ -63,14 +63,22 @@ class Form(NamedTuple):
 
 
 class Formed(str):
-    """A quantity's canonical value text (equal values, equal texts) with its :class:`Form`."""
+    """A quantity's canonical value text (equal values, equal texts) with its :class:`Form`,
+    given or, with ``source``, that of ParseQuantity(source) when first asked for (an
+    expression without form functions never asks)."""
 
-    form: Form
-
-    def __new__(cls, text: str, form: Form) -> Formed:
+    def __new__(cls, text: str, form: Form | None = None, source: str | None = None
+                ) -> Formed:
         made = super().__new__(cls, text)
-        made.form = form
+        made._form, made._source = form, source
         return made
+
+    @property
+    def form(self) -> Form:
+        """The form."""
+        if self._form is None:
+            self._form = parse(self._source)[1]
+        return self._form
 
 
 def uses_forms(source: str) -> bool:
