@@ -360,7 +360,7 @@ def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object
                    for have, want in zip(kinds, overload.params, strict=True)):
                 plain = [getattr(a, OPAQUE_FIELD) if k else a
                          for a, k in zip(args, kinds, strict=True)]
-                if forms:
+                if forms and overload.function in _qform.FORM_FUNCTIONS:
                     plain = [_qform.Formed(p, _qform.decode(getattr(a, FORM_FIELD)))
                              if k == _k8s.QUANTITY else p
                              for p, a, k in zip(plain, args, kinds, strict=True)]

@@ -272,10 +272,11 @@ def _quantity(value: Fraction) -> Quantity:
     return Quantity(value)
 
 
-def encode(form: Form) -> list[float]:
+@lru_cache(maxsize=1024)
+def encode(form: Form) -> tuple[float, ...]:
     """The form as :data:`FORM_BITS` floats, each 0.0 or -0.0 (a set bit)."""
     bits = (int(form.big) << 32) | (form.scale & 0xFFFFFFFF)
-    return [-0.0 if bits >> (32 - index) & 1 else 0.0 for index in range(FORM_BITS)]
+    return tuple(-0.0 if bits >> (32 - index) & 1 else 0.0 for index in range(FORM_BITS))
 
 
 def decode(floats: object) -> Form:
