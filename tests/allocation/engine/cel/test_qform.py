@@ -99,7 +99,20 @@ _FORMS = [
 ]
 
 
-@pytest.mark.parametrize(("expression", "expected"), _UPSTREAM + _FORMS)
+# Forms travel with the values through lists, maps, optionals, dyn, bindings and loops.
+_CARRIED = [
+    ('[quantity("1000m"), quantity("1")].map(q, q.isInteger())', [False, True]),
+    ('cel.bind(x, quantity("1.5"), x.add(x).isInteger())', False),
+    ('optional.of(quantity("1000m")).value().isInteger()', False),
+    ('{"a": quantity("1000m")}["a"].isInteger()', False),
+    ('dyn(quantity("1000m")).isInteger()', False),
+    ('[quantity("1000m")].all(q, q == quantity("1"))', True),
+    ('[quantity("100Ti"), quantity("109951162777600")].filter(q, q.isInteger()).size()', 1),
+    ('sign(quantity("-1000m").add(1)) == 0 && !quantity("-1000m").add(1).isInteger()', True),
+]
+
+
+@pytest.mark.parametrize(("expression", "expected"), _UPSTREAM + _FORMS + _CARRIED)
 def test_form_dependent_functions_give_what_upstream_gives(expression, expected):
     got = _run(expression)
     if expected == ("nan",):
