@@ -11,6 +11,10 @@ equality ignores build metadata):
 - a version: major.minor.patch[-prerelease], build metadata dropped (it never affects
   precedence, and no function reads it).
 
+A quantity text may carry its upstream form (``_qform.Formed``), which ``isInteger``,
+``asInteger``, ``asApproximateFloat`` and ``add``/``sub`` read and make; a bare text is
+taken as written.
+
 :data:`FUNCTIONS` lists every overload with its parameter and result kinds ("string",
 "bool", "int", "double", "quantity", "semver"); implementations take and return texts for the
 two opaque kinds and raise ValueError for a run-time error. ``docs/cel.md`` ("resource.k8s.io/v1
