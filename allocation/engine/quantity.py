@@ -7,7 +7,7 @@ from fractions import Fraction
 from functools import lru_cache, total_ordering
 
 __all__ = ["Quantity", "QUANTITY_PATTERN", "BINARY_SI", "DECIMAL_SI", "DECIMAL_EXPONENT",
-           "quantity_format", "go_quantity_text"]
+           "quantity_format", "go_quantity_text", "BINARY_EXPONENTS", "DECIMAL_EXPONENTS"]
 
 QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
@@ -17,6 +17,8 @@ _SYNTAX = re.compile(
 )
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+#: The suffixes: binary ones to their power of two, decimal ones to their power of ten.
+BINARY_EXPONENTS, DECIMAL_EXPONENTS = _BINARY, _DECIMAL
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
 """apimachinery's quantity formats: a quantity remembers the one it was parsed in and is
 written back in it (``go_quantity_text``)."""

@@ -36,7 +36,7 @@ from allocation.engine.quantity import Quantity
 from allocation.engine.versions import parse_strict_version
 
 __all__ = ["QUANTITY", "SEMVER", "Overload", "FUNCTIONS", "quantity_text", "semver_text",
-           "EXTENSIONS", "accepts"]
+           "EXTENSIONS", "accepts", "capacity_text"]
 
 QUANTITY = "quantity"
 SEMVER = "semver"
@@ -100,6 +100,17 @@ def _quantity(text: str) -> Quantity:
 def quantity_text(text: str) -> str:
     """The canonical text of the quantity ``s``; ValueError when it is not a quantity."""
     return str(_parse_quantity(text))
+
+
+def capacity_text(text: str) -> str:
+    """The canonical text of a device capacity written as ``text``, as the scheduler reads it
+    back from storage (``_qform.stored``); ValueError when it is not a quantity. Storing
+    keeps the value except past 1e21 in DecimalSI, where Go writes no suffix."""
+    quantity = _parse_quantity(text)
+    value = quantity.value  # integer arithmetic: Fraction's comparisons are slow
+    if abs(value.numerator) < 10**21 * value.denominator:
+        return str(quantity)
+    return str(Quantity(_qform.stored(text)[0]))
 
 
 @lru_cache(maxsize=4096)

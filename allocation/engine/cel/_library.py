@@ -326,7 +326,7 @@ def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
 DEVICE_VARIABLES = tuple(_device_variables(True))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
                 forms: bool = False) -> cel.Env:
     pool, _classes = _protobuf()

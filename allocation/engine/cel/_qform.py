@@ -33,8 +33,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from allocation.engine.quantity import (
+    BINARY_EXPONENTS,
     BINARY_SI,
     DECIMAL_EXPONENT,
+    DECIMAL_EXPONENTS,
     DECIMAL_SI,
     Quantity,
     go_quantity_text,
@@ -44,8 +46,6 @@ __all__ = ["Form", "Formed", "FORM_FUNCTIONS", "uses_forms", "parse", "stored", 
            "approximate_float", "add", "FORM_BITS", "encode", "decode"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _NUMBER = re.compile(r"([+-]?)(0*)([0-9]*)(?:\.([0-9]*))?")
 #: The functions whose results depend on a quantity's form.
 FORM_FUNCTIONS = ("isInteger", "asInteger", "asApproximateFloat", "add", "sub")
@@ -110,10 +110,10 @@ def parse(text: str) -> tuple[Fraction, Form, str]:
     suffix = text[match.end():]
     num = digits or "0"  # parseQuantityString: leading zeros stripped, "" is "0"
     denom = denom or ""
-    if suffix in _DECIMAL:
-        base, exponent, fmt = 10, _DECIMAL[suffix], DECIMAL_SI
-    elif suffix in _BINARY:
-        base, exponent, fmt = 2, _BINARY[suffix], BINARY_SI
+    if suffix in DECIMAL_EXPONENTS:
+        base, exponent, fmt = 10, DECIMAL_EXPONENTS[suffix], DECIMAL_SI
+    elif suffix in BINARY_EXPONENTS:
+        base, exponent, fmt = 2, BINARY_EXPONENTS[suffix], BINARY_SI
     else:
         base, exponent, fmt = 10, int(suffix[1:]), DECIMAL_EXPONENT
     negative = sign == "-"

@@ -31,7 +31,6 @@ from allocation.engine.cel._library import (
 from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source
-from allocation.engine.quantity import Quantity
 
 __all__ = ["DeviceSelector", "compile_device_selector"]
 
@@ -362,13 +361,12 @@ def _capacity_text(entry: Mapping[str, Any]) -> str:
 
 
 def _capacity_value(entry: Mapping[str, Any]) -> object:
-    return opaque_value(_k8s.QUANTITY, _k8s.quantity_text(_capacity_text(entry)))
+    return opaque_value(_k8s.QUANTITY, _k8s.capacity_text(_capacity_text(entry)))
 
 
 def _formed_capacity_value(entry: Mapping[str, Any]) -> object:
     """A capacity as the scheduler sees it (``_qform.stored``): parsed from what the API
     server stored, so with that text's form, and the value it holds."""
     text = _capacity_text(entry)
-    _k8s.quantity_text(text)  # the planner's errors for an invalid quantity
-    value, form = _qform.stored(text)
-    return opaque_value(_k8s.QUANTITY, str(Quantity(value)), form)
+    canonical = _k8s.capacity_text(text)  # the planner's errors for an invalid quantity
+    return opaque_value(_k8s.QUANTITY, canonical, _qform.stored(text)[1])

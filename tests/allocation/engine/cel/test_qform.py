@@ -138,8 +138,10 @@ def test_a_capacity_has_the_form_of_what_the_api_server_stored():
     assert _capacity('device.capacity["d"].a.asApproximateFloat() == 1.2', a="1.2")
     # no SI suffix past E: "1000E" is stored as "1"
     assert _capacity('device.capacity["d"].a.asInteger() == 1', a="1000E")
-    # a selector without form functions compares values as before
+    # a selector without form functions compares values as before, the stored ones
     assert _capacity('device.capacity["d"].a.compareTo(quantity("1")) == 0', a="1000m")
+    assert _capacity('device.capacity["d"].a == quantity("1")', a="1000E")
+    assert _capacity('device.capacity["d"].a == quantity("1500m")', a="1.5")
     with pytest.raises(CelEvaluationError, match="cannot convert value to integer"):
         _capacity('device.capacity["d"].a.asInteger() == 1', a="100Ti")
 
