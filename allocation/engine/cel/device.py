@@ -166,7 +166,11 @@ def _refuse_internals(source: str) -> None:
 #: Functions whose literal argument Kubernetes validates at compile time (its AST validators
 #: for regex, duration and timestamp literals), with a probe that uses the literal.
 _LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
-                   "timestamp": "timestamp({})"}
+                   "timestamp": "timestamp({})", "find": '"".find({})',
+                   "findAll": '"".findAll({})'}
+#: Those upstream checks when it makes the program (regex.go's cel.OptimizeRegex), not
+#: with a validator, so its message is the program's, with Go's own text.
+_AT_PROGRAM = ("find", "findAll")
 
 
 def _check_literals(source: str) -> None:
@@ -178,13 +182,14 @@ def _check_literals(source: str) -> None:
             continue
         literal = tokens[index + 2]
         if tokens[index + 1].text != "(" or literal.kind != "string" \
-                or tokens[index + 3].text != ")":
+                or tokens[index + 3].text not in (")", ","):  # findAll(re, limit)
             continue
         probe = _LITERAL_PROBES[token.text].format(literal.text)
         ok, message = compile_device_program(probe, False).run({})
         if not ok:
-            raise CelCompileError(f"invalid {token.text} argument: {message}",
-                                  *_position(source, literal.start))
+            text = (f"program instantiation failed: {message}".replace("Illegal regex: ", "")
+                    if token.text in _AT_PROGRAM else f"invalid {token.text} argument: {message}")
+            raise CelCompileError(text, *_position(source, literal.start))
 
 
 def _position(source: str, offset: int) -> tuple[int, int]:
