@@ -24,8 +24,10 @@ function): it follows cel-go's value semantics (``traits.Comparer``, ``Adder``, 
 - ``indexOf`` compares with CEL's equality (``1 == 1.0``, ``true != 1``, lists and maps by
   value).
 
-The CEL library gives a uint to Python as a plain int, so uint results come back as int
-(docs/cel.md "Lists" lists this and the other deviations).
+The shared implementation cannot know the type the checker chose (an empty list's zero; a
+uint, which the CEL library hands Python as a plain int): calls resolved to one uint,
+double or duration overload run a function of that type instead (:data:`RETARGETED`,
+``_checked``). docs/cel.md "Lists" lists what still differs.
 
 :data:`FUNCTIONS` lists the overloads in ``_k8s.Overload``'s terms (kinds such as
 ``list(int)``; the hidden ``list(error)`` overload carries the run-time implementation of

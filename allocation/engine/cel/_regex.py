@@ -64,8 +64,9 @@ def _go_error(code: str, argument: str) -> ValueError:
     return ValueError(f"error parsing regexp: {code}: `{argument}`")
 
 
-def _go_only_refusals(pattern: str) -> None:
-    """What Go's parser refuses and RE2's accepts: ``\\C`` (any byte) outside ``\\Q...\\E``."""
+def _go_only_refusal(pattern: str) -> int:
+    """Where Go's parser refuses what RE2's accepts: the first ``\\C`` (any byte) outside
+    ``\\Q...\\E``; -1 for none."""
     index = 0
     while index < len(pattern) - 1:
         if pattern[index] != "\\":
@@ -77,8 +78,17 @@ def _go_only_refusals(pattern: str) -> None:
             index = len(pattern) if end < 0 else end + 2
             continue
         if escape == "C":
-            raise _go_error("invalid escape sequence", "\\C")
+            return index
         index += 2
+    return -1
+
+
+def _re2(pattern: str) -> re2._Regexp:
+    try:
+        return re2.compile(pattern.encode(), _OPTIONS)
+    except re2.error as error:
+        text = error.args[0].decode(errors="replace") if error.args else ""
+        raise _translated(text) from None
 
 
 @lru_cache(maxsize=512)
@@ -88,12 +98,23 @@ def compile_go(pattern: str) -> re2._Regexp:
     Raises:
         ValueError: the pattern does not compile: Go's message (``error parsing regexp: ...``).
     """
-    _go_only_refusals(pattern)
-    try:
-        return re2.compile(pattern.encode(), _OPTIONS)
-    except re2.error as error:
-        text = error.args[0].decode(errors="replace") if error.args else ""
-        raise _translated(text) from None
+    refused = _go_only_refusal(pattern)
+    if refused >= 0:
+        # Go parses left to right: an error before the \C comes first, except those only
+        # the end of the text shows, which cutting the pattern there would make up.
+        try:
+            _re2(pattern[:refused])
+        except ValueError as error:
+            if "unexpected )" in str(error):  # whose argument is the whole pattern
+                raise _go_error("unexpected )", pattern) from None
+            if not any(f"closing {c}" in str(error) for c in ")]"):
+                raise
+        raise _go_error("invalid escape sequence", "\\C")
+    _re2(pattern)
+    # Go looks for a match at character boundaries only; RE2's unanchored search on UTF-8
+    # also tries the bytes inside a character, where \B matches: so search anchored, after
+    # a lazy run of whole characters, and take the pattern's group.
+    return _re2(f"(?s:.)*?({pattern})")
 
 
 def _translated(text: str) -> ValueError:
@@ -119,10 +140,17 @@ def _rune_width(data: bytes, pos: int) -> int:
     return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
 
 
+def _search(regexp: re2._Regexp, data: bytes, pos: int) -> tuple[int, int] | None:
+    """The span of the leftmost-first match at or after ``pos`` (a character boundary)."""
+    match = regexp.match(data, pos)
+    return None if match is None else match.span(1)
+
+
 def find(text: str, pattern: str) -> str:
     """``text.find(pattern)``: Go's ``FindString``, the leftmost-first match or ""."""
-    match = _illegal(pattern).search(text.encode())
-    return "" if match is None else match.group().decode()
+    data = text.encode()
+    span = _search(_illegal(pattern), data, 0)
+    return "" if span is None else data[span[0] : span[1]].decode()
 
 
 def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
@@ -138,10 +166,10 @@ def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     found: list[str] = []
     pos, previous_end = 0, -1
     while len(found) < wanted and pos <= end:
-        match = regexp.search(data, pos)
-        if match is None:
+        span = _search(regexp, data, pos)
+        if span is None:
             break
-        start, stop = match.span()
+        start, stop = span
         accept = True
         if stop == pos:  # an empty match at pos
             accept = start != previous_end

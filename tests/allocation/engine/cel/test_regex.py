@@ -49,6 +49,8 @@ STR = "'this is a 123 string 456'"
     "'é€😀x'.find('[^a-z]+$') == ''", "'αβγ'.find('\\\\p{Greek}+') == 'αβγ'",
     "'a١'.find('\\\\d') == ''", "'a١'.find('\\\\pN') == '١'",
     "'KELVIN K k'.findAll('(?i)k') == ['K', 'K', 'k']",
+    # only at character boundaries: RE2's own search finds \B inside é's two bytes
+    "'AéA'.findAll('\\\\B') == []", "'cA 2٣'.findAll('\\\\B') == ['', '']",
     # Go's syntax: leftmost-first, . not matching a newline, ^ and $ at the ends
     "'a\\nb'.find('a.b') == ''", "'a\\nb'.find('(?s)a.b') == 'a\\nb'",
     "'ab\\ncd'.findAll('^.') == ['a']", "'ab\\ncd'.findAll('(?m)^.') == ['a', 'c']",
@@ -88,6 +90,22 @@ def test_literal_patterns_that_do_not_compile(pattern: str, message: str) -> Non
         error = compile_error(f"device.driver.{call}")
         assert error.message == f"program instantiation failed: error parsing regexp: {message}"
         assert (error.line, error.column) == (1, 20 if call.startswith("find(") else 23)
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    # Go parses left to right: an error before \C is reported, the missing ) at the end not
+    ("??-\\C", "missing argument to repetition operator: `??`"),
+    ("(\\C", "invalid escape sequence: `\\C`"),
+    ("\\pN)a\\C", "unexpected ): `\\pN)a\\C`"),  # of the whole pattern, as Go
+    ("\\Q\\C\\E", None),  # quoted: the characters \ and C
+])
+def test_go_refuses_any_byte(pattern: str, message: str | None) -> None:
+    literal = pattern.replace("\\", "\\\\")
+    expression = f"device.driver.findAll(device.driver.substring(0, 0) + '{literal}') == []"
+    if message is None:
+        assert value(expression)
+    else:
+        assert runtime_error(expression) == f"Illegal regex: error parsing regexp: {message}"
 
 
 def test_a_dynamic_pattern_that_does_not_compile_is_a_runtime_error() -> None:
