@@ -118,6 +118,8 @@ def retarget(serialized: bytes, functions: Mapping[str, str]) -> bytes | None:
     every call the checker resolved to exactly one overload id of ``functions`` calling the
     function it maps to instead; None when there is no such call.
     """
+    if not any(overload.encode() in serialized for overload in functions):
+        return None
     envelope = _fields(serialized)
     checked_at = next(i for i, (n, _w, _v) in enumerate(envelope) if n == 2)
     checked = _fields(envelope[checked_at][2])  # type: ignore[arg-type]
