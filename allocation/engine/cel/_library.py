@@ -48,7 +48,6 @@ SELECTOR_VARIABLES = {
     "intSlices": _T.Map(_T.STRING, _T.List(_T.INT)),
     "stringSlices": _T.Map(_T.STRING, _T.List(_T.STRING)),
 }
-_TYPED_CALLS = re.compile(r"\b(sum|min|max)\b")
 _ERROR_AT = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
@@ -111,9 +110,12 @@ def compile_device_program(source: str, consumable_capacity: bool,
         expression = env.compile(source)
     except RuntimeError as error:
         raise _compile_error(str(error), None if compatibility is None else source) from None
-    if _TYPED_CALLS.search(source):  # one implementation per type where it matters
-        retargeted = _checked.retarget(expression.serialize(), _lists.RETARGETED)
-        expression = expression if retargeted is None else env.deserialize(retargeted)
+    # The lists library's calls, in the checked expression (_checked.review).
+    retargeted, problem = _checked.review(source, expression.serialize)
+    if problem is not None:
+        raise CelCompileError.at(problem[1], source, problem[0])
+    if retargeted is not None:
+        expression = env.deserialize(retargeted)
     return Program(_type_name(expression.return_type()), expression)
 
 

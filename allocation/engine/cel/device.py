@@ -153,14 +153,14 @@ def _refuse_internals(source: str) -> None:
         field = bool(before) and before[-1].text == "." and len(before) == 2 and (
             before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
         if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
-            raise CelCompileError(f"undeclared reference to '{token.text}'",
-                                  *_position(source, token.start))
+            raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
+                                     token.start)
         # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but
         # opaque ones: no message literal (``net.IP{}``), with cel-go's error at the brace.
         after = [t.text for t in tokens[index : index + 4]]
         if after in (["net", ".", "IP", "{"], ["net", ".", "CIDR", "{"]) and not field:
-            raise CelCompileError(f"'net.{after[2]}' is not a message type",
-                                  *_position(source, tokens[index + 3].start))
+            raise CelCompileError.at(f"'net.{after[2]}' is not a message type", source,
+                                     tokens[index + 3].start)
 
 
 #: Functions whose literal argument Kubernetes validates at compile time (its AST validators
@@ -189,12 +189,7 @@ def _check_literals(source: str) -> None:
         if not ok:
             text = (f"program instantiation failed: {message}".replace("Illegal regex: ", "")
                     if token.text in _AT_PROGRAM else f"invalid {token.text} argument: {message}")
-            raise CelCompileError(text, *_position(source, literal.start))
-
-
-def _position(source: str, offset: int) -> tuple[int, int]:
-    before = source[:offset]
-    return before.count("\n") + 1, offset - before.rfind("\n")
+            raise CelCompileError.at(text, source, literal.start)
 
 
 # The values read, as cache keys -----------------------------------------------------------

@@ -33,3 +33,22 @@ def test_a_field_of_the_same_name_is_left_alone() -> None:
     out = _checked.retarget(_serialized(source), {"list_double_sum_double": "sum@double"})
     assert out is not None and out.count(b"sum@double") == 1
     assert _device_env(True, None).deserialize(out).eval(data={}).plain_value() is True
+
+
+_INDEX = {"list_a_index_of_int", "list_a_last_index_of_int"}
+
+
+def test_the_element_and_the_argument_are_unified_as_cel_go_does() -> None:
+    assert _checked.mismatched_element(_serialized("[1].indexOf(2) == 0"), _INDEX) is None
+    assert _checked.mismatched_element(_serialized("'ab'.indexOf('b') == 1"), _INDEX) is None
+    offset, message = _checked.mismatched_element(
+        _serialized("[1].indexOf(2) == 0 || [[1]].lastIndexOf([1.0]) == 0"), _INDEX)
+    assert offset == 40 and message == ("found no matching overload for 'lastIndexOf' "
+                                        "applied to 'list(list(int)).(list(double))'")
+
+
+def test_optional_values_that_may_reach_python_are_found() -> None:
+    names = {"list_hidden_min", "list_int_min_int"}
+    assert _checked.may_pass_optional(_serialized("[1].min() == 1"), names) is None
+    assert _checked.may_pass_optional(_serialized("dyn([optional.of(1)]).min() == 1"),
+                                      names) == (25, "min")

@@ -184,10 +184,49 @@ def test_typed_overflow() -> None:
     assert run("[18446744073709551615u, 1u].sum() == 0u") == (False, "unsigned integer overflow")
 
 
-def test_known_deviation_index_of_any_type() -> None:
-    # docs/cel.md "Lists": upstream's list(A).indexOf(A) is declared list(dyn), dyn (the
-    # library cannot implement a type parameter), so a mismatch compiles here.
-    assert run("[1, 2].indexOf('a') == -1") == (True, True)  # upstream: a compile error
+@pytest.mark.parametrize(("expression", "message", "column"), [
+    # list(A).indexOf(A) is declared list(dyn), dyn (the library cannot implement a type
+    # parameter): the checked types are unified as cel-go does (_checked), with its text.
+    ("[1, 2].indexOf('a') == 0", "'list(int).(string)'", 15),
+    ("[1, 2].lastIndexOf(2u) == 0", "'list(int).(uint)'", 19),
+    ("[1.0].filter(x, x > 0.0).indexOf(1) == 0", "'list(double).(int)'", 33),
+    ("[duration('1s')].indexOf(1) == 0", "'list(duration).(int)'", 25),
+    ("[[1]].indexOf(['a']) == 0", "'list(list(int)).(list(string))'", 14),
+    ("[{'a': 1}].indexOf({1: 2}) == 0", "'list(map(string, int)).(map(int, int))'", 19),
+    ("[quantity('1')].indexOf(semver('1.0.0')) == 0",
+     "'list(kubernetes.Quantity).(kubernetes.Semver)'", 24),
+    ("[ip('1.2.3.4')].indexOf(cidr('1.2.3.4/32')) == 0", "'list(net.IP).(net.CIDR)'", 24),
+    ("[1].indexOf(null) == 0", "'list(int).(null)'", 12),
+    ("[[]].indexOf(1) == 0", "'list(list(dyn)).(int)'", 13),
+    ("[int].indexOf(1) == 0", "'list(type(int)).(int)'", 14),
+    ("[1].exists(x, [x].indexOf('a') == 0)", "'list(int).(string)'", 26),
+])
+def test_index_of_an_element_of_another_type_does_not_compile(
+        expression: str, message: str, column: int) -> None:
+    error = compile_error(expression)
+    name = "lastIndexOf" if "lastIndexOf" in expression else "indexOf"
+    assert error.message == f"found no matching overload for '{name}' applied to {message}"
+    assert (error.line, error.column) == (1, column)
+
+
+@pytest.mark.parametrize("expression", [
+    "[].indexOf('a') == -1", "[[1]].indexOf([]) == -1", "[{}].indexOf({1: 'a'}) == -1",
+    "['a'].indexOf(dyn(1)) == -1", "dyn([1]).indexOf('a') == -1",
+    "[timestamp('2020-01-01T00:00:00Z')].lastIndexOf(null) == -1",
+    "[semver('1.0.0')].indexOf(null) == -1", "'abc'.indexOf('b') == 1",
+])
+def test_index_of_what_cel_go_unifies(expression: str) -> None:
+    assert run(expression) == (True, True)
+
+
+def test_known_deviation_lists_of_optional_values() -> None:
+    # docs/cel.md "Lists": the library crashes the process handing Python an optional value
+    # inside a list, so a list function that may get one does not compile here.
+    for expression in ("[optional.of(1)].indexOf(optional.none()) == 0",
+                       "dyn([optional.of(1)]).min() == 1", "[dyn(optional.of(1))].sum() == 1"):
+        assert "lists that may hold optional values are not supported" in compile_error(
+            expression).message
+    assert run("[1, 2].sum() == 3 && optional.of(1).hasValue()") == (True, True)
 
 
 def test_implementations_directly() -> None:
