@@ -171,6 +171,8 @@ _LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
 #: Those upstream checks when it makes the program (regex.go's cel.OptimizeRegex), not
 #: with a validator, so its message is the program's, with Go's own text.
 _AT_PROGRAM = ("find", "findAll")
+#: What may follow the literal: findAll(re, limit); matches(text, re) is the global form.
+_LITERAL_ENDS = {"findAll": (")", ",")}
 
 
 def _check_literals(source: str) -> None:
@@ -182,7 +184,7 @@ def _check_literals(source: str) -> None:
             continue
         literal = tokens[index + 2]
         if tokens[index + 1].text != "(" or literal.kind != "string" \
-                or tokens[index + 3].text not in (")", ","):  # findAll(re, limit)
+                or tokens[index + 3].text not in _LITERAL_ENDS.get(token.text, (")",)):
             continue
         probe = _LITERAL_PROBES[token.text].format(literal.text)
         ok, message = compile_device_program(probe, False).run({})
