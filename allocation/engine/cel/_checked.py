@@ -336,5 +336,9 @@ def review(source: str, serialize: Callable[[], bytes]
         if passed is not None:
             return None, (passed[0], f"{passed[1] or 'a list function'}: lists that may hold "
                           "optional values are not supported")
-    retargeted = retarget(serialized, _lists.RETARGETED) if _TYPED_CALLS.search(source) else None
-    return retargeted, None
+    if not _TYPED_CALLS.search(source):
+        return None, None
+    try:
+        return retarget(serialized, _lists.RETARGETED), None
+    except (ValueError, IndexError, KeyError, TypeError, StopIteration, AttributeError):
+        return None, None  # a form not foreseen here: the shared implementations run

@@ -108,7 +108,12 @@ def cel_equal(left: object, right: object) -> bool:
 
 
 def is_sorted(items: list[object]) -> bool:
-    """``list.isSorted()``: no element compares greater than the next."""
+    """``list.isSorted()``: no element compares greater than the next.
+
+    Raises:
+        ValueError: an element that cannot be compared ("no such overload", with
+            ``isSorted(list)`` when it is the first).
+    """
     previous = None
     for index, item in enumerate(items):
         if not _comparable(item):
@@ -121,6 +126,8 @@ def is_sorted(items: list[object]) -> bool:
 
 def _extreme(name: str, prefer: int) -> Callable[[list[object]], object]:
     def pick(items: list[object]) -> object:
+        """The first element no other is preferred to; ValueError "<name> called on empty
+        list", or "no such overload" for an element that cannot be compared."""
         if not items:
             raise ValueError(f"{name} called on empty list")
         result = items[0]
@@ -141,7 +148,12 @@ list_max = _extreme("max", -1)
 
 
 def list_sum(items: list[object]) -> object:
-    """``list.sum()``: the zero of the first element's type plus every element."""
+    """``list.sum()``: the zero of the first element's type plus every element.
+
+    Raises:
+        ValueError: "integer overflow", "unsigned integer overflow", "no such overload" (an
+            element that cannot be added; "no such overload: sum(list)" for the first).
+    """
     if not items:
         return 0
     first = items[0]

@@ -147,7 +147,11 @@ def _search(regexp: re2._Regexp, data: bytes, pos: int) -> tuple[int, int] | Non
 
 
 def find(text: str, pattern: str) -> str:
-    """``text.find(pattern)``: Go's ``FindString``, the leftmost-first match or ""."""
+    """``text.find(pattern)``: Go's ``FindString``, the leftmost-first match or "".
+
+    Raises:
+        ValueError: the pattern does not compile: ``Illegal regex: error parsing regexp: ...``.
+    """
     data = text.encode()
     span = _search(_illegal(pattern), data, 0)
     return "" if span is None else data[span[0] : span[1]].decode()
@@ -158,6 +162,9 @@ def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 
     Go's loop (regexp.go ``allMatches``): search from ``pos``; an empty match that ends
     where the previous match ended is skipped; after an empty match move on one character.
+
+    Raises:
+        ValueError: the pattern does not compile: ``Illegal regex: error parsing regexp: ...``.
     """
     regexp = _illegal(pattern)
     data = text.encode()
