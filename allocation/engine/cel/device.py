@@ -141,13 +141,15 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity, Semver, IP and CIDR are messages underneath: refuse naming their field,
-    the type of the first two (``kubernetes.Quantity{}``), or a literal of the others,
-    which Kubernetes' opaque types do not have."""
+    """Quantity, Semver, URL, NamedFormat, IP and CIDR are messages underneath: refuse
+    naming their field, the type of the first four (``kubernetes.Quantity{}``; upstream's
+    object types that no type provider knows), or a literal of the others, which
+    Kubernetes' opaque types do not have."""
     tokens = tokenize(source)
     for index, token in enumerate(tokens):
         typed = [t.text for t in tokens[index : index + 3]] in (
-            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"])
+            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"],
+            ["kubernetes", ".", "URL"], ["kubernetes", ".", "NamedFormat"])
         # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
         before = tokens[max(index - 2, 0) : index]
         field = bool(before) and before[-1].text == "." and len(before) == 2 and (
