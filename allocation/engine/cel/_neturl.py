@@ -30,7 +30,9 @@ _HOST_EXTRA = frozenset(b"!$&'()*+,;=:[]<>\"")
 _RESERVED = frozenset(b"$&+,/:;=?@")
 _VALID_ENCODED = frozenset(b"!$&'()*+,;=:@[]%")
 _USERINFO = frozenset(b"-._:~!$&'()*+,;=%@")
-_STRICT_COLONS = True  # Go 1.26 (Kubernetes 1.36): a host outside brackets has one colon
+#: The schemes whose host, outside brackets, may hold only one colon: every scheme in Go
+#: 1.26 (None), as Kubernetes 1.36 is built; Go 1.27 keeps the rule for http and https only.
+_STRICT_COLONS: frozenset[bytes] | None = None
 _MAX_QUERY_PARAMETERS = 10_000  # Go's urlmaxqueryparams default since go1.24 settings
 
 
@@ -213,7 +215,7 @@ def _scheme(raw: bytes) -> tuple[bytes, bytes]:
     return b"", raw
 
 
-def _parse_host(host: bytes) -> bytes:
+def _parse_host(scheme: bytes, host: bytes) -> bytes:
     """net/url's parseHost (Go 1.26): host[:port], unescaped."""
     opening = host.rfind(b"[")
     if opening > 0:
@@ -241,7 +243,7 @@ def _parse_host(host: bytes) -> bytes:
         return b"[" + name + b"]" + colon_port
     colon = host.find(b":")
     if colon >= 0:
-        if not _STRICT_COLONS:
+        if _STRICT_COLONS is not None and scheme not in _STRICT_COLONS:
             colon = host.rfind(b":")
         if not _valid_port(host[colon:]):
             raise URLError(f"invalid port {quote(host[colon:])} after host")
@@ -253,9 +255,10 @@ def _valid_userinfo(userinfo: bytes) -> bool:
     return all(c in _ALNUM or c in _USERINFO for c in userinfo)
 
 
-def _parse_authority(authority: bytes) -> tuple[tuple[bytes, bytes | None] | None, bytes]:
+def _parse_authority(scheme: bytes,
+                     authority: bytes) -> tuple[tuple[bytes, bytes | None] | None, bytes]:
     at = authority.rfind(b"@")
-    host = _parse_host(authority[at + 1 :])
+    host = _parse_host(scheme, authority[at + 1 :])
     if at < 0:
         return None, host
     userinfo = authority[:at]
@@ -301,7 +304,7 @@ def parse(raw: bytes, via_request: bool) -> GoURL:
             and rest.startswith(b"//"):
         authority, slash, path = rest[2:].partition(b"/")
         rest = slash + path
-        user, host = _parse_authority(authority)
+        user, host = _parse_authority(scheme, authority)
     elif scheme and rest.startswith(b"/"):
         omit_host = True
     path = _unescape(rest, _PATH)

@@ -163,6 +163,7 @@ def test_validate_reads_device_attributes() -> None:
 
 
 @pytest.mark.parametrize(("expression", "message", "column"), [
+    # upstream: '... applied to 'kubernetes.NamedFormat.(int)'' (member calls, docs/cel.md)
     ('format.dns1123Label().validate(1) == optional.none()',
      "found no matching overload for 'validate' applied to '(kubernetes.NamedFormat, int)'", 31),
     ('format.named(1).hasValue()',
