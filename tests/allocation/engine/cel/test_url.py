@@ -10,8 +10,11 @@ url.go (Go 1.26, as Kubernetes 1.36 is built; docs/cel.md "URL").
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allocation.engine.cel import compile_device_selector
+from allocation.engine.cel._neturl import parse_url
 from allocation.engine.cel._url import request_uri_error, url_text
 from allocation.engine.v1 import Allocator, make_profile
 from tests.allocation.engine.cel.device_helpers import compile_error, runtime_error, value
@@ -240,3 +243,23 @@ def test_a_v1_class_and_claim_select_with_both_libraries_through_the_allocator()
                      f"!format.dns1123Label().validate({attributes}.zone).hasValue()")
     outcome = allocator.allocate(node(), [claim("c0", wanted)])
     assert [r["device"] for r in outcome.allocations[0]["devices"]["results"]] == ["good"]
+
+
+_PIECES = st.sampled_from(["http:", "ftp:", "//", "/", "?", "#", "@", ":", "[", "]", "%", "%2F",
+                           "%25", "%41", "%C3%A9", "é", "a", "B", "1", "&", "=", ";", "+", " ",
+                           "[::1]", "[fe80::1%25en0]", "x.y", "80", "!", "'", "*", "~"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_a_url_value_parses_again_to_the_same_parts(text: str) -> None:
+    # The value is Go's String(); the accessors read it again with url.Parse, so String()
+    # must give back the fields the original text had.
+    try:
+        canonical = url_text(text)
+    except ValueError:
+        return
+    first, again = parse_url(text.encode()), parse_url(canonical.encode())
+    assert again.string() == canonical.encode()
+    assert (first.scheme, first.host, first.escaped_path(), first.raw_query) == (
+        again.scheme, again.host, again.escaped_path(), again.raw_query)
