@@ -237,6 +237,8 @@ def optional_calls(source: str) -> tuple[str, list[int]]:
     Returns:
         (the new source, the insertion offsets in increasing order).
     """
+    if "validate" not in source and "named" not in source:
+        return source, []  # most selectors: no tokenizing (it costs about 0.1 ms)
     tokens = tokenize(source)
     ends: list[int] = []
     for index in range(len(tokens)):

@@ -38,6 +38,7 @@ URL = "url"
 QUERY = "map:list:string"
 
 
+@lru_cache(maxsize=4096)
 def request_uri_error(text: str) -> str | None:
     """The error of Go's ``url.ParseRequestURI(text)`` (``parse "x": invalid URI for
     request``), None when it parses (``isURL``; the format library's ``uri``)."""
