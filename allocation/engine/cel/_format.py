@@ -88,7 +88,7 @@ def _too_long(value: str, limit: int, unit: str = "characters") -> list[str]:
     return [f"must be no more than {limit} {unit}"] if len(value.encode()) > limit else []
 
 
-def dns1123_label(value: str) -> list[str]:
+def _dns1123_label(value: str) -> list[str]:
     """apimachinery ``IsDNS1123Label``."""
     errors = _too_long(value, 63)
     if not _is_label(value):
@@ -97,7 +97,7 @@ def dns1123_label(value: str) -> list[str]:
     return errors
 
 
-def dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
+def _dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
     """apimachinery ``IsDNS1123Subdomain`` (``content``'s counts "bytes")."""
     errors = _too_long(value, 253, unit)
     if not _is_subdomain(value):
@@ -126,7 +126,7 @@ def _qualified_name(value: str) -> list[str]:
             errors.append("prefix part must be non-empty")
         else:
             errors += [f"prefix part {message}"
-                       for message in dns1123_subdomain(parts[0], "bytes")]
+                       for message in _dns1123_subdomain(parts[0], "bytes")]
     if not name:
         errors.append("name part must be non-empty")
     elif len(name.encode()) > 63:
@@ -192,12 +192,12 @@ def _uri(value: str) -> list[str]:
 
 #: The formats by the name ``format.named`` takes: (upstream's ``Name``, the validation).
 NAMES: dict[str, tuple[str, Callable[[str], list[str]]]] = {
-    "dns1123Label": ("DNS1123Label", dns1123_label),
-    "dns1123Subdomain": ("DNS1123Subdomain", dns1123_subdomain),
+    "dns1123Label": ("DNS1123Label", _dns1123_label),
+    "dns1123Subdomain": ("DNS1123Subdomain", _dns1123_subdomain),
     "dns1035Label": ("DNS1035Label", _dns1035_label),
     "qualifiedName": ("QualifiedName", _qualified_name),
-    "dns1123LabelPrefix": ("DNS1123LabelPrefix", _prefix(dns1123_label)),
-    "dns1123SubdomainPrefix": ("DNS1123SubdomainPrefix", _prefix(dns1123_subdomain)),
+    "dns1123LabelPrefix": ("DNS1123LabelPrefix", _prefix(_dns1123_label)),
+    "dns1123SubdomainPrefix": ("DNS1123SubdomainPrefix", _prefix(_dns1123_subdomain)),
     "dns1035LabelPrefix": ("DNS1035LabelPrefix", _prefix(_dns1035_label)),
     "labelValue": ("LabelValue", _label_value),
     "uri": ("URI", _uri),
