@@ -19,7 +19,7 @@ from itertools import product
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from allocation.engine.cel import _k8s, _net
+from allocation.engine.cel import _format, _k8s, _net, _url
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -65,9 +65,12 @@ class Program:
             return False, _clean(str(error))
         except MemoryError:  # the cost budget should prevent this; never let it escape
             return False, "evaluation ran out of memory"
-        if value.type() == _T.ERROR:
-            return False, _clean(str(value.value()))
-        return True, value.plain_value()
+        try:
+            if value.type() == _T.ERROR:
+                return False, _clean(str(value.value()))
+            return True, value.plain_value()
+        except TypeError:  # an optional (format.named("x") through dyn): no Python value
+            return False, "the result is an optional value, not a plain one"
 
     def run_bool(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """As :meth:`run`, with the run-time error messages of cel-go ("no such key: x") and a
@@ -102,10 +105,16 @@ def compile_device_program(source: str, consumable_capacity: bool,
     environment of that version: only the extensions Kubernetes had by then. Its error is
     the first, in cel-go's order (by position), at a call: the function a missing extension
     would declare. None: every extension, the stored-expressions environment."""
+    # The format library's optional results are maps here, read with [?""] (``_format``).
+    text, inserted = _format.optional_calls(source)
     try:
-        expression = _device_env(consumable_capacity, compatibility).compile(source)
+        expression = _device_env(consumable_capacity, compatibility).compile(text)
     except RuntimeError as error:
-        raise _compile_error(str(error), None if compatibility is None else source) from None
+        problem = _compile_error(str(error), None if compatibility is None else text)
+        if inserted and problem.line is not None and problem.column is not None:
+            problem = CelCompileError(problem.message, *_format.original_position(
+                text, inserted, problem.line, problem.column))
+        raise problem from None
     return Program(_type_name(expression.return_type()), expression)
 
 
@@ -237,7 +246,8 @@ def _extension() -> cel.CelExtension:
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
-                 _net.IP: "net.IP", _net.CIDR: "net.CIDR"}
+                 _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
+                 _format.FORMAT: "kubernetes.NamedFormat"}
 
 
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
@@ -298,6 +308,10 @@ def opaque_text(value: object) -> tuple[str, str] | None:
 def _cel_type(kind: str) -> cel.Type:
     if kind in _OPAQUE_NAMES:
         return _T(_OPAQUE_NAMES[kind])
+    if kind.startswith(("map:", "list:")):  # "map:list:string": map(string, list(string))
+        outer, inner = kind.split(":", 1)
+        return _T.Map(_T.STRING, _cel_type(inner)) if outer == "map" else _T.List(
+            _cel_type(inner))
     return _KINDS[kind]
 
 
@@ -321,7 +335,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
-    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS):
+    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS):
         declarations.setdefault(overload.function, []).append(cel.Overload(
             overload.overload_id, _cel_type(overload.result),
             [_cel_type(kind) for kind in overload.params], is_member=overload.member))
@@ -352,6 +366,9 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
                 result = overload.impl(*plain)
                 if overload.result in _OPAQUE_NAMES:
                     return classes[overload.result](**{OPAQUE_FIELD: result})
+                if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
+                    kind = overload.result.removeprefix("map:")
+                    return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
                 return result
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))
