@@ -22,7 +22,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _checked, _k8s, _lists, _net, _regex
+from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _regex, _url
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -68,9 +68,12 @@ class Program:
             return False, _clean(str(error))
         except MemoryError:  # the cost budget should prevent this; never let it escape
             return False, "evaluation ran out of memory"
-        if value.type() == _T.ERROR:
-            return False, _clean(str(value.value()))
-        return True, value.plain_value()
+        try:
+            if value.type() == _T.ERROR:
+                return False, _clean(str(value.value()))
+            return True, value.plain_value()
+        except TypeError:  # an optional (format.named("x") through dyn): no Python value
+            return False, "the result is an optional value, not a plain one"
 
     def run_bool(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """As :meth:`run`, with the run-time error messages of cel-go ("no such key: x") and a
@@ -105,15 +108,23 @@ def compile_device_program(source: str, consumable_capacity: bool,
     environment of that version: only the extensions Kubernetes had by then. Its error is
     the first, in cel-go's order (by position), at a call: the function a missing extension
     would declare. None: every extension, the stored-expressions environment."""
+    # The format library's optional results are maps here, read with [?""] (``_format``).
+    text, inserted = _format.optional_calls(source)
     env = _device_env(consumable_capacity, compatibility)
     try:
-        expression = env.compile(source)
+        expression = env.compile(text)
     except RuntimeError as error:
-        raise _compile_error(str(error), None if compatibility is None else source) from None
+        problem = _compile_error(str(error), None if compatibility is None else text)
+        if inserted and problem.line is not None and problem.column is not None:
+            problem = CelCompileError(problem.message, *_format.original_position(
+                text, inserted, problem.line, problem.column))
+        raise problem from None
     # The lists library's calls, in the checked expression (_checked.review).
-    retargeted, problem = _checked.review(source, expression.serialize)
-    if problem is not None:
-        raise CelCompileError.at(problem[1], source, problem[0])
+    retargeted, found = _checked.review(text, expression.serialize)
+    if found is not None:
+        problem = CelCompileError.at(found[1], text, found[0])
+        raise CelCompileError(problem.message, *_format.original_position(
+            text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
     if retargeted is not None:
         expression = env.deserialize(retargeted)
     return Program(_type_name(expression.return_type()), expression)
@@ -247,7 +258,8 @@ def _extension() -> cel.CelExtension:
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
-                 _net.IP: "net.IP", _net.CIDR: "net.CIDR"}
+                 _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
+                 _format.FORMAT: "kubernetes.NamedFormat"}
 
 
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
@@ -311,8 +323,10 @@ _LIBRARY_KINDS = {"duration": _T.DURATION, "timestamp": _T.TIMESTAMP, "error": _
 def _cel_type(kind: str) -> cel.Type:
     if kind in _OPAQUE_NAMES:
         return _T(_OPAQUE_NAMES[kind])
-    if kind.startswith("list("):  # the lists and regex libraries: list(int), list(string)
-        return _T.List(_cel_type(kind[5:-1]))
+    if kind.startswith(("map:", "list:")):  # "map:list:string": map(string, list(string))
+        outer, inner = kind.split(":", 1)
+        return _T.Map(_T.STRING, _cel_type(inner)) if outer == "map" else _T.List(
+            _cel_type(inner))
     return _LIBRARY_KINDS.get(kind) or _KINDS[kind]
 
 
@@ -336,12 +350,13 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
-    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_lists.FUNCTIONS, *_regex.FUNCTIONS):
+    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS,
+                     *_lists.FUNCTIONS, *_regex.FUNCTIONS):
         declarations.setdefault(overload.function, []).append(_declared(overload))
         # The run time tells overloads apart by kind only (both opaque types are messages),
         # so one implementation per kind signature dispatches on the values' types.
         # (Likewise every list is a list: the lists library's typed overloads share one.)
-        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split("(")[0]
+        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split(":")[0]
                         for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
     impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
@@ -379,6 +394,9 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
                 result = overload.impl(*plain)
                 if overload.result in _OPAQUE_NAMES:
                     return classes[overload.result](**{OPAQUE_FIELD: result})
+                if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
+                    kind = overload.result.removeprefix("map:")
+                    return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
                 return _as_dyn(result)
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))

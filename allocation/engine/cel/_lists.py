@@ -224,7 +224,7 @@ def _typed(function: str, overload_id: str, types: tuple[str, ...], result: str,
            impl: Callable[..., object]) -> list[Overload]:
     """Upstream's ``templatedOverloads``: one member overload per element type, ids as
     upstream's (``list_int_sum_int``); ``result`` "T" is the element type."""
-    return [Overload(function, overload_id.format(t=kind), (f"list({kind})",),
+    return [Overload(function, overload_id.format(t=kind), (f"list:{kind}",),
                      kind if result == "T" else result, True, impl) for kind in types]
 
 
@@ -232,11 +232,11 @@ def _overloads() -> list[Overload]:
     return [
         *_typed("isSorted", "list_{t}_is_sorted_bool", _COMPARABLE, "bool", is_sorted),
         # The hidden overload first: the run time registers the first of a group.
-        Overload("sum", "list_hidden_sum", (f"list({HIDDEN})",), "dyn", True, list_sum),
+        Overload("sum", "list_hidden_sum", (f"list:{HIDDEN}",), "dyn", True, list_sum),
         *_typed("sum", "list_{t}_sum_{t}", _SUMMABLE, "T", list_sum),
-        Overload("max", "list_hidden_max", (f"list({HIDDEN})",), "dyn", True, list_max),
+        Overload("max", "list_hidden_max", (f"list:{HIDDEN}",), "dyn", True, list_max),
         *_typed("max", "list_{t}_max_{t}", _COMPARABLE, "T", list_max),
-        Overload("min", "list_hidden_min", (f"list({HIDDEN})",), "dyn", True, list_min),
+        Overload("min", "list_hidden_min", (f"list:{HIDDEN}",), "dyn", True, list_min),
         *_typed("min", "list_{t}_min_{t}", _COMPARABLE, "T", list_min),
     ]
 
@@ -248,12 +248,12 @@ RETARGETED = {"list_uint_sum_uint": "sum@uint", "list_double_sum_double": "sum@d
               "list_duration_sum_duration": "sum@duration", "list_uint_min_uint": "min@uint",
               "list_uint_max_uint": "max@uint"}
 _RETARGETS = (
-    Overload("sum@uint", "sum_uint@", ("list(uint)",), "uint", True, _typed_sum(0, True)),
-    Overload("sum@double", "sum_double@", ("list(double)",), "double", True, _typed_sum(0.0)),
-    Overload("sum@duration", "sum_duration@", ("list(duration)",), "duration", True,
+    Overload("sum@uint", "sum_uint@", ("list:uint",), "uint", True, _typed_sum(0, True)),
+    Overload("sum@double", "sum_double@", ("list:double",), "double", True, _typed_sum(0.0)),
+    Overload("sum@duration", "sum_duration@", ("list:duration",), "duration", True,
              _typed_sum(timedelta(0))),
-    Overload("min@uint", "min_uint@", ("list(uint)",), "uint", True, list_min),
-    Overload("max@uint", "max_uint@", ("list(uint)",), "uint", True, list_max),
+    Overload("min@uint", "min_uint@", ("list:uint",), "uint", True, list_min),
+    Overload("max@uint", "max_uint@", ("list:uint",), "uint", True, list_max),
 )
 
 #: The overloads of functions no extension declares.
@@ -262,7 +262,7 @@ FUNCTIONS: tuple[Overload, ...] = (*_overloads(), *_RETARGETS)
 #: same names. Upstream's ``list(A), A`` is declared ``list(dyn), dyn``: the library's type
 #: parameters cannot be given an implementation.
 EXTENDING: tuple[Overload, ...] = (
-    Overload("indexOf", "list_a_index_of_int", ("list(dyn)", "dyn"), "int", True, index_of),
-    Overload("lastIndexOf", "list_a_last_index_of_int", ("list(dyn)", "dyn"), "int", True,
+    Overload("indexOf", "list_a_index_of_int", ("list:dyn", "dyn"), "int", True, index_of),
+    Overload("lastIndexOf", "list_a_last_index_of_int", ("list:dyn", "dyn"), "int", True,
              last_index_of),
 )

@@ -193,8 +193,8 @@ def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 #: Every overload of the library (k8s.io/apiserver pkg/cel/library/regex.go).
 FUNCTIONS: tuple[Overload, ...] = (
     Overload("find", "string_find_string", ("string", "string"), "string", True, find),
-    Overload("findAll", "string_find_all_string", ("string", "string"), "list(string)", True,
+    Overload("findAll", "string_find_all_string", ("string", "string"), "list:string", True,
              find_all),
     Overload("findAll", "string_find_all_string_int", ("string", "string", "int"),
-             "list(string)", True, find_all),
+             "list:string", True, find_all),
 )

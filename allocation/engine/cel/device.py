@@ -141,18 +141,31 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity, Semver, IP and CIDR are messages underneath: refuse naming their field,
-    the type of the first two (``kubernetes.Quantity{}``), or a literal of the others,
-    which Kubernetes' opaque types do not have."""
+    """Quantity, Semver, URL, NamedFormat, IP and CIDR are messages underneath: refuse
+    naming their field, the type of the first four (``kubernetes.Quantity{}``; upstream's
+    object types that no type provider knows), or a literal of the others, which
+    Kubernetes' opaque types do not have."""
     tokens = tokenize(source)
     for index, token in enumerate(tokens):
         typed = [t.text for t in tokens[index : index + 3]] in (
-            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"])
+            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"],
+            ["kubernetes", ".", "URL"], ["kubernetes", ".", "NamedFormat"])
         # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
         before = tokens[max(index - 2, 0) : index]
         field = bool(before) and before[-1].text == "." and len(before) == 2 and (
             before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
-        if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
+        if token.kind == "ident" and typed and not field:
+            # cel-go's words: the qualified name at a message literal's brace, else the
+            # first name where it stands.
+            brace = tokens[index + 3] if index + 3 < len(tokens) else None
+            if brace is not None and brace.text == "{":
+                root = "." if index and tokens[index - 1].text == "." else ""
+                name = root + "".join(t.text for t in tokens[index : index + 3])
+                raise CelCompileError.at(
+                    f"undeclared reference to '{name}' (in container '')", source, brace.start)
+            raise CelCompileError.at("undeclared reference to 'kubernetes' (in container '')",
+                                     source, token.start)
+        if token.kind == "ident" and token.text == OPAQUE_FIELD:
             raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
                                      token.start)
         # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but

@@ -183,6 +183,33 @@ def test_the_text_of_a_cidr_is_sized_as_its_longest_form() -> None:
     assert doubled.largest == 2 * 43
 
 
+@pytest.mark.parametrize(("source", "cost"), [
+    # cost_test.go TestURLsCost and TestNameFormatCost (estimated costs)
+    ("url('https:://kubernetes.io/').getScheme()", 3 + 1),  # 25 characters at 0.1, accessor
+    ("url('https:://kubernetes.io/').getQuery()", 3 + 1),
+    ("url('https:://kubernetes.io/') == url('https:://kubernetes.io/')", 3 + 3 + 3),
+    ("url('https:://kubernetes.io/') == url('http://x.b')", 3 + 1 + 1),  # the right's size
+    ('format.named("dns1123subdomain")', 1),
+    ('format.named("dns1123Subdomain").value().validate("my-name")', 1 + 1 + 32),
+    ('format.named("dns1123Label").value() == format.named("dns1123Label").value()',
+     2 + 2 + 7),  # a name of at most 64 characters at 0.1
+    # and over the device: a 64-character attribute
+    ('isURL(device.driver)', 1 + 1 + 1),
+    ('url(device.driver).getHost() == "x"', 2 + 7 + 1 + 1),
+    ('format.dns1123Label().validate(device.driver).hasValue()', 1 + 2 + 7 * 32 + 1),
+    ('format.uuid() == format.byte()', 1 + 1 + 7),
+])
+def test_url_and_format_cost_as_kubernetes_estimates_them(source: str, cost: int) -> None:
+    # k8s.io/apiserver pkg/cel/library/cost.go EstimateCallCost, over the v1 device bounds.
+    assert estimate(source, {"device": "device"}, DEVICE_BOUNDS).cost == cost
+
+
+def test_a_url_query_is_as_large_as_the_url() -> None:
+    built = estimate('url(device.driver).getQuery()["k"][0] + device.driver',
+                     {"device": "device"}, DEVICE_BOUNDS)
+    assert built.largest == 64 + 64
+
+
 _INTS, _UINTS = "[1, 2, 3, 4, 5]", "[uint(1), uint(2), uint(3), uint(4), uint(5)]"
 _DOUBLES, _BOOLS = "[1.0, 2.0, 3.0, 4.0, 5.0]", "[false, true, false, true, false]"
 _DURATIONS = "[duration('1s'), duration('2s'), duration('3s'), duration('4s'), duration('5s')]"
