@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import product
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _format, _k8s, _net, _url
+from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _regex, _url
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -97,9 +100,9 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
 def compile_device_program(source: str, consumable_capacity: bool,
                            compatibility: tuple[int, int] | None = None) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
-    :data:`DEVICE_VARIABLES`, the quantity, semver, IP and CIDR libraries, the standard
-    extensions; ``device.allowMultipleAllocations`` only with ``consumable_capacity``);
-    raise CelCompileError with the first error's position.
+    :data:`DEVICE_VARIABLES`, the quantity, semver, IP, CIDR, lists and regex libraries, the
+    standard extensions; ``device.allowMultipleAllocations`` only with
+    ``consumable_capacity``); raise CelCompileError with the first error's position.
 
     ``compatibility`` (major, minor) compiles in the API server's new-expressions
     environment of that version: only the extensions Kubernetes had by then. Its error is
@@ -107,14 +110,23 @@ def compile_device_program(source: str, consumable_capacity: bool,
     would declare. None: every extension, the stored-expressions environment."""
     # The format library's optional results are maps here, read with [?""] (``_format``).
     text, inserted = _format.optional_calls(source)
+    env = _device_env(consumable_capacity, compatibility)
     try:
-        expression = _device_env(consumable_capacity, compatibility).compile(text)
+        expression = env.compile(text)
     except RuntimeError as error:
         problem = _compile_error(str(error), None if compatibility is None else text)
         if inserted and problem.line is not None and problem.column is not None:
             problem = CelCompileError(problem.message, *_format.original_position(
                 text, inserted, problem.line, problem.column))
         raise problem from None
+    # The lists library's calls, in the checked expression (_checked.review).
+    retargeted, found = _checked.review(text, expression.serialize)
+    if found is not None:
+        problem = CelCompileError.at(found[1], text, found[0])
+        raise CelCompileError(problem.message, *_format.original_position(
+            text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
+    if retargeted is not None:
+        expression = env.deserialize(retargeted)
     return Program(_type_name(expression.return_type()), expression)
 
 
@@ -305,6 +317,9 @@ def opaque_text(value: object) -> tuple[str, str] | None:
     return None if kind is None else (kind, getattr(value, OPAQUE_FIELD))
 
 
+_LIBRARY_KINDS = {"duration": _T.DURATION, "timestamp": _T.TIMESTAMP, "error": _T.ERROR}
+
+
 def _cel_type(kind: str) -> cel.Type:
     if kind in _OPAQUE_NAMES:
         return _T(_OPAQUE_NAMES[kind])
@@ -312,7 +327,7 @@ def _cel_type(kind: str) -> cel.Type:
         outer, inner = kind.split(":", 1)
         return _T.Map(_T.STRING, _cel_type(inner)) if outer == "map" else _T.List(
             _cel_type(inner))
-    return _KINDS[kind]
+    return _LIBRARY_KINDS.get(kind) or _KINDS[kind]
 
 
 def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
@@ -335,22 +350,35 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
-    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS):
-        declarations.setdefault(overload.function, []).append(cel.Overload(
-            overload.overload_id, _cel_type(overload.result),
-            [_cel_type(kind) for kind in overload.params], is_member=overload.member))
+    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS,
+                     *_lists.FUNCTIONS, *_regex.FUNCTIONS):
+        declarations.setdefault(overload.function, []).append(_declared(overload))
         # The run time tells overloads apart by kind only (both opaque types are messages),
         # so one implementation per kind signature dispatches on the values' types.
-        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind for kind in overload.params)
+        # (Likewise every list is a list: the lists library's typed overloads share one.)
+        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split(":")[0]
+                        for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
     impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
+    extending: dict[str, list[cel.Overload]] = {}  # the strings extension's indexOf: it is
+    for overload in _lists.EXTENDING:  # declared already, so only an extension may add to it
+        extending.setdefault(overload.function, []).append(_declared(overload, overload.impl))
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(_extensions_yaml(compatibility)),
         descriptor_pool=pool,
         variables=_device_variables(consumable_capacity),
         functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],
         function_impls=impls,
+        extensions=[cel.CelExtension("kubernetes.lists", [
+            cel.FunctionDecl(name, overloads) for name, overloads in extending.items()])],
     )
+
+
+def _declared(overload: _k8s.Overload, impl: Callable[..., object] | None = None
+              ) -> cel.Overload:
+    return cel.Overload(overload.overload_id, _cel_type(overload.result),
+                        [_cel_type(kind) for kind in overload.params],
+                        is_member=overload.member, impl=impl)
 
 
 def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
@@ -369,12 +397,24 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
                 if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
                     kind = overload.result.removeprefix("map:")
                     return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
-                return result
+                return _as_dyn(result)
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))
         raise ValueError(f"no such overload: {group[0].function}({names})")
 
     return call
+
+
+def _as_dyn(value: object) -> object:
+    """The library takes a datetime or timedelta as a ``dyn`` result only as its message."""
+    message: Timestamp | Duration
+    if isinstance(value, datetime):
+        (message := Timestamp()).FromDatetime(value)
+    elif isinstance(value, timedelta):
+        (message := Duration()).FromTimedelta(value)
+    else:
+        return value
+    return message
 
 
 _NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')

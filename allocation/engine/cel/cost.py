@@ -59,6 +59,9 @@ _FORMATS = frozenset({"named", "dns1123Label", "dns1123Subdomain", "dns1035Label
                       "qualifiedName", "dns1123LabelPrefix", "dns1123SubdomainPrefix",
                       "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
                       "datetime"})
+_UNKNOWN = 2**64 - 1  # cel-go's size of what its estimator cannot size (math.MaxUint64)
+#: Kubernetes' lists library (``_lists``) and the strings extension's functions of two names.
+_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
 
 
 #: The functions of Kubernetes' IP and CIDR libraries (``_net``), as the tree names them.
@@ -276,7 +279,7 @@ class _Coster:
             costs.append(cost)
             shapes.append(shape)
         if kind == "list":
-            item = _Shape("scalar", 0)
+            item = shapes[0] if shapes else _Shape("scalar", 0)  # ["a"]: a list of strings
             for shape in shapes:
                 item = _union(item, shape)
             return _LIST_BASE + sum(costs), self._built(_Shape("list", len(shapes), item))
@@ -352,6 +355,15 @@ class _Coster:
             return self._url_or_format(name, args, shapes)
         if name == "value" and shapes and shapes[0].kind == "format":
             return args + 1, shapes[0]  # format.named(n).value(): a format (its equality)
+        if name in _LIST_FUNCTIONS and shapes:
+            return args + self._list(shapes[0]), _item(shapes[0]) if name in (
+                "min", "max") else _SCALAR
+        if name in ("find", "findAll") and len(shapes) > 1:
+            # As matches; the result is no longer than the string, nor are its matches.
+            cost = _factor(first + 1, _STRING_FACTOR) * _factor(shapes[1].size, _REGEX_FACTOR)
+            text = _Shape("string", first)
+            return args + cost, text if name == "find" else self._built(
+                _Shape("list", first, text))
         if name in ("add", "sub") and shapes:
             text = max(_item(s).size for s in shapes)
             return args + 1, _tagged(text + _TAG_TEXT)
@@ -399,6 +411,19 @@ class _Coster:
             result = {"ip": _IP, "cidr": _CIDR}.get(name, _SCALAR)
             return args + _factor(last, _STRING_FACTOR), result
         return args + 1, _SCALAR  # the members of an IP
+
+    def _list(self, target: _Shape) -> int:
+        """k8s.io/apiserver pkg/cel/library/cost.go for the lists library (and, by name, the
+        strings extension's ``indexOf``/``lastIndexOf``): 1 per element, plus traversing
+        each string or bytes element, whose size cel-go cannot estimate: its element node has
+        no path, and no list of the device is reached by one, so it is unbounded there and
+        any such call is over the limit; a string receiver is traversed once."""
+        if target.kind != "list":
+            return _factor(target.size, _STRING_FACTOR)
+        element = 1
+        if _item(target).kind in ("string", "bytes"):
+            element += _factor(_UNKNOWN, _STRING_FACTOR)
+        return min(target.size * element, _UNKNOWN)
 
     def _macro(self, node: Node) -> tuple[int, _Shape]:
         range_cost, range_shape = self.cost(node.args[0])

@@ -161,25 +161,31 @@ def _refuse_internals(source: str) -> None:
             if brace is not None and brace.text == "{":
                 root = "." if index and tokens[index - 1].text == "." else ""
                 name = root + "".join(t.text for t in tokens[index : index + 3])
-                raise CelCompileError(f"undeclared reference to '{name}' (in container '')",
-                                      *_position(source, brace.start))
-            raise CelCompileError("undeclared reference to 'kubernetes' (in container '')",
-                                  *_position(source, token.start))
+                raise CelCompileError.at(
+                    f"undeclared reference to '{name}' (in container '')", source, brace.start)
+            raise CelCompileError.at("undeclared reference to 'kubernetes' (in container '')",
+                                     source, token.start)
         if token.kind == "ident" and token.text == OPAQUE_FIELD:
-            raise CelCompileError(f"undeclared reference to '{token.text}'",
-                                  *_position(source, token.start))
+            raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
+                                     token.start)
         # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but
         # opaque ones: no message literal (``net.IP{}``), with cel-go's error at the brace.
         after = [t.text for t in tokens[index : index + 4]]
         if after in (["net", ".", "IP", "{"], ["net", ".", "CIDR", "{"]) and not field:
-            raise CelCompileError(f"'net.{after[2]}' is not a message type",
-                                  *_position(source, tokens[index + 3].start))
+            raise CelCompileError.at(f"'net.{after[2]}' is not a message type", source,
+                                     tokens[index + 3].start)
 
 
 #: Functions whose literal argument Kubernetes validates at compile time (its AST validators
 #: for regex, duration and timestamp literals), with a probe that uses the literal.
 _LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
-                   "timestamp": "timestamp({})"}
+                   "timestamp": "timestamp({})", "find": '"".find({})',
+                   "findAll": '"".findAll({})'}
+#: Those upstream checks when it makes the program (regex.go's cel.OptimizeRegex), not
+#: with a validator, so its message is the program's, with Go's own text.
+_AT_PROGRAM = ("find", "findAll")
+#: What may follow the literal: findAll(re, limit); matches(text, re) is the global form.
+_LITERAL_ENDS = {"findAll": (")", ",")}
 
 
 def _check_literals(source: str) -> None:
@@ -191,18 +197,14 @@ def _check_literals(source: str) -> None:
             continue
         literal = tokens[index + 2]
         if tokens[index + 1].text != "(" or literal.kind != "string" \
-                or tokens[index + 3].text != ")":
+                or tokens[index + 3].text not in _LITERAL_ENDS.get(token.text, (")",)):
             continue
         probe = _LITERAL_PROBES[token.text].format(literal.text)
         ok, message = compile_device_program(probe, False).run({})
         if not ok:
-            raise CelCompileError(f"invalid {token.text} argument: {message}",
-                                  *_position(source, literal.start))
-
-
-def _position(source: str, offset: int) -> tuple[int, int]:
-    before = source[:offset]
-    return before.count("\n") + 1, offset - before.rfind("\n")
+            text = (f"program instantiation failed: {message}".replace("Illegal regex: ", "")
+                    if token.text in _AT_PROGRAM else f"invalid {token.text} argument: {message}")
+            raise CelCompileError.at(text, source, literal.start)
 
 
 # The values read, as cache keys -----------------------------------------------------------
