@@ -19,6 +19,12 @@ class CelCompileError(ValueError):
                  else "compile error: ")
         super().__init__(f"{where}{message}")
 
+    @classmethod
+    def at(cls, message: str, source: str, offset: int) -> CelCompileError:
+        """The error at character ``offset`` of ``source`` (line and column from 1)."""
+        before = source[:offset]
+        return cls(message, before.count("\n") + 1, offset - before.rfind("\n"))
+
 
 class CelEvaluationError(Exception):
     """An expression that failed at run time (missing key, type mismatch, budget overrun)."""

@@ -50,9 +50,10 @@ _NANO = Fraction(1, 10**9)
 #: k8s.io/apiserver pkg/cel/environment/base.go v0.34.9, v0.35.6, v0.36.2 (the same list in
 #: all three) and dynamic-resource-allocation cel/compile.go (bindings); a new expression
 #: gets only those added by the API server's compatibility version (docs/cel.md
-#: "Environments by release"). Kubernetes' own libraries are not listed: quantity (1.28),
-#: IP and CIDR (1.30, ``_net``) and semver (1.33) predate every supported compatibility
-#: version (1.33 on), so every environment has them.
+#: "Environments by release"). Kubernetes' own libraries are not listed: URL, lists and
+#: regex (1.0, ``_url``, ``_lists``, ``_regex``), quantity (1.28), IP and CIDR (1.30,
+#: ``_net``), format (1.31, ``_format``) and semver (1.33) predate every supported
+#: compatibility version (1.33 on), so every environment has them.
 EXTENSIONS: tuple[tuple[str, int | None, tuple[int, int] | None, tuple[str, ...]], ...] = (
     ("bindings", None, (1, 31), ()),
     ("optional", None, (1, 28), ()),

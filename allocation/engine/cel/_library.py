@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import product
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _k8s, _net, _qform
+from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _qform, _regex, _url
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError, in_words
 
@@ -67,9 +70,12 @@ class Program:
             return False, _clean(str(error))
         except MemoryError:  # the cost budget should prevent this; never let it escape
             return False, "evaluation ran out of memory"
-        if value.type() == _T.ERROR:
-            return False, _clean(str(value.value()))
-        return True, value.plain_value()
+        try:
+            if value.type() == _T.ERROR:
+                return False, _clean(str(value.value()))
+            return True, value.plain_value()
+        except TypeError:  # an optional (format.named("x") through dyn): no Python value
+            return False, "the result is an optional value, not a plain one"
 
     def run_bool(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """As :meth:`run`, with the run-time error messages of cel-go ("no such key: x") and a
@@ -96,19 +102,34 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
 def compile_device_program(source: str, consumable_capacity: bool,
                            compatibility: tuple[int, int] | None = None) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
-    :data:`DEVICE_VARIABLES`, the quantity, semver, IP and CIDR libraries, the standard
-    extensions; ``device.allowMultipleAllocations`` only with ``consumable_capacity``);
-    raise CelCompileError with the first error's position.
+    :data:`DEVICE_VARIABLES`, the quantity, semver, IP, CIDR, lists and regex libraries, the
+    standard extensions; ``device.allowMultipleAllocations`` only with
+    ``consumable_capacity``); raise CelCompileError with the first error's position.
 
     ``compatibility`` (major, minor) compiles in the API server's new-expressions
     environment of that version: only the extensions Kubernetes had by then. Its error is
     the first, in cel-go's order (by position), at a call: the function a missing extension
     would declare. None: every extension, the stored-expressions environment."""
+    # The format library's optional results are maps here, read with [?""] (``_format``).
+    text, inserted = _format.optional_calls(source)
     forms = _qform.uses_forms(source)
+    env = _device_env(consumable_capacity, compatibility, forms)
     try:
-        expression = _device_env(consumable_capacity, compatibility, forms).compile(source)
+        expression = env.compile(text)
     except RuntimeError as error:
-        raise _compile_error(str(error), None if compatibility is None else source) from None
+        problem = _compile_error(str(error), None if compatibility is None else text)
+        if inserted and problem.line is not None and problem.column is not None:
+            problem = CelCompileError(problem.message, *_format.original_position(
+                text, inserted, problem.line, problem.column))
+        raise problem from None
+    # The lists library's calls, in the checked expression (_checked.review).
+    retargeted, found = _checked.review(text, expression.serialize)
+    if found is not None:
+        problem = CelCompileError.at(found[1], text, found[0])
+        raise CelCompileError(problem.message, *_format.original_position(
+            text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
+    if retargeted is not None:
+        expression = env.deserialize(retargeted)
     return Program(_type_name(expression.return_type()), expression, forms)
 
 
@@ -241,7 +262,8 @@ def _extension() -> cel.CelExtension:
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
 FORM_FIELD = "draplanner_form_of_the_quantity"  # _qform: ±0.0 floats, equality-neutral
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
-                 _net.IP: "net.IP", _net.CIDR: "net.CIDR"}
+                 _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
+                 _format.FORMAT: "kubernetes.NamedFormat"}
 
 
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
@@ -305,10 +327,17 @@ def opaque_text(value: object) -> tuple[str, str] | None:
     return None if kind is None else (kind, getattr(value, OPAQUE_FIELD))
 
 
+_LIBRARY_KINDS = {"duration": _T.DURATION, "timestamp": _T.TIMESTAMP, "error": _T.ERROR}
+
+
 def _cel_type(kind: str) -> cel.Type:
     if kind in _OPAQUE_NAMES:
         return _T(_OPAQUE_NAMES[kind])
-    return _KINDS[kind]
+    if kind.startswith(("map:", "list:")):  # "map:list:string": map(string, list(string))
+        outer, inner = kind.split(":", 1)
+        return _T.Map(_T.STRING, _cel_type(inner)) if outer == "map" else _T.List(
+            _cel_type(inner))
+    return _LIBRARY_KINDS.get(kind) or _KINDS[kind]
 
 
 def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
@@ -332,22 +361,35 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
-    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS):
-        declarations.setdefault(overload.function, []).append(cel.Overload(
-            overload.overload_id, _cel_type(overload.result),
-            [_cel_type(kind) for kind in overload.params], is_member=overload.member))
+    for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS,
+                     *_lists.FUNCTIONS, *_regex.FUNCTIONS):
+        declarations.setdefault(overload.function, []).append(_declared(overload))
         # The run time tells overloads apart by kind only (both opaque types are messages),
         # so one implementation per kind signature dispatches on the values' types.
-        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind for kind in overload.params)
+        # (Likewise every list is a list: the lists library's typed overloads share one.)
+        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split(":")[0]
+                        for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
     impls = {group[0].overload_id: _dispatcher(group, forms) for group in groups.values()}
+    extending: dict[str, list[cel.Overload]] = {}  # the strings extension's indexOf: it is
+    for overload in _lists.EXTENDING:  # declared already, so only an extension may add to it
+        extending.setdefault(overload.function, []).append(_declared(overload, overload.impl))
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(_extensions_yaml(compatibility)),
         descriptor_pool=pool,
         variables=_device_variables(consumable_capacity),
         functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],
         function_impls=impls,
+        extensions=[cel.CelExtension("kubernetes.lists", [
+            cel.FunctionDecl(name, overloads) for name, overloads in extending.items()])],
     )
+
+
+def _declared(overload: _k8s.Overload, impl: Callable[..., object] | None = None
+              ) -> cel.Overload:
+    return cel.Overload(overload.overload_id, _cel_type(overload.result),
+                        [_cel_type(kind) for kind in overload.params],
+                        is_member=overload.member, impl=impl)
 
 
 def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]:
@@ -369,12 +411,27 @@ def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object
                     if forms and overload.result == _k8s.QUANTITY:
                         return opaque_value(_k8s.QUANTITY, str(result), result.form)
                     return classes[overload.result](**{OPAQUE_FIELD: result})
-                return result
+                if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
+                    kind = overload.result.removeprefix("map:")
+                    return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
+                return _as_dyn(result)
         names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))
         raise ValueError(f"no such overload: {group[0].function}({names})")
 
     return call
+
+
+def _as_dyn(value: object) -> object:
+    """The library takes a datetime or timedelta as a ``dyn`` result only as its message."""
+    message: Timestamp | Duration
+    if isinstance(value, datetime):
+        (message := Timestamp()).FromDatetime(value)
+    elif isinstance(value, timedelta):
+        (message := Duration()).FromTimedelta(value)
+    else:
+        return value
+    return message
 
 
 _NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')

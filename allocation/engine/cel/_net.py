@@ -24,43 +24,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+from allocation.engine.cel._go import quote
 from allocation.engine.cel._k8s import Overload, accepts
 
-__all__ = ["IP", "CIDR", "FUNCTIONS", "ip_text", "cidr_text"]
+__all__ = ["IP", "CIDR", "FUNCTIONS", "ip_text", "cidr_text", "parse_addr"]
 
 IP = "ip"
 CIDR = "cidr"
 _MAPPED = 0xFFFF << 32  # ::ffff:0:0/96, IPv4-mapped IPv6 (netip Addr.Is4In6)
 _BITS = {4: 32, 6: 128}
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-               "\v": "\\v", '"': '\\"', "\\": "\\\\"}
 
 _Addr = tuple[int, int]  # (family 4 or 6, the address as an integer)
 
 
-def _quote(text: str) -> str:
-    """Go's ``strconv.Quote`` (and ``%q``): Python's printable characters are Go's
-    ``unicode.IsPrint`` (letters, marks, numbers, punctuation, symbols and ASCII space)."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if char in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    return '"' + "".join(out) + '"'
-
-
 def _addr_error(whole: str, message: str, at: str = "") -> ValueError:
     """netip's parseAddrError text."""
-    where = f" (at {_quote(at)})" if at else ""
-    return ValueError(f"ParseAddr({_quote(whole)}): {message}{where}")
+    where = f" (at {quote(at)})" if at else ""
+    return ValueError(f"ParseAddr({quote(whole)}): {message}{where}")
 
 
 def _ipv4(whole: str, text: str) -> int:
@@ -158,8 +138,15 @@ def _ipv6(whole: str) -> tuple[int, str]:
     return sum(group << (16 * (7 - index)) for index, group in enumerate(groups)), zone
 
 
-def _parse_addr(text: str) -> tuple[_Addr, str]:
-    """Go's ``netip.ParseAddr``: ((family, address), zone); ValueError with its message."""
+def parse_addr(text: str) -> tuple[_Addr, str]:
+    """Go's ``netip.ParseAddr`` (also net/url's check of a bracketed host, ``_url``).
+
+    Returns:
+        ((family 4 or 6, the address as an integer), the zone or "").
+
+    Raises:
+        ValueError: not an address, with netip's message (``ParseAddr("x"): ...``).
+    """
     for char in text:
         if char == ".":
             return (4, _ipv4(text, text)), ""
@@ -179,14 +166,14 @@ def _mapped(addr: _Addr) -> bool:
 def _ip(text: str) -> _Addr:
     """Upstream's ``parseIPAddr``: no zone, no IPv4-mapped IPv6 address."""
     try:
-        addr, zone = _parse_addr(text)
+        addr, zone = parse_addr(text)
     except ValueError as error:
-        raise ValueError(f"IP Address {_quote(text)} parse error during conversion from "
+        raise ValueError(f"IP Address {quote(text)} parse error during conversion from "
                          f"string: {error}") from None
     if zone:
-        raise ValueError(f"IP address {_quote(text)} with zone value is not allowed")
+        raise ValueError(f"IP address {quote(text)} with zone value is not allowed")
     if _mapped(addr):
-        raise ValueError(f"IPv4-mapped IPv6 address {_quote(text)} is not allowed")
+        raise ValueError(f"IPv4-mapped IPv6 address {quote(text)} is not allowed")
     return addr
 
 
@@ -224,13 +211,13 @@ _Prefix = tuple[int, int, int]  # (family, address, bits)
 def _parse_prefix(text: str) -> _Prefix:
     """Go's ``netip.ParsePrefix``; ValueError with its message."""
     def error(message: str) -> ValueError:
-        return ValueError(f"netip.ParsePrefix({_quote(text)}): {message}")
+        return ValueError(f"netip.ParsePrefix({quote(text)}): {message}")
 
     slash = text.rfind("/")
     if slash < 0:
         raise error("no '/'")
     try:
-        (family, address), zone = _parse_addr(text[:slash])
+        (family, address), zone = parse_addr(text[:slash])
     except ValueError as parse_error:
         raise error(str(parse_error)) from None
     if zone:
@@ -239,7 +226,7 @@ def _parse_prefix(text: str) -> _Prefix:
     # strconv.Atoi after netip's own check: decimal digits, no sign, no leading zero, int64
     if not bits or not all("0" <= c <= "9" for c in bits) \
             or (len(bits) > 1 and bits[0] == "0") or int(bits) > 2**63 - 1:
-        raise error(f"bad bits after slash: {_quote(bits)}")
+        raise error(f"bad bits after slash: {quote(bits)}")
     if int(bits) > _BITS[family]:
         raise error("prefix length out of range")
     return family, address, int(bits)
@@ -255,7 +242,7 @@ def _cidr(text: str) -> _Prefix:
     except ValueError as error:
         raise ValueError(f"{head}{head}{error}") from None
     if _mapped(prefix[:2]):
-        raise ValueError(f"{head}IPv4-mapped IPv6 address {_quote(text)} is not allowed")
+        raise ValueError(f"{head}IPv4-mapped IPv6 address {quote(text)} is not allowed")
     return prefix
 
 

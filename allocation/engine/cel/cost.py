@@ -50,6 +50,18 @@ _SCALAR_TEXT = 40  # the longest text string() makes of a number, timestamp or d
 _TAG_TEXT = 1_024  # canonical text may be longer than its source: "1e1000" has 1,001 digits
 _NET_TEXT = 43  # the longest canonical IP or CIDR text: eight groups of four hex digits, /128
 _ADDRESS_BYTES = 16  # an IPv6 address: upstream's containsIP/containsCIDR compare 2 x 16 bytes
+_FORMAT_NAME = 64  # Kubernetes' MaxFormatSize, the bound of a format's name (its equality)
+_FORMAT_REGEX = 128  # Kubernetes' MaxNameFormatRegexSize: validate() costs it per character
+#: The URL library's accessors and the format library's constants (``_url``, ``_format``).
+_URL_MEMBERS = frozenset({"getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
+                          "getQuery"})
+_FORMATS = frozenset({"named", "dns1123Label", "dns1123Subdomain", "dns1035Label",
+                      "qualifiedName", "dns1123LabelPrefix", "dns1123SubdomainPrefix",
+                      "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
+                      "datetime"})
+_UNKNOWN = 2**64 - 1  # cel-go's size of what its estimator cannot size (math.MaxUint64)
+#: Kubernetes' lists library (``_lists``) and the strings extension's functions of two names.
+_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
 
 
 #: The functions of Kubernetes' IP and CIDR libraries (``_net``), as the tree names them.
@@ -267,7 +279,7 @@ class _Coster:
             costs.append(cost)
             shapes.append(shape)
         if kind == "list":
-            item = _Shape("scalar", 0)
+            item = shapes[0] if shapes else _Shape("scalar", 0)  # ["a"]: a list of strings
             for shape in shapes:
                 item = _union(item, shape)
             return _LIST_BASE + sum(costs), self._built(_Shape("list", len(shapes), item))
@@ -292,6 +304,11 @@ class _Coster:
             return args + 1, _item(shapes[0])
         if name == "_+_":
             return self._add(args, shapes[0], shapes[1])
+        if name == "_==_" and shapes[0].kind == shapes[1].kind in ("url", "format"):
+            # cost.go: a URL's text (the right operand's size, as upstream reads it), or a
+            # format's name of at most 64 characters, traversed.
+            size = shapes[1].size if shapes[0].kind == "url" else _FORMAT_NAME
+            return args + _factor(size, _STRING_FACTOR), _SCALAR
         if name in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"):
             # As cel-go: comparing stops at the end of the shorter operand.
             return args + _factor(min(shapes[0].size, shapes[1].size), _STRING_FACTOR), _SCALAR
@@ -334,10 +351,42 @@ class _Coster:
             return args + parse_cost, result
         if name in _NET_FUNCTIONS:
             return self._net(name, args, shapes)
+        if name in ("url", "validate") or name in _URL_MEMBERS or name in _FORMATS:
+            return self._url_or_format(name, args, shapes)
+        if name == "value" and shapes and shapes[0].kind == "format":
+            return args + 1, shapes[0]  # format.named(n).value(): a format (its equality)
+        if name in _LIST_FUNCTIONS and shapes:
+            return args + self._list(shapes[0]), _item(shapes[0]) if name in (
+                "min", "max") else _SCALAR
+        if name in ("find", "findAll") and len(shapes) > 1:
+            # As matches; the result is no longer than the string, nor are its matches.
+            cost = _factor(first + 1, _STRING_FACTOR) * _factor(shapes[1].size, _REGEX_FACTOR)
+            text = _Shape("string", first)
+            return args + cost, text if name == "find" else self._built(
+                _Shape("list", first, text))
         if name in ("add", "sub") and shapes:
             text = max(_item(s).size for s in shapes)
             return args + 1, _tagged(text + _TAG_TEXT)
         return args + 1, _SCALAR  # every other function of the environment gives a scalar
+
+    def _url_or_format(self, name: str, args: int, shapes: list[_Shape]) -> tuple[int, _Shape]:
+        """The URL and format libraries as Kubernetes' estimator charges them (cost.go):
+        ``url(s)`` traverses ``s`` and is as large; accessors, ``format.named`` and the
+        format constants cost 1 (our tree reads ``format.x()`` as a member call on
+        ``format``: its 1 is taken off); ``validate(s)`` traverses ``s`` once per
+        character of the longest format regex. A URL's parts are at most its length."""
+        size = shapes[-1].size if shapes else 0
+        if name == "url":
+            return args + _factor(size, _STRING_FACTOR), _Shape("url", size)
+        if name == "validate":
+            return args + _factor(_factor(size, _STRING_FACTOR), _FORMAT_REGEX
+                                  * _REGEX_FACTOR), _SCALAR
+        if name in _FORMATS:
+            return args, _Shape("format", 1)
+        text = _Shape("string", size)
+        if name == "getQuery":
+            return args + 1, _Shape("map", size, _Shape("list", size, text), text)
+        return args + 1, text
 
     def _net(self, name: str, args: int, shapes: list[_Shape]) -> tuple[int, _Shape]:
         """The IP and CIDR libraries as Kubernetes' estimator charges them
@@ -362,6 +411,19 @@ class _Coster:
             result = {"ip": _IP, "cidr": _CIDR}.get(name, _SCALAR)
             return args + _factor(last, _STRING_FACTOR), result
         return args + 1, _SCALAR  # the members of an IP
+
+    def _list(self, target: _Shape) -> int:
+        """k8s.io/apiserver pkg/cel/library/cost.go for the lists library (and, by name, the
+        strings extension's ``indexOf``/``lastIndexOf``): 1 per element, plus traversing
+        each string or bytes element, whose size cel-go cannot estimate: its element node has
+        no path, and no list of the device is reached by one, so it is unbounded there and
+        any such call is over the limit; a string receiver is traversed once."""
+        if target.kind != "list":
+            return _factor(target.size, _STRING_FACTOR)
+        element = 1
+        if _item(target).kind in ("string", "bytes"):
+            element += _factor(_UNKNOWN, _STRING_FACTOR)
+        return min(target.size * element, _UNKNOWN)
 
     def _macro(self, node: Node) -> tuple[int, _Shape]:
         range_cost, range_shape = self.cost(node.args[0])

@@ -142,32 +142,51 @@ def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
 
 
 def _refuse_internals(source: str) -> None:
-    """Quantity, Semver, IP and CIDR are messages underneath: refuse naming their field,
-    the type of the first two (``kubernetes.Quantity{}``), or a literal of the others,
-    which Kubernetes' opaque types do not have."""
+    """Quantity, Semver, URL, NamedFormat, IP and CIDR are messages underneath: refuse
+    naming their field, the type of the first four (``kubernetes.Quantity{}``; upstream's
+    object types that no type provider knows), or a literal of the others, which
+    Kubernetes' opaque types do not have."""
     tokens = tokenize(source)
     for index, token in enumerate(tokens):
         typed = [t.text for t in tokens[index : index + 3]] in (
-            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"])
+            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"],
+            ["kubernetes", ".", "URL"], ["kubernetes", ".", "NamedFormat"])
         # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
         before = tokens[max(index - 2, 0) : index]
         field = bool(before) and before[-1].text == "." and len(before) == 2 and (
             before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
-        if token.kind == "ident" and (token.text == OPAQUE_FIELD or (typed and not field)):
-            raise CelCompileError(f"undeclared reference to '{token.text}'",
-                                  *_position(source, token.start))
+        if token.kind == "ident" and typed and not field:
+            # cel-go's words: the qualified name at a message literal's brace, else the
+            # first name where it stands.
+            brace = tokens[index + 3] if index + 3 < len(tokens) else None
+            if brace is not None and brace.text == "{":
+                root = "." if index and tokens[index - 1].text == "." else ""
+                name = root + "".join(t.text for t in tokens[index : index + 3])
+                raise CelCompileError.at(
+                    f"undeclared reference to '{name}' (in container '')", source, brace.start)
+            raise CelCompileError.at("undeclared reference to 'kubernetes' (in container '')",
+                                     source, token.start)
+        if token.kind == "ident" and token.text == OPAQUE_FIELD:
+            raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
+                                     token.start)
         # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but
         # opaque ones: no message literal (``net.IP{}``), with cel-go's error at the brace.
         after = [t.text for t in tokens[index : index + 4]]
         if after in (["net", ".", "IP", "{"], ["net", ".", "CIDR", "{"]) and not field:
-            raise CelCompileError(f"'net.{after[2]}' is not a message type",
-                                  *_position(source, tokens[index + 3].start))
+            raise CelCompileError.at(f"'net.{after[2]}' is not a message type", source,
+                                     tokens[index + 3].start)
 
 
 #: Functions whose literal argument Kubernetes validates at compile time (its AST validators
 #: for regex, duration and timestamp literals), with a probe that uses the literal.
 _LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
-                   "timestamp": "timestamp({})"}
+                   "timestamp": "timestamp({})", "find": '"".find({})',
+                   "findAll": '"".findAll({})'}
+#: Those upstream checks when it makes the program (regex.go's cel.OptimizeRegex), not
+#: with a validator, so its message is the program's, with Go's own text.
+_AT_PROGRAM = ("find", "findAll")
+#: What may follow the literal: findAll(re, limit); matches(text, re) is the global form.
+_LITERAL_ENDS = {"findAll": (")", ",")}
 
 
 def _check_literals(source: str) -> None:
@@ -179,18 +198,14 @@ def _check_literals(source: str) -> None:
             continue
         literal = tokens[index + 2]
         if tokens[index + 1].text != "(" or literal.kind != "string" \
-                or tokens[index + 3].text != ")":
+                or tokens[index + 3].text not in _LITERAL_ENDS.get(token.text, (")",)):
             continue
         probe = _LITERAL_PROBES[token.text].format(literal.text)
         ok, message = compile_device_program(probe, False).run({})
         if not ok:
-            raise CelCompileError(f"invalid {token.text} argument: {message}",
-                                  *_position(source, literal.start))
-
-
-def _position(source: str, offset: int) -> tuple[int, int]:
-    before = source[:offset]
-    return before.count("\n") + 1, offset - before.rfind("\n")
+            text = (f"program instantiation failed: {message}".replace("Illegal regex: ", "")
+                    if token.text in _AT_PROGRAM else f"invalid {token.text} argument: {message}")
+            raise CelCompileError.at(text, source, literal.start)
 
 
 # The values read, as cache keys -----------------------------------------------------------

@@ -181,3 +181,82 @@ def test_the_text_of_a_cidr_is_sized_as_its_longest_form() -> None:
     doubled = estimate('string(cidr("::/0")) + string(cidr("::/0"))', {"device": "device"},
                        DEVICE_BOUNDS)
     assert doubled.largest == 2 * 43
+
+
+@pytest.mark.parametrize(("source", "cost"), [
+    # cost_test.go TestURLsCost and TestNameFormatCost (estimated costs)
+    ("url('https:://kubernetes.io/').getScheme()", 3 + 1),  # 25 characters at 0.1, accessor
+    ("url('https:://kubernetes.io/').getQuery()", 3 + 1),
+    ("url('https:://kubernetes.io/') == url('https:://kubernetes.io/')", 3 + 3 + 3),
+    ("url('https:://kubernetes.io/') == url('http://x.b')", 3 + 1 + 1),  # the right's size
+    ('format.named("dns1123subdomain")', 1),
+    ('format.named("dns1123Subdomain").value().validate("my-name")', 1 + 1 + 32),
+    ('format.named("dns1123Label").value() == format.named("dns1123Label").value()',
+     2 + 2 + 7),  # a name of at most 64 characters at 0.1
+    # and over the device: a 64-character attribute
+    ('isURL(device.driver)', 1 + 1 + 1),
+    ('url(device.driver).getHost() == "x"', 2 + 7 + 1 + 1),
+    ('format.dns1123Label().validate(device.driver).hasValue()', 1 + 2 + 7 * 32 + 1),
+    ('format.uuid() == format.byte()', 1 + 1 + 7),
+])
+def test_url_and_format_cost_as_kubernetes_estimates_them(source: str, cost: int) -> None:
+    # k8s.io/apiserver pkg/cel/library/cost.go EstimateCallCost, over the v1 device bounds.
+    assert estimate(source, {"device": "device"}, DEVICE_BOUNDS).cost == cost
+
+
+def test_a_url_query_is_as_large_as_the_url() -> None:
+    built = estimate('url(device.driver).getQuery()["k"][0] + device.driver',
+                     {"device": "device"}, DEVICE_BOUNDS)
+    assert built.largest == 64 + 64
+
+
+_INTS, _UINTS = "[1, 2, 3, 4, 5]", "[uint(1), uint(2), uint(3), uint(4), uint(5)]"
+_DOUBLES, _BOOLS = "[1.0, 2.0, 3.0, 4.0, 5.0]", "[false, true, false, true, false]"
+_DURATIONS = "[duration('1s'), duration('2s'), duration('3s'), duration('4s'), duration('5s')]"
+_TIMESTAMPS = "[" + ", ".join(f"timestamp('2011-01-0{day}T00:00:00.000+01:00')"
+                              for day in range(1, 6)) + "]"
+
+
+@pytest.mark.parametrize(("source", "cost"), [
+    # k8s.io/apiserver pkg/cel/library cost_test.go TestListsCost and TestIndexOfCost
+    # (v0.36.2): 10 for the list, 1 per element, 1 per conversion in the literal.
+    *((f"{_INTS}{call}", 15) for call in (".sum()", ".isSorted()", ".max()", ".min()")),
+    *((f"{_UINTS}{call}", 20) for call in (".sum()", ".isSorted()", ".max()", ".min()")),
+    *((f"{_DOUBLES}{call}", 15) for call in (".sum()", ".isSorted()", ".max()", ".min()")),
+    *((f"{_BOOLS}{call}", 15) for call in (".isSorted()", ".max()", ".min()")),
+    *((f"{_DURATIONS}{call}", 20) for call in (".sum()", ".isSorted()", ".max()", ".min()")),
+    *((f"{_TIMESTAMPS}{call}", 20) for call in (".isSorted()", ".max()", ".min()")),
+    *((f"{_INTS}.{f}(3)", 15) for f in ("indexOf", "lastIndexOf")),
+    *((f"{_UINTS}.{f}(uint(3))", 21) for f in ("indexOf", "lastIndexOf")),
+    *((f"{_DOUBLES}.{f}(3.0)", 15) for f in ("indexOf", "lastIndexOf")),
+    *((f"{_BOOLS}.{f}(true)", 15) for f in ("indexOf", "lastIndexOf")),
+    *((f"{_DURATIONS}.{f}(duration('3s'))", 21) for f in ("indexOf", "lastIndexOf")),
+    (f"{_TIMESTAMPS}.indexOf(timestamp('2011-01-03T00:00:00.000+01:00'))", 21),
+    # indexOf and lastIndexOf of strings are charged by name too: a traversal
+    *((f"'{'0123456789' * 5}'.{f}('123')", 5) for f in ("indexOf", "lastIndexOf")),
+    # cost_test.go TestSize...: find and findAll as matches, (string + 1) x 0.1 x regex x 0.25
+    ("'abc 123 def 123'.find('123')", 2), ("'abc 123 def 123'.findAll('123')", 2),
+    ("'abc 123 def 123'.findAll('123', 1)", 2),
+    ("device.driver.find('[a-z]+[0-9]+')", 2 + 7 * 3),  # device.driver, 64 characters: 7 x 3
+    # a dyn list (of attributes, 4 each): 1 per element (celhar: 21)
+    ('[device.attributes["d"].a, device.attributes["d"].b].max() == 1', 10 + 2 * 4 + 2 + 1),
+])
+def test_lists_and_regex_cost_as_kubernetes_estimates_them(source: str, cost: int) -> None:
+    assert estimate(source, {"device": "device"}, DEVICE_BOUNDS).cost == cost
+
+
+@pytest.mark.parametrize("source", [
+    "['a', 'b'].indexOf('b') == 1", "[b'a'].min() == b'a'",
+    'device.attributes["d"].map(k, k).isSorted()', "[string(1)].indexOf('1') == 0",
+])
+def test_lists_of_strings_cost_beyond_any_limit_as_in_kubernetes(source: str) -> None:
+    # Their elements' size is unknown to cel-go's estimator in DRA (no path to size them
+    # by), so it charges math.MaxUint64 x 0.1 per element (celhar: ["a","b"].indexOf("b")
+    # 3,689,348,814,741,910,540).
+    assert estimate(source, {"device": "device"}, DEVICE_BOUNDS).cost > 10**18
+
+
+def test_find_all_results_are_sized_by_the_string() -> None:
+    doubled = estimate("device.driver.findAll('.') + device.driver.findAll('.')",
+                       {"device": "device"}, DEVICE_BOUNDS)
+    assert doubled.largest == 2 * 64

@@ -132,8 +132,10 @@ def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> No
     ('device.driver == "x" &&', "the expression ends too early"),
     ('quantity("1").draplanner_canonical_text_of_the_value == "1"',
      "undeclared reference to 'draplanner_canonical_text_of_the_value'"),
-    ('kubernetes.Quantity{} == quantity("0")', "undeclared reference to 'kubernetes'"),
-    ('.kubernetes.Semver{} == semver("0.0.0")', "undeclared reference to 'kubernetes'"),
+    ('kubernetes.Quantity{} == quantity("0")',
+     "undeclared reference to 'kubernetes.Quantity' (in container '')"),
+    ('.kubernetes.Semver{} == semver("0.0.0")',
+     "undeclared reference to '.kubernetes.Semver' (in container '')"),
     # Literals Kubernetes' AST validators check when compiling.
     ('device.driver.matches("(")', "invalid matches argument: invalid regular expression"),
     ('duration("1x") > duration("1s")', "invalid duration argument"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from allocation.engine.cel import CelCompileError, compile_device_selector
+from allocation.engine.cel._library import compile_device_program
 from allocation.engine.cel.releases import check_new_device_selector
 
 _LISTS = "new selectors may use the CEL lists extension from compatibility version 1.34 on"
@@ -97,3 +98,20 @@ def test_ip_and_cidr_libraries_of_130_are_in_every_supported_release(expression)
     compile_device_selector(expression)
     for compatibility in [(1, 33), (1, 34), (1, 35)]:
         check_new_device_selector(expression, compatibility=compatibility)
+
+
+@pytest.mark.parametrize("expression", [
+    'url("https://x").getHost() == "x" && isURL("/p")',
+    'format.dns1123Label().validate(device.driver).hasValue() || '
+    'format.named("uri").value() == format.uri()',
+])
+def test_url_and_format_libraries_are_in_every_supported_release(expression):
+    # Kubernetes' URL library came with 1.0 and format with 1.31, before every
+    # compatibility version a supported profile has (1.33 and later): the new-expressions
+    # environment of each compiles them (compiled here directly, since the check compiles
+    # only expressions naming a missing extension's functions).
+    compile_device_selector(expression)
+    for compatibility in [(1, 33), (1, 34), (1, 35)]:
+        check_new_device_selector(expression, compatibility=compatibility)
+        assert compile_device_program(expression, True, compatibility).run_bool(
+            {"device.driver": "x"})[0]
