@@ -10,7 +10,6 @@ ALREADY_EXISTS, so ``int < double`` type-checks only through ``dyn`` (the run ti
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,7 +23,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _qform, _regex, _url
 from allocation.engine.cel import _semantics as sem
-from allocation.engine.cel._errors import CelCompileError, in_words
+from allocation.engine.cel._errors import CelCompileError
+from allocation.engine.cel._messages import clean, go_message, library_compile_error
 
 __all__ = [
     "Program", "compile_program", "SELECTOR_VARIABLES", "compile_device_program",
@@ -48,9 +48,6 @@ SELECTOR_VARIABLES = {
     "intSlices": _T.Map(_T.STRING, _T.List(_T.INT)),
     "stringSlices": _T.Map(_T.STRING, _T.List(_T.STRING)),
 }
-_ERROR_AT = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
-_STATUS = re.compile(r"^[A-Z_]+: ")
-_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +64,12 @@ class Program:
         try:
             value = self._expression.eval(data=data)
         except RuntimeError as error:
-            return False, _clean(str(error))
+            return False, clean(str(error))
         except MemoryError:  # the cost budget should prevent this; never let it escape
             return False, "evaluation ran out of memory"
         try:
             if value.type() == _T.ERROR:
-                return False, _clean(str(value.value()))
+                return False, clean(str(value.value()))
             return True, value.plain_value()
         except TypeError:  # an optional (format.named("x") through dyn): no Python value
             return False, "the result is an optional value, not a plain one"
@@ -82,7 +79,7 @@ class Program:
         non-bool result an error too."""
         ok, value = self.run(data)
         if not ok:
-            return False, _go_message(str(value))
+            return False, go_message(str(value))
         if type(value) is not bool:
             return False, f"selector gave {_result_name(value)}, not bool"
         return True, value
@@ -95,7 +92,7 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
     try:
         expression = env.compile(source)
     except RuntimeError as error:
-        raise _compile_error(str(error)) from None
+        raise library_compile_error(str(error)) from None
     return Program(_type_name(expression.return_type()), expression)
 
 
@@ -117,7 +114,7 @@ def compile_device_program(source: str, consumable_capacity: bool,
     try:
         expression = env.compile(text)
     except RuntimeError as error:
-        problem = _compile_error(str(error), None if compatibility is None else text)
+        problem = library_compile_error(str(error), None if compatibility is None else text)
         if inserted and problem.line is not None and problem.column is not None:
             problem = CelCompileError(problem.message, *_format.original_position(
                 text, inserted, problem.line, problem.column))
@@ -131,28 +128,6 @@ def compile_device_program(source: str, consumable_capacity: bool,
     if retargeted is not None:
         expression = env.deserialize(retargeted)
     return Program(_type_name(expression.return_type()), expression, forms)
-
-
-def _compile_error(text: str, calls_in: str | None = None) -> CelCompileError:
-    """The first error of the library's ``text``; with ``calls_in`` (the source), the first
-    by position whose position is a call's ``(``, where cel-go reports an undeclared
-    function, else the first by position."""
-    found = [(int(m.group(1)), int(m.group(2)), m.group(3).strip())
-             for m in _ERROR_AT.finditer(text)]
-    if not found:
-        return CelCompileError(_clean(text.splitlines()[0] if text else "invalid expression"))
-    line, column, message = found[0]
-    if calls_in is not None:
-        lines = calls_in.split("\n")
-        found.sort(key=lambda error: error[:2])
-        at_call = [e for e in found if e[0] <= len(lines) and
-                   lines[e[0] - 1][e[1] - 1 : e[1]] == "("]
-        line, column, message = (at_call or found)[0]
-    return CelCompileError(in_words(message), line, column)
-
-
-def _clean(text: str) -> str:
-    return _STATUS_SUFFIX.sub("", _STATUS.sub("", text.strip()))
 
 
 def _type_name(value_type: cel.Type) -> str:
@@ -432,44 +407,6 @@ def _as_dyn(value: object) -> object:
     else:
         return value
     return message
-
-
-_NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
-_NO_OVERLOAD = re.compile(r"^No matching overloads found ?: ?(.*)$")
-_INDEX = re.compile(r"^Index error: index=(-?\d+) size=\d+$")
-_TYPES = r"(string|bytes|double|int|uint|bool)"
-_CONVERT = re.compile(rf"^cannot convert {_TYPES} to {_TYPES}$")  # not the quantity's "value"
-_SAME_TEXT = {"divide by zero": "division by zero"}
-
-
-def _go_message(text: str) -> str:
-    """cel-go's wording for the library's common run-time errors, as upstream's allocator
-    reports them (checked against cel-go v0.26 through k8s.io/dynamic-resource-allocation
-    v0.34-v0.36)."""
-    match = _NOT_FOUND.match(text)
-    if match:
-        return f"no such key: {match.group(1)}"
-    match = _NO_OVERLOAD.match(text)
-    if match:
-        return _no_overload(match.group(1))
-    match = _INDEX.match(text)
-    if match:
-        return f"index out of bounds: {match.group(1)}"
-    match = _CONVERT.match(text)
-    if match:
-        return f"type conversion error from '{match.group(1)}' to '{match.group(2)}'"
-    return _SAME_TEXT.get(text, text)
-
-
-def _no_overload(call: str) -> str:
-    """cel-go names no function for an operator or a standard member function on dyn
-    values (``no such overload``), except ``size`` and operators with an opaque operand
-    (``no such overload: _>_``); the library names the argument types."""
-    name = call.split("(", 1)[0] if not call.startswith("(") else call.split(".", 1)[1]
-    name = name.split("(", 1)[0]
-    if name == "size" or "struct" in call:
-        return f"no such overload: {name}"
-    return "no such overload"
 
 
 def _result_name(value: object) -> str:
