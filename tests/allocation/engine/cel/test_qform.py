@@ -1,10 +1,10 @@
 """Quantity forms (``_qform``): what upstream's isInteger, asInteger, asApproximateFloat and
 add/sub give, which depends on how ``resource.Quantity`` holds the value.
 
-Every CEL case below was checked against the real upstream library (celhar 0.36.2: cel-go
-v0.26.0, apimachinery and apiserver v0.36.2); the tables of ``_qform`` functions are
-transcribed from apimachinery's own tests (``pkg/api/resource/quantity_test.go``,
-``amount_test.go``).
+Every CEL case below was checked against the real upstream library (celhar 0.34.9, 0.35.6
+and 0.36.2: cel-go v0.26.0 with apimachinery and apiserver of those tags); the tables of
+``_qform`` functions are transcribed from apimachinery's own tests
+(``pkg/api/resource/quantity_test.go``, ``amount_test.go``).
 """
 
 from __future__ import annotations
