@@ -7,7 +7,7 @@ from fractions import Fraction
 from functools import lru_cache, total_ordering
 
 __all__ = ["Quantity", "QUANTITY_PATTERN", "BINARY_SI", "DECIMAL_SI", "DECIMAL_EXPONENT",
-           "quantity_format", "go_quantity_text"]
+           "quantity_format", "go_quantity_text", "BINARY_EXPONENTS", "DECIMAL_EXPONENTS"]
 
 QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
@@ -17,6 +17,8 @@ _SYNTAX = re.compile(
 )
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+#: The suffixes: binary ones to their power of two, decimal ones to their power of ten.
+BINARY_EXPONENTS, DECIMAL_EXPONENTS = _BINARY, _DECIMAL
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
 """apimachinery's quantity formats: a quantity remembers the one it was parsed in and is
 written back in it (``go_quantity_text``)."""
@@ -226,6 +228,8 @@ def go_quantity_text(value: Fraction, fmt: str) -> str:
     mantissa, exponent = _mantissa_exponent(value)
     power = exponent // 3 * 3
     mantissa *= 10 ** (exponent - power)
-    if fmt != DECIMAL_EXPONENT and power in _DECIMAL_SUFFIXES:
-        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES[power]}"
+    if fmt != DECIMAL_EXPONENT:
+        # Go's suffixer has no SI suffix beyond E (1e18): it writes no suffix at all, so
+        # 1e21 in DecimalSI is written (and stored) as "1" (resource/suffix.go constructBytes)
+        return f"{sign}{mantissa}{_DECIMAL_SUFFIXES.get(power, '')}"
     return f"{sign}{mantissa}" + (f"e{power}" if power else "")

@@ -11,6 +11,10 @@ equality ignores build metadata):
 - a version: major.minor.patch[-prerelease], build metadata dropped (it never affects
   precedence, and no function reads it).
 
+A quantity text may carry its upstream form (``_qform.Formed``), which ``isInteger``,
+``asInteger``, ``asApproximateFloat`` and ``add``/``sub`` read and make; a bare text is
+taken as written.
+
 :data:`FUNCTIONS` lists every overload with its parameter and result kinds ("string",
 "bool", "int", "double", "quantity", "semver"); implementations take and return texts for the
 two opaque kinds and raise ValueError for a run-time error. ``docs/cel.md`` ("resource.k8s.io/v1
@@ -27,11 +31,12 @@ from functools import lru_cache
 
 import semver
 
+from allocation.engine.cel import _qform
 from allocation.engine.quantity import Quantity
 from allocation.engine.versions import parse_strict_version
 
 __all__ = ["QUANTITY", "SEMVER", "Overload", "FUNCTIONS", "quantity_text", "semver_text",
-           "EXTENSIONS", "accepts"]
+           "EXTENSIONS", "accepts", "capacity_text"]
 
 QUANTITY = "quantity"
 SEMVER = "semver"
@@ -94,8 +99,33 @@ def _quantity(text: str) -> Quantity:
 
 
 def quantity_text(text: str) -> str:
-    """``quantity(s)``: the canonical text of ``s``; ValueError when it is not a quantity."""
+    """The canonical text of the quantity ``s``; ValueError when it is not a quantity."""
     return str(_parse_quantity(text))
+
+
+def capacity_text(text: str) -> str:
+    """The canonical text of a device capacity written as ``text``, as the scheduler reads it
+    back from storage (``_qform.stored``); ValueError when it is not a quantity. Storing
+    keeps the value except past 1e21 in DecimalSI, where Go writes no suffix."""
+    quantity = _parse_quantity(text)
+    value = quantity.value  # integer arithmetic: Fraction's comparisons are slow
+    if abs(value.numerator) < 10**21 * value.denominator:
+        return str(quantity)
+    return str(Quantity(_qform.stored(text)[0]))
+
+
+@lru_cache(maxsize=4096)
+def _quantity_literal(text: str) -> _qform.Formed:
+    """``quantity(s)``: the canonical text with the form ParseQuantity gives ``s``
+    (``_qform``, worked out only when asked for)."""
+    return _qform.Formed(quantity_text(text), source=text)
+
+
+def _form(text: str) -> _qform.Form:
+    """The form a quantity text carries; a bare text (an environment without forms, where
+    no function that sees them is called) is taken as written."""
+    form = getattr(text, "form", None)
+    return _qform.parse(text)[1] if form is None else form
 
 
 @lru_cache(maxsize=4096)
@@ -132,25 +162,20 @@ def _compare_versions(left: str, right: str) -> int:
     return _version(left).compare(_version(right))
 
 
-def _int64(value: Fraction) -> int | None:
-    if value.denominator == 1 and _INT64_MIN <= value <= _INT64_MAX:
-        return int(value)
-    return None
+def _int64(text: str) -> int | None:
+    """Upstream's ``AsInt64`` of the quantity (``_qform``: it depends on the form)."""
+    return _qform.as_int64(_quantity(text).value, _form(text))
 
 
 def _as_integer(text: str) -> int:
-    number = _int64(_quantity(text).value)
+    number = _int64(text)
     if number is None:
         raise ValueError("cannot convert value to integer")
     return number
 
 
 def _as_float(text: str) -> float:
-    value = _quantity(text).value
-    try:
-        return float(value)
-    except OverflowError:
-        return math.copysign(math.inf, value)
+    return _qform.approximate_float(_quantity(text).value, _form(text))
 
 
 def _sign(text: str) -> int:
@@ -159,9 +184,14 @@ def _sign(text: str) -> int:
 
 
 def _arithmetic(sign: int) -> Callable[[str, object], str]:
+    """``add``/``sub`` of a quantity or an int (upstream: ``NewQuantity(i,
+    DecimalExponent)``, an int64 at scale 0), with the result's form."""
     def apply(left: str, right: object) -> str:
-        other = _quantity(right).value if isinstance(right, str) else Fraction(right)
-        return str(Quantity(_quantity(left).value + sign * other))
+        if isinstance(right, str):
+            other = _qform.Formed(right, _form(right))
+        else:
+            other = _qform.Formed(str(Quantity(right)), _qform.Form(False, 0))
+        return _qform.add(_qform.Formed(left, _form(left)), other, negate=sign < 0)
     return apply
 
 
@@ -176,7 +206,7 @@ def _component(name: str) -> Callable[[str], int]:
 def _quantity_overloads() -> list[Overload]:
     q, add, sub = QUANTITY, _arithmetic(1), _arithmetic(-1)
     return [
-        Overload("quantity", "string_to_quantity", ("string",), q, False, quantity_text),
+        Overload("quantity", "string_to_quantity", ("string",), q, False, _quantity_literal),
         Overload("isQuantity", "is_quantity_string", ("string",), "bool", False,
                  accepts(quantity_text)),
         # Upstream declares sign as a global function (cel.Overload), so it is sign(q), not
@@ -190,7 +220,7 @@ def _quantity_overloads() -> list[Overload]:
         Overload("asApproximateFloat", "quantity_get_float", (q,), "double", True, _as_float),
         Overload("asInteger", "quantity_get_int", (q,), "int", True, _as_integer),
         Overload("isInteger", "quantity_is_integer", (q,), "bool", True,
-                 lambda a: _int64(_quantity(a).value) is not None),
+                 lambda a: _int64(a) is not None),
         Overload("add", "quantity_add", (q, q), q, True, add),
         Overload("add", "quantity_add_int", (q, "int"), q, True, add),
         Overload("sub", "quantity_sub", (q, q), q, True, sub),

@@ -21,7 +21,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _regex, _url
+from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _qform, _regex, _url
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._messages import clean, go_message, library_compile_error
@@ -56,6 +56,8 @@ class Program:
 
     result_type: str
     _expression: cel.Expression
+    #: whether quantities carry their form (``_qform``): the activation's must too
+    quantity_forms: bool = False
 
     def run(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """Evaluate against ``data``; never raises for run-time errors."""
@@ -107,7 +109,8 @@ def compile_device_program(source: str, consumable_capacity: bool,
     would declare. None: every extension, the stored-expressions environment."""
     # The format library's optional results are maps here, read with [?""] (``_format``).
     text, inserted = _format.optional_calls(source)
-    env = _device_env(consumable_capacity, compatibility)
+    forms = _qform.uses_forms(source)
+    env = _device_env(consumable_capacity, compatibility, forms)
     try:
         expression = env.compile(text)
     except RuntimeError as error:
@@ -124,7 +127,7 @@ def compile_device_program(source: str, consumable_capacity: bool,
             text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
     if retargeted is not None:
         expression = env.deserialize(retargeted)
-    return Program(_type_name(expression.return_type()), expression)
+    return Program(_type_name(expression.return_type()), expression, forms)
 
 
 def _type_name(value_type: cel.Type) -> str:
@@ -232,6 +235,7 @@ def _extension() -> cel.CelExtension:
 #: The message field holding the canonical text; selectors must not name it (``device``). It is
 #: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
+FORM_FIELD = "draplanner_form_of_the_quantity"  # _qform: ±0.0 floats, equality-neutral
 _OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
                  _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
                  _format.FORMAT: "kubernetes.NamedFormat"}
@@ -273,6 +277,10 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
                 message.field.add(name=OPAQUE_FIELD, number=1,
                                   type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
                                   label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+                if full_name == _OPAQUE_NAMES[_k8s.QUANTITY]:  # the form's bits (_qform)
+                    message.field.add(name=FORM_FIELD, number=2,
+                                      type=descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT,
+                                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
         pool.Add(file)
     classes = {kind: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
                for kind, name in _OPAQUE_NAMES.items()}
@@ -280,10 +288,12 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
     return pool, classes
 
 
-def opaque_value(kind: str, text: str) -> object:
+def opaque_value(kind: str, text: str, form: _qform.Form | None = None) -> object:
     """The CEL value of a quantity or semver (``_k8s.QUANTITY``/``SEMVER``) with this
-    canonical text."""
-    return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
+    canonical text; a quantity with its ``form`` for a program with ``quantity_forms``."""
+    if form is None:
+        return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
+    return _protobuf()[1][kind](**{OPAQUE_FIELD: text, FORM_FIELD: _qform.encode(form)})
 
 
 def opaque_text(value: object) -> tuple[str, str] | None:
@@ -320,8 +330,9 @@ def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
 DEVICE_VARIABLES = tuple(_device_variables(True))
 
 
-@lru_cache(maxsize=8)
-def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None) -> cel.Env:
+@lru_cache(maxsize=32)
+def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
+                forms: bool = False) -> cel.Env:
     pool, _classes = _protobuf()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
@@ -334,7 +345,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
         runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split(":")[0]
                         for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
-    impls = {group[0].overload_id: _dispatcher(group) for group in groups.values()}
+    impls = {group[0].overload_id: _dispatcher(group, forms) for group in groups.values()}
     extending: dict[str, list[cel.Overload]] = {}  # the strings extension's indexOf: it is
     for overload in _lists.EXTENDING:  # declared already, so only an extension may add to it
         extending.setdefault(overload.function, []).append(_declared(overload, overload.impl))
@@ -356,7 +367,7 @@ def _declared(overload: _k8s.Overload, impl: Callable[..., object] | None = None
                         is_member=overload.member, impl=impl)
 
 
-def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
+def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]:
     classes = _protobuf()[1]
 
     def call(*args: object) -> object:
@@ -366,8 +377,14 @@ def _dispatcher(group: list[_k8s.Overload]) -> Callable[..., object]:
                    for have, want in zip(kinds, overload.params, strict=True)):
                 plain = [getattr(a, OPAQUE_FIELD) if k else a
                          for a, k in zip(args, kinds, strict=True)]
+                if forms and overload.function in _qform.FORM_FUNCTIONS:
+                    plain = [_qform.Formed(p, _qform.decode(getattr(a, FORM_FIELD)))
+                             if k == _k8s.QUANTITY else p
+                             for p, a, k in zip(plain, args, kinds, strict=True)]
                 result = overload.impl(*plain)
                 if overload.result in _OPAQUE_NAMES:
+                    if forms and overload.result == _k8s.QUANTITY:
+                        return opaque_value(_k8s.QUANTITY, str(result), result.form)
                     return classes[overload.result](**{OPAQUE_FIELD: result})
                 if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
                     kind = overload.result.removeprefix("map:")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from allocation.engine.cel import _k8s
+from allocation.engine.cel import _k8s, _qform
 from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_reads, tokenize
 from allocation.engine.cel._cache import CompiledCache, ResultCache
 from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
@@ -92,7 +92,8 @@ class DeviceSelector:
 
     def _evaluate(self, driver: str, device: Mapping[str, Any]) -> _Outcome:
         try:
-            activation = _activation(driver, device, self._plans, self.consumable_capacity)
+            activation = _activation(driver, device, self._plans, self.consumable_capacity,
+                                     self._program.quantity_forms)
         except ValueError as error:
             return False, str(error)
         if not self._budget.fixed:
@@ -315,10 +316,12 @@ def _plans(reads: tuple[DeviceRead, ...] | None) -> dict[str, _MapPlan]:
 
 
 def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _MapPlan],
-                consumable_capacity: bool) -> dict[str, object]:
-    """The CEL variables for ``device``; ValueError for a value CEL cannot hold."""
+                consumable_capacity: bool, forms: bool = False) -> dict[str, object]:
+    """The CEL variables for ``device`` (quantities with their forms when ``forms``);
+    ValueError for a value CEL cannot hold."""
     maps: dict[str, dict[str, dict[str, object]]] = {}
-    for field, convert in (("attributes", _attribute_value), ("capacity", _capacity_value)):
+    capacity = _formed_capacity_value if forms else _capacity_value
+    for field, convert in (("attributes", _attribute_value), ("capacity", capacity)):
         plan = plans[field]
         resolve = {DRIVER_DOMAIN: driver}
         filed: dict[str, dict[str, object]] = {resolve.get(d, d): {} for d in plan.prefill}
@@ -365,9 +368,20 @@ def _attribute_value(entry: Mapping[str, Any]) -> object:
     return value
 
 
-def _capacity_value(entry: Mapping[str, Any]) -> object:
+def _capacity_text(entry: Mapping[str, Any]) -> str:
     value = entry["value"]
-    text = value if isinstance(value, str) else str(value)
     if isinstance(value, bool):
         raise ValueError(f"value {value!r} is not a quantity")
-    return opaque_value(_k8s.QUANTITY, _k8s.quantity_text(text))
+    return value if isinstance(value, str) else str(value)
+
+
+def _capacity_value(entry: Mapping[str, Any]) -> object:
+    return opaque_value(_k8s.QUANTITY, _k8s.capacity_text(_capacity_text(entry)))
+
+
+def _formed_capacity_value(entry: Mapping[str, Any]) -> object:
+    """A capacity as the scheduler sees it (``_qform.stored``): parsed from what the API
+    server stored, so with that text's form, and the value it holds."""
+    text = _capacity_text(entry)
+    canonical = _k8s.capacity_text(text)  # the planner's errors for an invalid quantity
+    return opaque_value(_k8s.QUANTITY, canonical, _qform.stored(text)[1])
