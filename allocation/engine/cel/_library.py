@@ -17,7 +17,6 @@ from functools import lru_cache
 from itertools import product
 
 from cel_expr_python import cel
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -25,10 +24,20 @@ from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _qform,
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._messages import clean, go_message, library_compile_error
+from allocation.engine.cel._opaque import (
+    FORM_FIELD,
+    OPAQUE_FIELD,
+    OPAQUE_KINDS,
+    OPAQUE_NAMES,
+    descriptor_pool_of_opaque_types,
+    message_classes,
+    opaque_text,
+    opaque_value,
+)
 
 __all__ = [
     "Program", "compile_program", "SELECTOR_VARIABLES", "compile_device_program",
-    "DEVICE_VARIABLES", "opaque_value", "opaque_text", "OPAQUE_FIELD",
+    "DEVICE_VARIABLES",
 ]
 
 _T = cel.Type
@@ -227,19 +236,10 @@ def _extension() -> cel.CelExtension:
 #
 # ``device`` is declared as qualified variables (``device.driver`` ...): CEL resolves the
 # dotted name to them, so an unknown field is "undeclared reference" at compile time, as
-# upstream's object type makes it. Quantity and Semver are protobuf messages with one string
-# field holding the canonical text (``_k8s``): messages have no ordering operators, so
-# ``q < q2`` and ``q >= "8Gi"`` fail to type-check with cel-go's message, and message equality
-# is equality of that text, i.e. of the values.
-
-#: The message field holding the canonical text; selectors must not name it (``device``). It is
-#: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
-OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
-FORM_FIELD = "draplanner_form_of_the_quantity"  # _qform: ±0.0 floats, equality-neutral
-_OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
-                 _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
-                 _format.FORMAT: "kubernetes.NamedFormat"}
-
+# upstream's object type makes it. Kubernetes' opaque types are protobuf messages holding the
+# canonical text (``_opaque``): messages have no ordering operators, so ``q < q2`` and
+# ``q >= "8Gi"`` fail to type-check with cel-go's message, and message equality is equality of
+# that text, i.e. of the values.
 
 def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
     """The standard extensions (Kubernetes' base environment, as far as the library has
@@ -255,7 +255,6 @@ def _extensions_yaml(compatibility: tuple[int, int] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-_OPAQUE_KINDS: dict[type, str] = {}  # message class -> kind, filled by _protobuf()
 #: Standard functions the libraries add to (``string(ip)``) with their standard overloads:
 #: the library refuses a second declaration, so the device environment declares them whole
 #: (the run time keeps the standard implementations; docs/cel.md "IP and CIDR").
@@ -265,49 +264,12 @@ _STANDARD = {"string": [cel.Overload(f"{name}_to_string", _T.STRING, [kind]) for
     ("duration", _T.DURATION))]}
 
 
-@lru_cache(maxsize=1)
-def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
-    pool = descriptor_pool.DescriptorPool()
-    for package in dict.fromkeys(name.split(".")[0] for name in _OPAQUE_NAMES.values()):
-        file = descriptor_pb2.FileDescriptorProto(name=f"draplanner/{package}_cel.proto",
-                                                  package=package, syntax="proto3")
-        for full_name in _OPAQUE_NAMES.values():
-            if full_name.startswith(package + "."):
-                message = file.message_type.add(name=full_name.split(".")[1])
-                message.field.add(name=OPAQUE_FIELD, number=1,
-                                  type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                                  label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
-                if full_name == _OPAQUE_NAMES[_k8s.QUANTITY]:  # the form's bits (_qform)
-                    message.field.add(name=FORM_FIELD, number=2,
-                                      type=descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT,
-                                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
-        pool.Add(file)
-    classes = {kind: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-               for kind, name in _OPAQUE_NAMES.items()}
-    _OPAQUE_KINDS.update({cls: kind for kind, cls in classes.items()})
-    return pool, classes
-
-
-def opaque_value(kind: str, text: str, form: _qform.Form | None = None) -> object:
-    """The CEL value of a quantity or semver (``_k8s.QUANTITY``/``SEMVER``) with this
-    canonical text; a quantity with its ``form`` for a program with ``quantity_forms``."""
-    if form is None:
-        return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
-    return _protobuf()[1][kind](**{OPAQUE_FIELD: text, FORM_FIELD: _qform.encode(form)})
-
-
-def opaque_text(value: object) -> tuple[str, str] | None:
-    """(kind, canonical text) of an opaque value, None for anything else."""
-    kind = _OPAQUE_KINDS.get(type(value))
-    return None if kind is None else (kind, getattr(value, OPAQUE_FIELD))
-
-
 _LIBRARY_KINDS = {"duration": _T.DURATION, "timestamp": _T.TIMESTAMP, "error": _T.ERROR}
 
 
 def _cel_type(kind: str) -> cel.Type:
-    if kind in _OPAQUE_NAMES:
-        return _T(_OPAQUE_NAMES[kind])
+    if kind in OPAQUE_NAMES:
+        return _T(OPAQUE_NAMES[kind])
     if kind.startswith(("map:", "list:")):  # "map:list:string": map(string, list(string))
         outer, inner = kind.split(":", 1)
         return _T.Map(_T.STRING, _cel_type(inner)) if outer == "map" else _T.List(
@@ -333,7 +295,7 @@ DEVICE_VARIABLES = tuple(_device_variables(True))
 @lru_cache(maxsize=32)
 def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
                 forms: bool = False) -> cel.Env:
-    pool, _classes = _protobuf()
+    pool = descriptor_pool_of_opaque_types()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
     for overload in (*_k8s.FUNCTIONS, *_net.FUNCTIONS, *_url.FUNCTIONS, *_format.FUNCTIONS,
@@ -342,7 +304,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
         # The run time tells overloads apart by kind only (both opaque types are messages),
         # so one implementation per kind signature dispatches on the values' types.
         # (Likewise every list is a list: the lists library's typed overloads share one.)
-        runtime = tuple("message" if kind in _OPAQUE_NAMES else kind.split(":")[0]
+        runtime = tuple("message" if kind in OPAQUE_NAMES else kind.split(":")[0]
                         for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
     impls = {group[0].overload_id: _dispatcher(group, forms) for group in groups.values()}
@@ -368,12 +330,12 @@ def _declared(overload: _k8s.Overload, impl: Callable[..., object] | None = None
 
 
 def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]:
-    classes = _protobuf()[1]
+    classes = message_classes()
 
     def call(*args: object) -> object:
-        kinds = tuple(_OPAQUE_KINDS.get(type(arg)) for arg in args)
+        kinds = tuple(OPAQUE_KINDS.get(type(arg)) for arg in args)
         for overload in group:
-            if all(have == want or (have is None and want not in _OPAQUE_NAMES)
+            if all(have == want or (have is None and want not in OPAQUE_NAMES)
                    for have, want in zip(kinds, overload.params, strict=True)):
                 plain = [getattr(a, OPAQUE_FIELD) if k else a
                          for a, k in zip(args, kinds, strict=True)]
@@ -382,15 +344,15 @@ def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object
                              if k == _k8s.QUANTITY else p
                              for p, a, k in zip(plain, args, kinds, strict=True)]
                 result = overload.impl(*plain)
-                if overload.result in _OPAQUE_NAMES:
+                if overload.result in OPAQUE_NAMES:
                     if forms and overload.result == _k8s.QUANTITY:
                         return opaque_value(_k8s.QUANTITY, str(result), result.form)
                     return classes[overload.result](**{OPAQUE_FIELD: result})
-                if overload.result.removeprefix("map:") in _OPAQUE_NAMES:  # format.named
+                if overload.result.removeprefix("map:") in OPAQUE_NAMES:  # format.named
                     kind = overload.result.removeprefix("map:")
                     return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
                 return _as_dyn(result)
-        names = ", ".join(_OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
+        names = ", ".join(OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
                           for a, k in zip(args, kinds, strict=True))
         raise ValueError(f"no such overload: {group[0].function}({names})")
 
@@ -412,7 +374,7 @@ def _as_dyn(value: object) -> object:
 def _result_name(value: object) -> str:
     opaque = opaque_text(value)
     if opaque is not None:
-        return _OPAQUE_NAMES[opaque[0]]
+        return OPAQUE_NAMES[opaque[0]]
     names = {int: "int", float: "double", str: "string", bytes: "bytes", list: "list",
              dict: "map", type(None): "null"}
     return names.get(type(value), type(value).__name__)

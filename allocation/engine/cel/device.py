@@ -22,12 +22,8 @@ from allocation.engine.cel import _k8s, _qform
 from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_reads, tokenize
 from allocation.engine.cel._cache import CompiledCache, ResultCache
 from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
-from allocation.engine.cel._library import (
-    OPAQUE_FIELD,
-    Program,
-    compile_device_program,
-    opaque_value,
-)
+from allocation.engine.cel._library import Program, compile_device_program
+from allocation.engine.cel._opaque import OPAQUE_FIELD, opaque_value
 from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source

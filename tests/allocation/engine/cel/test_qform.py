@@ -16,7 +16,8 @@ import pytest
 
 from allocation.engine.cel import _k8s, _qform, compile_device_selector
 from allocation.engine.cel._errors import CelEvaluationError
-from allocation.engine.cel._library import FORM_FIELD, compile_device_program
+from allocation.engine.cel._library import compile_device_program
+from allocation.engine.cel._opaque import FORM_FIELD
 from allocation.engine.cel._qform import Form
 from allocation.engine.quantity import Quantity
 
