@@ -27,101 +27,58 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 
 from allocation.engine.cel import _lists
+from allocation.engine.cel._wire import (
+    Field,
+    Type,
+    assignable,
+    checked_expression,
+    encode,
+    message_fields,
+    type_text,
+)
 
 __all__ = ["review", "retarget", "mismatched_element", "may_pass_optional"]
 
-_Field = tuple[int, int, bytes | int]  # (field number, wire type, value)
 # Expr fields holding Exprs, by the message they are in: Expr's own sub-messages (select 5,
 # call 6, list 7, struct 8, comprehension 9) and, inside those, the fields that are Exprs.
 _EXPR_KINDS = {5: (1,), 6: (1, 3), 7: (1,), 8: (2,), 9: (2, 4, 5, 6, 7)}
 _STRUCT_ENTRY_EXPRS = (3, 4)
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos, shift = pos + 1, shift + 7
-        if byte < 0x80:
-            return value, pos
-
-
-def _put_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _fields(data: bytes) -> list[_Field]:
-    fields, pos = [], 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-            fields.append((number, wire, value))
-        elif wire == 2:
-            size, pos = _varint(data, pos)
-            fields.append((number, wire, data[pos : pos + size]))
-            pos += size
-        else:  # fixed 64 (1) or 32 (5) bits
-            width = 8 if wire == 1 else 4
-            fields.append((number, wire, data[pos : pos + width]))
-            pos += width
-    return fields
-
-
-def _encode(fields: list[_Field]) -> bytes:
-    out = bytearray()
-    for number, wire, value in fields:
-        out += _put_varint(number << 3 | wire)
-        if wire == 0:
-            out += _put_varint(int(value))  # type: ignore[arg-type]
-        elif wire == 2:
-            out += _put_varint(len(value)) + value  # type: ignore[arg-type, operator]
-        else:
-            out += value  # type: ignore[operator]
-    return bytes(out)
-
-
-def _resolved(checked: list[_Field]) -> dict[int, list[str]]:
+def _resolved(checked: list[Field]) -> dict[int, list[str]]:
     """The reference map: expression id -> the overload ids its call resolved to."""
     references: dict[int, list[str]] = {}
     for number, _wire, entry in checked:
         if number == 2 and isinstance(entry, bytes):
-            parts = {n: v for n, _w, v in _fields(entry)}
-            ids = [v.decode() for n, _w, v in _fields(parts.get(2, b""))
+            parts = {n: v for n, _w, v in message_fields(entry)}
+            ids = [v.decode() for n, _w, v in message_fields(parts.get(2, b""))
                    if n == 3 and isinstance(v, bytes)]
             references[int(parts.get(1, 0))] = ids  # type: ignore[arg-type]
     return references
 
 
 def _rewrite_expr(data: bytes, renames: Mapping[int, str]) -> bytes:
-    fields = _fields(data)
+    fields = message_fields(data)
     expr_id = next((int(v) for n, w, v in fields if n == 2 and w == 0), 0)  # type: ignore[arg-type]
     out = []
     for number, wire, value in fields:
         if number in _EXPR_KINDS and isinstance(value, bytes):
             inner = []
-            for sub, sub_wire, sub_value in _fields(value):
+            for sub, sub_wire, sub_value in message_fields(value):
                 if number == 6 and sub == 2 and expr_id in renames:
                     sub_value = renames[expr_id].encode()
                 elif sub in _EXPR_KINDS[number] and isinstance(sub_value, bytes):
                     sub_value = (_rewrite_entry(sub_value, renames) if number == 8
                                  else _rewrite_expr(sub_value, renames))
                 inner.append((sub, sub_wire, sub_value))
-            value = _encode(inner)
+            value = encode(inner)
         out.append((number, wire, value))
-    return _encode(out)
+    return encode(out)
 
 
 def _rewrite_entry(data: bytes, renames: Mapping[int, str]) -> bytes:
-    return _encode([(n, w, _rewrite_expr(v, renames) if n in _STRUCT_ENTRY_EXPRS
-                     and isinstance(v, bytes) else v) for n, w, v in _fields(data)])
+    return encode([(n, w, _rewrite_expr(v, renames) if n in _STRUCT_ENTRY_EXPRS
+                     and isinstance(v, bytes) else v) for n, w, v in message_fields(data)])
 
 
 def retarget(serialized: bytes, functions: Mapping[str, str]) -> bytes | None:
@@ -131,90 +88,27 @@ def retarget(serialized: bytes, functions: Mapping[str, str]) -> bytes | None:
     """
     if not any(overload.encode() in serialized for overload in functions):
         return None
-    envelope = _fields(serialized)
+    envelope = message_fields(serialized)
     checked_at = next(i for i, (n, _w, _v) in enumerate(envelope) if n == 2)
-    checked = _fields(envelope[checked_at][2])  # type: ignore[arg-type]
+    checked = message_fields(envelope[checked_at][2])  # type: ignore[arg-type]
     renames = {expr_id: functions[ids[0]] for expr_id, ids in _resolved(checked).items()
                if len(ids) == 1 and ids[0] in functions}
     if not renames:
         return None
     checked = [(n, w, _rewrite_expr(v, renames) if n == 4 and isinstance(v, bytes) else v)
                for n, w, v in checked]
-    envelope[checked_at] = (2, 2, _encode(checked))
-    return _encode(envelope)
-
-
-# Types, from cel.expr.Type: ("dyn",), ("null",), ("prim", name), ("wrapper", name),
-# ("named", name) for well-known and message types, ("list", t), ("map", k, v),
-# ("type", t), ("abstract", name, params...), ("param",).
-_PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
-_WELL_KNOWN = {1: "any", 2: "timestamp", 3: "duration"}
-_Type = tuple
-
-
-def _type(data: bytes) -> _Type:
-    number, _wire, value = _fields(data)[0]
-    if number in (1, 12):  # dyn, error
-        return ("dyn",)
-    if number == 2:
-        return ("null",)
-    if number in (3, 4):
-        return ("prim" if number == 3 else "wrapper", _PRIMITIVES.get(int(value), "?"))  # type: ignore[arg-type]
-    if number == 5:
-        name = _WELL_KNOWN.get(int(value), "?")  # type: ignore[arg-type]
-        return ("dyn",) if name == "any" else ("named", name)
-    if number == 11:
-        return ("type", _type(value) if value else ("param",))  # type: ignore[arg-type]
-    if number in (6, 7):
-        params = tuple(_type(v) for _n, _w, v in _fields(value))  # type: ignore[arg-type]
-        return ("list" if number == 6 else "map", *params)
-    if number == 9:
-        return ("named", value.decode())  # type: ignore[union-attr]
-    if number == 14:
-        parts = _fields(value)  # type: ignore[arg-type]
-        name = next(v.decode() for n, _w, v in parts if n == 1)  # type: ignore[union-attr]
-        return ("abstract", name, *(_type(v) for n, _w, v in parts if n == 2))  # type: ignore[arg-type]
-    return ("param",)  # 10, a type parameter (and a function type, never an argument)
-
-
-def _assignable(left: _Type, right: _Type) -> bool:
-    """cel-go's ``internalIsAssignable`` for the types a list element and the argument of
-    ``indexOf`` can have; type parameters (an empty list's) take anything."""
-    if "dyn" in (left[0], right[0]) or "param" in (left[0], right[0]):
-        return True
-    if left[0] == "null" or right[0] == "null":
-        other = right if left[0] == "null" else left
-        return other[0] in ("null", "wrapper", "abstract") or (
-            other[0] == "named" and other[1] != "any")
-    if "wrapper" in (left[0], right[0]):
-        return left[1] == right[1]
-    if left[0] == "type":
-        return right[0] == "type"
-    return left[0] == right[0] and len(left) == len(right) and all(
-        _assignable(a, b) if isinstance(a, tuple) else a == b
-        for a, b in zip(left[1:], right[1:], strict=True))
-
-
-def _name(kind: _Type) -> str:
-    """cel-go's text of a type (a type parameter reads dyn)."""
-    if kind[0] in ("prim", "named"):
-        return kind[1]
-    if kind[0] in ("dyn", "param", "null"):
-        return "dyn" if kind[0] != "null" else "null"
-    if kind[0] == "wrapper":
-        return f"wrapper({kind[1]})"
-    head, params = (kind[1], kind[2:]) if kind[0] == "abstract" else (kind[0], kind[1:])
-    return f"{head}({', '.join(_name(p) for p in params)})" if params else head
+    envelope[checked_at] = (2, 2, encode(checked))
+    return encode(envelope)
 
 
 def _calls(data: bytes) -> Iterator[tuple[int, str, int, list[int]]]:
     """(id, function, target id or 0, argument ids) of every call in an Expr."""
-    fields = _fields(data)
+    fields = message_fields(data)
     expr_id = next((int(v) for n, w, v in fields if n == 2 and w == 0), 0)  # type: ignore[arg-type]
     for number, _wire, value in fields:
         if number not in _EXPR_KINDS or not isinstance(value, bytes):
             continue
-        inner = _fields(value)
+        inner = message_fields(value)
         if number == 6:
             function = next((v.decode() for n, _w, v in inner if n == 2), "")  # type: ignore[union-attr]
             target = next((_id(v) for n, _w, v in inner if n == 1), 0)  # type: ignore[arg-type]
@@ -222,7 +116,7 @@ def _calls(data: bytes) -> Iterator[tuple[int, str, int, list[int]]]:
         for sub, _sub_wire, sub_value in inner:
             if sub in _EXPR_KINDS[number] and isinstance(sub_value, bytes):
                 if number == 8:
-                    for n, _w, v in _fields(sub_value):
+                    for n, _w, v in message_fields(sub_value):
                         if n in _STRUCT_ENTRY_EXPRS and isinstance(v, bytes):
                             yield from _calls(v)
                 else:
@@ -230,7 +124,7 @@ def _calls(data: bytes) -> Iterator[tuple[int, str, int, list[int]]]:
 
 
 def _id(data: bytes) -> int:
-    return next((int(v) for n, w, v in _fields(data) if n == 2 and w == 0), 0)  # type: ignore[arg-type]
+    return next((int(v) for n, w, v in message_fields(data) if n == 2 and w == 0), 0)  # type: ignore[arg-type]
 
 
 def mismatched_element(serialized: bytes, overloads: Collection[str]
@@ -248,24 +142,12 @@ def mismatched_element(serialized: bytes, overloads: Collection[str]
 
 
 def _typed_calls(serialized: bytes, overloads: Collection[str]
-                 ) -> Iterator[tuple[int, str, list[str], _Type, list[_Type]]]:
+                 ) -> Iterator[tuple[int, str, list[str], Type, list[Type]]]:
     """(offset, function, overload ids, receiver type, argument types) of every member
     call the checker resolved to one or more of ``overloads``."""
-    envelope = _fields(serialized)
-    checked = _fields(next(v for n, _w, v in envelope if n == 2))  # type: ignore[arg-type]
-    references = _resolved(checked)
-    types: dict[int, _Type] = {}
-    positions: dict[int, int] = {}
-    for number, _wire, value in checked:
-        if number == 3 and isinstance(value, bytes):
-            entry = {n: v for n, _w, v in _fields(value)}
-            types[int(entry.get(1, 0))] = _type(entry.get(2, b""))  # type: ignore[arg-type]
-        if number == 5 and isinstance(value, bytes):
-            for n, _w, v in _fields(value):
-                if n == 4 and isinstance(v, bytes):
-                    entry = {k: x for k, _w2, x in _fields(v)}
-                    positions[int(entry.get(1, 0))] = int(entry.get(2, 0))  # type: ignore[arg-type]
-    expr = next(v for n, _w, v in checked if n == 4)
+    checked = checked_expression(serialized)
+    references, types = _resolved(checked.fields), checked.types
+    expr, positions = checked.expr, checked.positions
     for call, function, target, args in _calls(expr):  # type: ignore[arg-type]
         ids = references.get(call, [])
         if target and any(overload in overloads for overload in ids):
@@ -279,13 +161,13 @@ def _mismatched(serialized: bytes, overloads: Collection[str]) -> tuple[int, str
         if len(ids) != 1 or len(args) != 1:
             continue
         element = listed[1] if listed[0] == "list" else ("dyn",)
-        if not _assignable(element, args[0]):
+        if not assignable(element, args[0]):
             found.append((offset, f"found no matching overload for '{function}' "
-                          f"applied to '{_name(listed)}.({_name(args[0])})'"))
+                          f"applied to '{type_text(listed)}.({type_text(args[0])})'"))
     return min(found) if found else None
 
 
-def _optional(kind: _Type) -> bool:
+def _optional(kind: Type) -> bool:
     """Whether a value of this type may be or hold an optional value."""
     if kind[0] in ("dyn", "param") or kind[:2] == ("abstract", "optional_type"):
         return True

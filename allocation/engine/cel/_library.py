@@ -20,7 +20,17 @@ from cel_expr_python import cel
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _checked, _format, _k8s, _lists, _net, _qform, _regex, _url
+from allocation.engine.cel import (
+    _checked,
+    _format,
+    _k8s,
+    _lists,
+    _literals,
+    _net,
+    _qform,
+    _regex,
+    _url,
+)
 from allocation.engine.cel import _semantics as sem
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._messages import clean, go_message, library_compile_error
@@ -130,6 +140,8 @@ def compile_device_program(source: str, consumable_capacity: bool,
         raise problem from None
     # The lists library's calls, in the checked expression (_checked.review).
     retargeted, found = _checked.review(text, expression.serialize)
+    if found is None and _literals.may_mix(text):  # after the checker's, as cel-go's validators
+        found = _literals.mixed_literal(expression.serialize())
     if found is not None:
         problem = CelCompileError.at(found[1], text, found[0])
         raise CelCompileError(problem.message, *_format.original_position(

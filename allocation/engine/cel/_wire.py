@@ -1,0 +1,167 @@
+"""The protobuf wire form of a checked CEL expression, and cel-go's view of its types.
+
+The CEL library serializes a checked expression (``cel.expr.CheckedExpr`` in an ``Any``)
+and reads one back; the planner reads a few of its fields to check what the library's
+checker does not (``_checked``: the lists library's typed calls; ``_literals``: upstream's
+homogeneous aggregate literals). Only the wire format is decoded here (cel-spec
+``checked.proto``/``syntax.proto``): fields as (number, wire type, value) triples, and the
+types of the type map as small tuples compared and printed as cel-go does.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["Field", "Type", "Checked", "message_fields", "encode", "checked_expression",
+           "decode_type", "type_text", "assignable"]
+
+Field = tuple[int, int, bytes | int]  # (field number, wire type, value)
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        if byte < 0x80:
+            return value, pos
+
+
+def _put_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def message_fields(data: bytes) -> list[Field]:
+    """The fields of one protobuf message, in order (a repeated field once per value)."""
+    found, pos = [], 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            found.append((number, wire, value))
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            found.append((number, wire, data[pos : pos + size]))
+            pos += size
+        else:  # fixed 64 (1) or 32 (5) bits
+            width = 8 if wire == 1 else 4
+            found.append((number, wire, data[pos : pos + width]))
+            pos += width
+    return found
+
+
+def encode(fields: list[Field]) -> bytes:
+    """The wire form of ``fields`` (the inverse of :func:`fields`)."""
+    out = bytearray()
+    for number, wire, value in fields:
+        out += _put_varint(number << 3 | wire)
+        if wire == 0:
+            out += _put_varint(int(value))  # type: ignore[arg-type]
+        elif wire == 2:
+            out += _put_varint(len(value)) + value  # type: ignore[arg-type, operator]
+        else:
+            out += value  # type: ignore[operator]
+    return bytes(out)
+
+
+class Checked(NamedTuple):
+    """What a checked expression holds, decoded."""
+
+    fields: list[Field]  # the CheckedExpr's own fields (reference map 2, type map 3, ...)
+    expr: bytes  # the Expr (field 4)
+    types: dict[int, Type]  # expression id -> its type (the type map)
+    positions: dict[int, int]  # expression id -> offset in the source (source info)
+
+
+def checked_expression(serialized: bytes) -> Checked:
+    """The ``CheckedExpr`` in ``serialized`` (an ``Any``, as the library writes it).
+
+    Raises:
+        StopIteration, ValueError, IndexError: ``serialized`` is not one.
+    """
+    envelope = message_fields(serialized)
+    checked = message_fields(next(v for n, _w, v in envelope if n == 2))  # type: ignore[arg-type]
+    types: dict[int, Type] = {}
+    positions: dict[int, int] = {}
+    for number, _wire, value in checked:
+        if number == 3 and isinstance(value, bytes):  # type_map entry
+            entry = {n: v for n, _w, v in message_fields(value)}
+            types[int(entry.get(1, 0))] = decode_type(entry.get(2, b""))  # type: ignore[arg-type]
+        elif number == 5 and isinstance(value, bytes):  # source_info, its positions map
+            for n, _w, v in message_fields(value):
+                if n == 4 and isinstance(v, bytes):
+                    entry = {k: x for k, _w2, x in message_fields(v)}
+                    positions[int(entry.get(1, 0))] = int(entry.get(2, 0))  # type: ignore[arg-type]
+    expr = next(v for n, _w, v in checked if n == 4)
+    return Checked(checked, expr, types, positions)  # type: ignore[arg-type]
+
+
+# Types, from cel.expr.Type: ("dyn",), ("null",), ("prim", name), ("wrapper", name),
+# ("named", name) for well-known and message types, ("list", t), ("map", k, v),
+# ("type", t), ("abstract", name, params...), ("param",).
+_PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
+_WELL_KNOWN = {1: "any", 2: "timestamp", 3: "duration"}
+Type = tuple
+
+
+def decode_type(data: bytes) -> Type:
+    """A ``cel.expr.Type`` message as a tuple (see :data:`Type`)."""
+    number, _wire, value = message_fields(data)[0]
+    if number in (1, 12):  # dyn, error
+        return ("dyn",)
+    if number == 2:
+        return ("null",)
+    if number in (3, 4):
+        return ("prim" if number == 3 else "wrapper", _PRIMITIVES.get(int(value), "?"))  # type: ignore[arg-type]
+    if number == 5:
+        name = _WELL_KNOWN.get(int(value), "?")  # type: ignore[arg-type]
+        return ("dyn",) if name == "any" else ("named", name)
+    if number == 11:
+        return ("type", decode_type(value) if value else ("param",))  # type: ignore[arg-type]
+    if number in (6, 7):
+        params = tuple(decode_type(v) for _n, _w, v in message_fields(value))  # type: ignore[arg-type]
+        return ("list" if number == 6 else "map", *params)
+    if number == 9:
+        return ("named", value.decode())  # type: ignore[union-attr]
+    if number == 14:
+        parts = message_fields(value)  # type: ignore[arg-type]
+        name = next(v.decode() for n, _w, v in parts if n == 1)  # type: ignore[union-attr]
+        return ("abstract", name, *(decode_type(v) for n, _w, v in parts if n == 2))  # type: ignore[arg-type]
+    return ("param",)  # 10, a type parameter (and a function type, never an argument)
+
+
+def assignable(left: Type, right: Type) -> bool:
+    """cel-go's ``internalIsAssignable`` for the types a list element and the argument of
+    ``indexOf`` can have; type parameters (an empty list's) take anything."""
+    if "dyn" in (left[0], right[0]) or "param" in (left[0], right[0]):
+        return True
+    if left[0] == "null" or right[0] == "null":
+        other = right if left[0] == "null" else left
+        return other[0] in ("null", "wrapper", "abstract") or (
+            other[0] == "named" and other[1] != "any")
+    if "wrapper" in (left[0], right[0]):
+        return left[1] == right[1]
+    if left[0] == "type":
+        return right[0] == "type"
+    return left[0] == right[0] and len(left) == len(right) and all(
+        assignable(a, b) if isinstance(a, tuple) else a == b
+        for a, b in zip(left[1:], right[1:], strict=True))
+
+
+def type_text(kind: Type) -> str:
+    """cel-go's text of a type (a type parameter reads dyn)."""
+    if kind[0] in ("prim", "named"):
+        return kind[1]
+    if kind[0] in ("dyn", "param", "null"):
+        return "dyn" if kind[0] != "null" else "null"
+    if kind[0] == "wrapper":
+        return f"wrapper({kind[1]})"
+    head, params = (kind[1], kind[2:]) if kind[0] == "abstract" else (kind[0], kind[1:])
+    return f"{head}({', '.join(type_text(p) for p in params)})" if params else head
