@@ -31,19 +31,15 @@ from allocation.engine.cel._wire import (
     Field,
     Type,
     assignable,
+    calls,
     checked_expression,
-    encode,
+    expr_id,
     message_fields,
+    rename_calls,
     type_text,
 )
 
 __all__ = ["review", "retarget", "mismatched_element", "may_pass_optional"]
-
-# Expr fields holding Exprs, by the message they are in: Expr's own sub-messages (select 5,
-# call 6, list 7, struct 8, comprehension 9) and, inside those, the fields that are Exprs.
-_EXPR_KINDS = {5: (1,), 6: (1, 3), 7: (1,), 8: (2,), 9: (2, 4, 5, 6, 7)}
-_STRUCT_ENTRY_EXPRS = (3, 4)
-
 
 def _resolved(checked: list[Field]) -> dict[int, list[str]]:
     """The reference map: expression id -> the overload ids its call resolved to."""
@@ -57,30 +53,6 @@ def _resolved(checked: list[Field]) -> dict[int, list[str]]:
     return references
 
 
-def _rewrite_expr(data: bytes, renames: Mapping[int, str]) -> bytes:
-    fields = message_fields(data)
-    expr_id = next((int(v) for n, w, v in fields if n == 2 and w == 0), 0)  # type: ignore[arg-type]
-    out = []
-    for number, wire, value in fields:
-        if number in _EXPR_KINDS and isinstance(value, bytes):
-            inner = []
-            for sub, sub_wire, sub_value in message_fields(value):
-                if number == 6 and sub == 2 and expr_id in renames:
-                    sub_value = renames[expr_id].encode()
-                elif sub in _EXPR_KINDS[number] and isinstance(sub_value, bytes):
-                    sub_value = (_rewrite_entry(sub_value, renames) if number == 8
-                                 else _rewrite_expr(sub_value, renames))
-                inner.append((sub, sub_wire, sub_value))
-            value = encode(inner)
-        out.append((number, wire, value))
-    return encode(out)
-
-
-def _rewrite_entry(data: bytes, renames: Mapping[int, str]) -> bytes:
-    return encode([(n, w, _rewrite_expr(v, renames) if n in _STRUCT_ENTRY_EXPRS
-                     and isinstance(v, bytes) else v) for n, w, v in message_fields(data)])
-
-
 def retarget(serialized: bytes, functions: Mapping[str, str]) -> bytes | None:
     """``serialized`` (an ``Any`` holding a ``CheckedExpr``, as the library writes it) with
     every call the checker resolved to exactly one overload id of ``functions`` calling the
@@ -88,43 +60,10 @@ def retarget(serialized: bytes, functions: Mapping[str, str]) -> bytes | None:
     """
     if not any(overload.encode() in serialized for overload in functions):
         return None
-    envelope = message_fields(serialized)
-    checked_at = next(i for i, (n, _w, _v) in enumerate(envelope) if n == 2)
-    checked = message_fields(envelope[checked_at][2])  # type: ignore[arg-type]
+    checked = checked_expression(serialized).fields
     renames = {expr_id: functions[ids[0]] for expr_id, ids in _resolved(checked).items()
                if len(ids) == 1 and ids[0] in functions}
-    if not renames:
-        return None
-    checked = [(n, w, _rewrite_expr(v, renames) if n == 4 and isinstance(v, bytes) else v)
-               for n, w, v in checked]
-    envelope[checked_at] = (2, 2, encode(checked))
-    return encode(envelope)
-
-
-def _calls(data: bytes) -> Iterator[tuple[int, str, int, list[int]]]:
-    """(id, function, target id or 0, argument ids) of every call in an Expr."""
-    fields = message_fields(data)
-    expr_id = next((int(v) for n, w, v in fields if n == 2 and w == 0), 0)  # type: ignore[arg-type]
-    for number, _wire, value in fields:
-        if number not in _EXPR_KINDS or not isinstance(value, bytes):
-            continue
-        inner = message_fields(value)
-        if number == 6:
-            function = next((v.decode() for n, _w, v in inner if n == 2), "")  # type: ignore[union-attr]
-            target = next((_id(v) for n, _w, v in inner if n == 1), 0)  # type: ignore[arg-type]
-            yield expr_id, function, target, [_id(v) for n, _w, v in inner if n == 3]  # type: ignore[arg-type]
-        for sub, _sub_wire, sub_value in inner:
-            if sub in _EXPR_KINDS[number] and isinstance(sub_value, bytes):
-                if number == 8:
-                    for n, _w, v in message_fields(sub_value):
-                        if n in _STRUCT_ENTRY_EXPRS and isinstance(v, bytes):
-                            yield from _calls(v)
-                else:
-                    yield from _calls(sub_value)
-
-
-def _id(data: bytes) -> int:
-    return next((int(v) for n, w, v in message_fields(data) if n == 2 and w == 0), 0)  # type: ignore[arg-type]
+    return rename_calls(serialized, renames) if renames else None
 
 
 def mismatched_element(serialized: bytes, overloads: Collection[str]
@@ -148,7 +87,8 @@ def _typed_calls(serialized: bytes, overloads: Collection[str]
     checked = checked_expression(serialized)
     references, types = _resolved(checked.fields), checked.types
     expr, positions = checked.expr, checked.positions
-    for call, function, target, args in _calls(expr):  # type: ignore[arg-type]
+    for call, function, target, arguments in calls(expr):
+        args = [expr_id(argument) for argument in arguments]
         ids = references.get(call, [])
         if target and any(overload in overloads for overload in ids):
             yield (positions.get(call, 0), function, ids, types.get(target, ("dyn",)),

@@ -22,6 +22,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from allocation.engine.cel import (
     _checked,
+    _dynamic,
     _format,
     _k8s,
     _lists,
@@ -77,15 +78,22 @@ class Program:
     _expression: cel.Expression
     #: whether quantities carry their form (``_qform``): the activation's must too
     quantity_forms: bool = False
+    #: whether it calls ``_dynamic``'s set lookup, whose Go panic ends the evaluation
+    may_panic: bool = False
 
     def run(self, data: Mapping[str, object]) -> tuple[bool, object]:
         """Evaluate against ``data``; never raises for run-time errors."""
+        failure = None
         try:
             value = self._expression.eval(data=data)
         except RuntimeError as error:
-            return False, clean(str(error))
+            failure = clean(str(error))
         except MemoryError:  # the cost budget should prevent this; never let it escape
-            return False, "evaluation ran out of memory"
+            failure = "evaluation ran out of memory"
+        if self.may_panic and (panic := _dynamic.take_panic()) is not None:
+            return False, panic  # it ended the evaluation, whatever came after it
+        if failure is not None:
+            return False, failure
         try:
             if value.type() == _T.ERROR:
                 return False, clean(str(value.value()))
@@ -148,7 +156,11 @@ def compile_device_program(source: str, consumable_capacity: bool,
             text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
     if retargeted is not None:
         expression = env.deserialize(retargeted)
-    return Program(_type_name(expression.return_type()), expression, forms)
+    dynamic = _dynamic.retarget(text, expression.serialize)  # upstream's errors on opaque values
+    if dynamic is not None:
+        expression = env.deserialize(dynamic)
+    return Program(_type_name(expression.return_type()), expression, forms,
+                   dynamic is not None and _dynamic.MAY_PANIC in dynamic)
 
 
 def _type_name(value_type: cel.Type) -> str:
@@ -330,7 +342,10 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
         functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],
         function_impls=impls,
         extensions=[cel.CelExtension("kubernetes.lists", [
-            cel.FunctionDecl(name, overloads) for name, overloads in extending.items()])],
+            cel.FunctionDecl(name, overloads) for name, overloads in extending.items()]),
+            # the library runs an implementation of dyn parameters only from an extension
+            cel.CelExtension("draplanner.dynamic", [
+                cel.FunctionDecl(o.function, [_declared(o, o.impl)]) for o in _dynamic.FUNCTIONS])],
     )
 
 

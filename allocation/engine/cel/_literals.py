@@ -21,14 +21,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from allocation.engine.cel._wire import Type, assignable, checked_expression, message_fields
+from allocation.engine.cel._wire import (
+    EXPR_KINDS,
+    Type,
+    assignable,
+    checked_expression,
+    expr_id,
+    message_fields,
+)
 
 __all__ = ["mixed_literal", "may_mix"]
 
 _EXEMPT = frozenset({"format", "cel.@block"})  # cel-go's ext/formatting.go, ext/bindings.go
 # Expr fields (cel-spec syntax.proto): id 2; select 5, call 6, list 7, struct 8, comprehension 9
-_CALL, _LIST, _STRUCT, _COMPREHENSION = 6, 7, 8, 9
-_SUBEXPRS = {5: (1,), _CALL: (1, 3), _LIST: (1,), _COMPREHENSION: (2, 4, 5, 6, 7)}
+_CALL, _LIST, _STRUCT = 6, 7, 8
+_SUBEXPRS = {kind: fields for kind, fields in EXPR_KINDS.items() if kind != _STRUCT}
 
 
 def may_mix(source: str) -> bool:
@@ -48,8 +55,8 @@ def mixed_literal(serialized: bytes) -> tuple[int, str] | None:
         checked = checked_expression(serialized)
         expr, types, positions = checked.expr, dict(checked.types), checked.positions
         _upstream_types(expr, types)  # type: ignore[arg-type]
-        found = [(positions.get(expr_id, 0), _message(expected, actual))
-                 for expr_id, expected, actual in _mismatches(expr, types, False)]  # type: ignore[arg-type]
+        found = [(positions.get(at, 0), _message(expected, actual))
+                 for at, expected, actual in _mismatches(expr, types, False)]  # type: ignore[arg-type]
     except (ValueError, IndexError, KeyError, TypeError, StopIteration, AttributeError):
         return None
     return min(found) if found else None
@@ -103,7 +110,7 @@ def _upstream_types(data: bytes, types: dict[int, Type]) -> Type:
     first). Returns the expression's type. (A value bound to a variable,
     ``cel.bind(v, device.attributes["d"].a, ...)``, keeps the library's ``dyn``.)"""
     fields = message_fields(data)
-    expr_id = next((int(v) for n, w, v in fields if n == 2 and w == 0), 0)  # type: ignore[arg-type]
+    own_id = expr_id(data)
     found: Type | None = None
     for number, _wire, value in fields:
         if not isinstance(value, bytes):
@@ -144,8 +151,8 @@ def _upstream_types(data: bytes, types: dict[int, Type]) -> Type:
             elif name == "@in" and len(children) == 2:
                 _bind_free(inner, types)
     if found is not None:
-        types[expr_id] = found
-    return types.get(expr_id, ("dyn",))
+        types[own_id] = found
+    return types.get(own_id, ("dyn",))
 
 
 def _map_type(inner: list, types: dict[int, Type]) -> Type | None:
@@ -204,9 +211,9 @@ def _bind_free(call: list, types: dict[int, Type]) -> None:
     listed = next((v for n, _w, v in message_fields(right) if n == _LIST), None)  # type: ignore[arg-type]
     if listed is None:
         return
-    bound = ("abstract", "optional_type", types.get(_id(left), ("dyn",)))  # type: ignore[arg-type]
+    bound = ("abstract", "optional_type", types.get(expr_id(left), ("dyn",)))  # type: ignore[arg-type]
     for element in (v for n, _w, v in message_fields(listed) if n == 1):  # type: ignore[arg-type]
-        if types.get(element_id := _id(element)) == ("abstract", "optional_type", _FREE):  # type: ignore[arg-type]
+        if types.get(element_id := expr_id(element)) == ("abstract", "optional_type", _FREE):  # type: ignore[arg-type]
             types[element_id] = bound
 
 
@@ -214,15 +221,15 @@ def _list_mismatch(inner: list, types: dict[int, Type]) -> Iterator[tuple[int, T
     optional = _packed({n: v for n, _w, v in inner if n == 2}.get(2), inner)
     first: Type | None = None
     for index, element in enumerate(v for n, _w, v in inner if n == 1):
-        expr_id = _id(element)
-        kind = _held(types.get(expr_id, ("dyn",))) if index in optional else \
-            types.get(expr_id, ("dyn",))
+        element_id = expr_id(element)
+        kind = _held(types.get(element_id, ("dyn",))) if index in optional else \
+            types.get(element_id, ("dyn",))
         if kind == _FREE:
             continue
         if first is None:
             first = kind
         elif not _equivalent(first, kind):
-            yield expr_id, first, kind
+            yield element_id, first, kind
             return
         elif _has_free(first):  # cel-go binds an empty literal's parameters by then
             first = kind
@@ -237,7 +244,7 @@ def _map_mismatches(entries: list[list], types: dict[int, Type]
     first: tuple[Type, Type] | None = None
     for entry in entries:
         parts = {n: v for n, _w, v in entry}
-        key_id, value_id = _id(parts[3]), _id(parts[4])  # type: ignore[arg-type]
+        key_id, value_id = expr_id(parts[3]), expr_id(parts[4])  # type: ignore[arg-type]
         key, value = types.get(key_id, ("dyn",)), types.get(value_id, ("dyn",))
         if parts.get(5):  # an optional entry: its value's type is what the optional holds
             value = _held(value)
@@ -265,10 +272,6 @@ def _packed(value: bytes | int | None, inner: list) -> set[int]:
             indices.append(number)
         return set(indices)
     return {int(v) for n, w, v in inner if n == 2 and w == 0}  # type: ignore[arg-type]
-
-
-def _id(data: bytes) -> int:
-    return next((int(v) for n, w, v in message_fields(data) if n == 2 and w == 0), 0)  # type: ignore[arg-type]
 
 
 def _held(kind: Type) -> Type:

@@ -10,10 +10,12 @@ types of the type map as small tuples compared and printed as cel-go does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-__all__ = ["Field", "Type", "Checked", "message_fields", "encode", "checked_expression",
-           "decode_type", "type_text", "assignable"]
+__all__ = ["Field", "Type", "Checked", "EXPR_KINDS", "STRUCT_ENTRY_EXPRS", "message_fields",
+           "encode", "expr_id", "calls", "rename_calls", "checked_expression", "decode_type",
+           "type_text", "assignable"]
 
 Field = tuple[int, int, bytes | int]  # (field number, wire type, value)
 
@@ -69,6 +71,81 @@ def encode(fields: list[Field]) -> bytes:
         else:
             out += value  # type: ignore[operator]
     return bytes(out)
+
+
+# Expr fields holding Exprs, by the message they are in: Expr's own sub-messages (select 5,
+# call 6, list 7, struct 8, comprehension 9) and, inside those, the fields that are Exprs.
+EXPR_KINDS = {5: (1,), 6: (1, 3), 7: (1,), 8: (2,), 9: (2, 4, 5, 6, 7)}
+STRUCT_ENTRY_EXPRS = (3, 4)
+
+
+def calls(data: bytes) -> Iterator[tuple[int, str, int, list[bytes]]]:
+    """(id, function, target id or 0, the argument Exprs) of every call in an Expr, outer
+    calls first."""
+    fields = message_fields(data)
+    own_id = expr_id(data)
+    for number, _wire, value in fields:
+        if number not in EXPR_KINDS or not isinstance(value, bytes):
+            continue
+        inner = message_fields(value)
+        if number == 6:
+            function = next((v.decode() for n, _w, v in inner if n == 2), "")  # type: ignore[union-attr]
+            target = next((expr_id(v) for n, _w, v in inner if n == 1), 0)  # type: ignore[arg-type]
+            yield own_id, function, target, [v for n, _w, v in inner if n == 3]  # type: ignore[misc]
+        for sub, _sub_wire, sub_value in inner:
+            if sub in EXPR_KINDS[number] and isinstance(sub_value, bytes):
+                if number == 8:
+                    for n, _w, v in message_fields(sub_value):
+                        if n in STRUCT_ENTRY_EXPRS and isinstance(v, bytes):
+                            yield from calls(v)
+                else:
+                    yield from calls(sub_value)
+
+
+def expr_id(data: bytes) -> int:
+    """The id of an Expr."""
+    return next((int(v) for n, w, v in message_fields(data) if n == 2 and w == 0), 0)  # type: ignore[arg-type]
+
+
+def rename_calls(serialized: bytes, renames: Mapping[int, str]) -> bytes:
+    """``serialized`` (an ``Any`` holding a ``CheckedExpr``) with the call of each expression
+    id in ``renames`` calling the function it maps to (the library's run time then calls
+    that function's implementation; its checker is not asked again).
+
+    Returns:
+        The new serialized expression.
+    """
+    envelope = message_fields(serialized)
+    checked_at = next(i for i, (n, _w, _v) in enumerate(envelope) if n == 2)
+    checked = message_fields(envelope[checked_at][2])  # type: ignore[arg-type]
+    checked = [(n, w, _rewrite_expr(v, renames) if n == 4 and isinstance(v, bytes) else v)
+               for n, w, v in checked]
+    envelope[checked_at] = (2, 2, encode(checked))
+    return encode(envelope)
+
+
+def _rewrite_expr(data: bytes, renames: Mapping[int, str]) -> bytes:
+    fields = message_fields(data)
+    own_id = expr_id(data)
+    out = []
+    for number, wire, value in fields:
+        if number in EXPR_KINDS and isinstance(value, bytes):
+            inner = []
+            for sub, sub_wire, sub_value in message_fields(value):
+                if number == 6 and sub == 2 and own_id in renames:
+                    sub_value = renames[own_id].encode()
+                elif sub in EXPR_KINDS[number] and isinstance(sub_value, bytes):
+                    sub_value = (_rewrite_entry(sub_value, renames) if number == 8
+                                 else _rewrite_expr(sub_value, renames))
+                inner.append((sub, sub_wire, sub_value))
+            value = encode(inner)
+        out.append((number, wire, value))
+    return encode(out)
+
+
+def _rewrite_entry(data: bytes, renames: Mapping[int, str]) -> bytes:
+    return encode([(n, w, _rewrite_expr(v, renames) if n in STRUCT_ENTRY_EXPRS
+                     and isinstance(v, bytes) else v) for n, w, v in message_fields(data)])
 
 
 class Checked(NamedTuple):
