@@ -44,6 +44,7 @@ _OPAQUE = frozenset(OPAQUE_NAMES.values())
 MAY_PANIC = _IN.encode()
 # Go's names of the types that cannot be hashed (their structs hold slices or maps)
 _UNHASHABLE = {_k8s.SEMVER: "cel.Semver", _format.FORMAT: "cel.Format"}
+_COMPARISONS = re.compile(r"==|\bin\b")
 # optional values: optional.of(x), a.?b, [?x], {?k: v}, and lists' first() and last()
 _OPTIONALS = re.compile(r"\boptional\b|[.\[{,]\s*\?|\b(first|last)\s*\(")
 # Constant kinds (cel-spec syntax.proto Constant): bool 2, int64 3, uint64 4, double 5,
@@ -104,10 +105,11 @@ def retarget(source: str, serialize: Callable[[], bytes]) -> bytes | None:
     ``in`` calls on a ``dyn`` left operand calling :data:`FUNCTIONS`; None when it has none,
     when ``source`` makes no comparison, or when it may make optional values.
     """
-    if ("==" not in source and " in " not in source) or _OPTIONALS.search(source):
+    if not _COMPARISONS.search(source) or _OPTIONALS.search(source):
         return None
     try:
-        checked = checked_expression(serialize())
+        serialized = serialize()
+        checked = checked_expression(serialized)
         renames = {}
         for call, function, target, args in calls(checked.expr):
             if target or len(args) != 2:
@@ -119,7 +121,7 @@ def retarget(source: str, serialize: Callable[[], bytes]) -> bytes | None:
                 renames[call] = _EQUAL
             elif function == "@in" and left == ("dyn",) and _hashed_constants(args[1]):
                 renames[call] = _IN
-        return rename_calls(serialize(), renames) if renames else None
+        return rename_calls(serialized, renames) if renames else None
     except (ValueError, IndexError, KeyError, TypeError, StopIteration, AttributeError):
         return None  # a form not foreseen here: the library's own equality runs
 
