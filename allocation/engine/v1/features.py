@@ -210,6 +210,14 @@ class Profile:
         return self._minor >= 36 and self.variant != "stable"
 
     @cached_property
+    def node_slices_first(self) -> bool:
+        """[1.36+, not the stable variant] a node's pools are gathered from its own slices
+        (``nodeName``, no shared counters) before the others (``NewAllocator``'s
+        ``slicesOnNode`` and ``slicesShared``), so a pool's first slice, whose
+        ``resourceSliceCount`` counts, is one of its node slices when it has one."""
+        return self._minor >= 36 and self.variant != "stable"
+
+    @cached_property
     def incomplete_pools_for_exact_count(self) -> bool:
         """[1.34] ExactCount requests still used incomplete pools."""
         return self._minor == 34

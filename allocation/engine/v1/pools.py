@@ -85,6 +85,13 @@ def _devices_on(node, spec: dict) -> frozenset[str]:
                                       d.get("nodeSelector")))
 
 
+def _on_node(spec: dict) -> bool:
+    """A slice of one node's own (1.36 ``NewAllocator``: ``slicesOnNode``); a counter slice
+    is needed on every node, whatever its node fields (``slicesShared``; 1.35 GatherPools
+    reads every slice)."""
+    return bool(spec.get("nodeName")) and not spec.get("sharedCounters")
+
+
 def _keep_newest(groups: dict, slice_: dict, node_ok: frozenset | None) -> None:
     """Group ``slice_`` by (driver, pool), keeping only the newest generation seen (§3.2)."""
     spec = slice_["spec"]
@@ -112,9 +119,7 @@ class SliceIndex:
             spec = s["spec"]
             key = (spec["driver"], spec["pool"]["name"])
             self._by_pool.setdefault(key, []).append(s)
-            # a counter slice is needed on every node, whatever its node fields
-            # (1.36 NewAllocator: slicesShared; 1.35 GatherPools reads every slice)
-            if spec.get("nodeName") and not spec.get("sharedCounters"):
+            if _on_node(spec):
                 self._by_node.setdefault(spec["nodeName"], []).append(s)
             else:
                 self._shared.append(s)
@@ -295,9 +300,13 @@ class SliceIndex:
         return (name,)
 
     def _first(self, kept: list[tuple[dict, frozenset | None]]) -> dict:
-        """The pool's first slice in that order: upstream reads the pool's
-        resourceSliceCount from its first slice (in informer order, which the planner
-        takes to be this one), so slices that disagree on it are read the same way."""
+        """The pool's first slice in that order (the node's own slices first where
+        ``node_slices_first``): upstream reads the pool's resourceSliceCount from its first
+        slice (in informer order, which the planner takes to be by name), so slices that
+        disagree on it are read the same way."""
+        if self.profile.node_slices_first:
+            return min((s for s, _ in kept),
+                       key=lambda s: (not _on_node(s["spec"]), self._slice_order(s)))
         return min((s for s, _ in kept), key=self._slice_order)
 
     def _build(self, pid, kept, all_slices) -> Pool:

@@ -124,3 +124,23 @@ def test_a_pools_slice_count_is_read_from_its_first_slice_by_name(release):
                         slice_("b", [device("gpu-1")], pool="p", count=2)],
                        make_profile(release))
     assert [p.incomplete for p in index.pools_for(NODES[0])] == [True]
+
+
+@pytest.mark.parametrize(("release", "gates", "incomplete"), [
+    ("1.36", "", True),
+    ("1.36", "DRAConsumableCapacity=true,DRADeviceBindingConditions=true", True),
+    ("1.36", "DRAConsumableCapacity=false,DRADeviceBindingConditions=false", False),
+    ("1.35", "DRAPartitionableDevices=true", False),
+    ("1.35", "DRAPartitionableDevices=true,DRAConsumableCapacity=true", False)])
+def test_136_reads_the_slice_count_of_the_nodes_own_slice_first(release, gates, incomplete):
+    # 1.36's incubating and experimental NewAllocator gather a node's own slices before
+    # the shared ones, so the count of b-node-1 (3) counts, not that of a-counters (2),
+    # though a-counters comes first by name; 1.36's stable variant and 1.35 read by name
+    # (found by the differential harness against v0.36.2, docs/v1.md "Pool order")
+    counters = slice_("a-counters", [], node=None, pool="shared", count=2,
+                      sharedCounters=[{"name": "big", "counters": {"mem": {"value": "80Gi"}}}])
+    own = slice_("b-node-1", [{"name": "d0", "consumesCounters": [
+        {"counterSet": "big", "counters": {"mem": {"value": "10Gi"}}}]}], pool="shared",
+        count=3)
+    index = SliceIndex([counters, own], make_profile(release, gates))
+    assert [p.incomplete for p in index.pools_for(NODES[0])] == [incomplete]
