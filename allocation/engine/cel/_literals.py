@@ -28,6 +28,7 @@ from allocation.engine.cel._wire import (
     checked_expression,
     expr_id,
     message_fields,
+    packed_varints,
 )
 
 __all__ = ["mixed_literal", "may_mix"]
@@ -260,17 +261,7 @@ def _map_mismatches(entries: list[list], types: dict[int, Type]
 def _packed(value: bytes | int | None, inner: list) -> set[int]:
     """The optional indices of a list: packed (one bytes field) or one varint each."""
     if isinstance(value, bytes):
-        indices, pos = [], 0
-        while pos < len(value):
-            number = shift = 0
-            while True:
-                byte = value[pos]
-                number |= (byte & 0x7F) << shift
-                pos, shift = pos + 1, shift + 7
-                if byte < 0x80:
-                    break
-            indices.append(number)
-        return set(indices)
+        return set(packed_varints(value))
     return {int(v) for n, w, v in inner if n == 2 and w == 0}  # type: ignore[arg-type]
 
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 __all__ = ["Field", "Type", "Checked", "EXPR_KINDS", "STRUCT_ENTRY_EXPRS", "message_fields",
-           "encode", "expr_id", "calls", "rename_calls", "checked_expression", "decode_type",
-           "type_text", "assignable"]
+           "encode", "packed_varints", "expr_id", "calls", "rename_calls",
+           "checked_expression", "decode_type", "type_text", "assignable"]
 
 Field = tuple[int, int, bytes | int]  # (field number, wire type, value)
 
@@ -37,6 +37,15 @@ def _put_varint(value: int) -> bytes:
         out.append(byte | (0x80 if value else 0))
         if not value:
             return bytes(out)
+
+
+def packed_varints(data: bytes) -> list[int]:
+    """The values of a packed repeated integer field."""
+    values, pos = [], 0
+    while pos < len(data):
+        value, pos = _varint(data, pos)
+        values.append(value)
+    return values
 
 
 def message_fields(data: bytes) -> list[Field]:

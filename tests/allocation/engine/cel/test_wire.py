@@ -35,3 +35,7 @@ def test_assignable_takes_dyn_and_null_as_cel_go() -> None:
     assert _wire.assignable(("null",), ("named", "duration"))
     assert not _wire.assignable(("null",), ("prim", "int"))
     assert not _wire.assignable(("list", ("prim", "int")), ("list", ("prim", "string")))
+
+
+def test_packed_varints_read_multi_byte_values() -> None:
+    assert _wire.packed_varints(bytes([0x01, 0xAC, 0x02, 0x00])) == [1, 300, 0]
