@@ -11,8 +11,9 @@ cannot hash, a Semver, a NamedFormat or bytes, panics, which cel-go reports as "
 error: runtime error: hash of unhashable type cel.Semver"; here it is false.
 
 Both can only happen to a left operand the checker types ``dyn`` (an attribute, ``dyn(x)``,
-an element of a ``list(dyn)``): :func:`retarget` points those calls (``==`` with a ``dyn``
-left operand, ``in`` with a ``dyn`` left operand and a list of primitive constants) at
+an element of a ``list(dyn)``) or, for ``==``, to an opaque one against a ``dyn`` right
+operand: :func:`retarget` points those calls (``in`` only against a list of primitive
+constants) at
 :data:`FUNCTIONS`, which do what upstream does. Not when the expression may make optional
 values: the library cannot hand one to Python (it crashes the process), and a ``dyn`` may
 hold one then.
