@@ -26,10 +26,10 @@ import tempfile
 from pathlib import Path
 
 from bench.bench_named import WORKLOADS
+from bench.bench_phases import PHASES
 from bench.generate import named_gpu_cluster, named_gpu_cluster_v1, write
 
 ROOT = Path(__file__).resolve().parent.parent
-PHASES = ("start", "parse+validate", "build state", "settle", "write")
 
 # Runs in a fresh interpreter with one tree first on sys.path; it uses only what both the
 # old and the new tree have (an old tree has no gcpause: its command did not pause the

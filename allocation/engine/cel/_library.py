@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 
 from cel_expr_python import cel
@@ -146,19 +146,20 @@ def compile_device_program(source: str, consumable_capacity: bool,
             problem = CelCompileError(problem.message, *_format.original_position(
                 text, inserted, problem.line, problem.column))
         raise problem from None
+    serialized = cache(expression.serialize)  # the checked expression, for up to three reads
     # The lists library's calls, in the checked expression (_checked.review).
-    retargeted, found = _checked.review(text, expression.serialize)
+    retargeted, found = _checked.review(text, serialized)
     if found is None and _literals.may_mix(text):  # after the checker's, as cel-go's validators
-        found = _literals.mixed_literal(expression.serialize())
+        found = _literals.mixed_literal(serialized())
     if found is not None:
         problem = CelCompileError.at(found[1], text, found[0])
         raise CelCompileError(problem.message, *_format.original_position(
             text, inserted, problem.line or 1, problem.column or 1)) if inserted else problem
-    if retargeted is not None:
-        expression = env.deserialize(retargeted)
-    dynamic = _dynamic.retarget(text, expression.serialize)  # upstream's errors on opaque values
-    if dynamic is not None:
-        expression = env.deserialize(dynamic)
+    # upstream's errors on opaque values, renamed on top of the lists' renames; read back once
+    dynamic = _dynamic.retarget(text, serialized if retargeted is None else lambda: retargeted)
+    renamed = retargeted if dynamic is None else dynamic
+    if renamed is not None:
+        expression = env.deserialize(renamed)
     return Program(_type_name(expression.return_type()), expression, forms,
                    dynamic is not None and _dynamic.MAY_PANIC in dynamic)
 

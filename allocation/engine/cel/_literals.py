@@ -29,6 +29,7 @@ from allocation.engine.cel._wire import (
     expr_id,
     message_fields,
     packed_varints,
+    type_text,
 )
 
 __all__ = ["mixed_literal", "may_mix"]
@@ -282,21 +283,4 @@ def _equivalent(left: Type, right: Type) -> bool:
 
 
 def _message(expected: Type, actual: Type) -> str:
-    return f"expected type '{_text(expected)}' but found '{_text(actual)}'"
-
-
-def _text(kind: Type) -> str:
-    """cel-go's ``FormatCELType``."""
-    tag = kind[0]
-    if tag == "prim":
-        return kind[1]
-    if tag in ("named", "null", "any"):
-        return kind[1] if tag == "named" else tag
-    if tag in ("dyn", "param", "free"):
-        return "dyn"
-    if tag == "wrapper":
-        return f"wrapper({kind[1]})"
-    if tag == "type":
-        return f"type({_text(kind[1])})" if kind[1:] and kind[1][0] != "param" else "type"
-    head, params = (kind[1], kind[2:]) if tag == "abstract" else (tag, kind[1:])
-    return f"{head}({', '.join(_text(p) for p in params)})" if params else head
+    return f"expected type '{type_text(expected)}' but found '{type_text(actual)}'"

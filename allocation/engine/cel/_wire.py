@@ -242,12 +242,19 @@ def assignable(left: Type, right: Type) -> bool:
 
 
 def type_text(kind: Type) -> str:
-    """cel-go's text of a type (a type parameter reads dyn)."""
-    if kind[0] in ("prim", "named"):
+    """cel-go's text of a type (its ``FormatCheckedType``/``FormatCELType``): a type
+    parameter, and a free one (``_literals``), reads dyn; ``any`` (``_literals``) reads any;
+    a type of a type not known reads ``type``."""
+    tag = kind[0]
+    if tag in ("prim", "named"):
         return kind[1]
-    if kind[0] in ("dyn", "param", "null"):
-        return "dyn" if kind[0] != "null" else "null"
-    if kind[0] == "wrapper":
+    if tag in ("null", "any"):
+        return tag
+    if tag in ("dyn", "param", "free"):
+        return "dyn"
+    if tag == "wrapper":
         return f"wrapper({kind[1]})"
-    head, params = (kind[1], kind[2:]) if kind[0] == "abstract" else (kind[0], kind[1:])
+    if tag == "type" and (len(kind) < 2 or kind[1][0] == "param"):
+        return "type"
+    head, params = (kind[1], kind[2:]) if tag == "abstract" else (tag, kind[1:])
     return f"{head}({', '.join(type_text(p) for p in params)})" if params else head

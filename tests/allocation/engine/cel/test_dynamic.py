@@ -136,3 +136,11 @@ def test_expressions_that_may_make_optional_values_keep_the_library_equality() -
     # the library cannot hand an optional to Python; a dyn may hold one here, so the
     # comparison is the library's (false), not upstream's error (docs/cel.md)
     assert not matches('dyn(semver("1.2.3")) == "1.2.3" && [1].first().hasValue()')
+
+
+def test_the_lists_renames_and_these_apply_together() -> None:
+    # a typed sum (the lists library's rename) beside a comparison renamed here
+    assert runtime_error('[1.0, 2.0].sum() == 3.0 && ' + A + '.ver == "1.2.3"',
+                         DEVICE) == "no such overload"
+    assert matches('[1.0, 2.0].sum() == 3.0 && ' + A + '.model == "A100"', DEVICE)
+    assert matches('dyn([]).sum() == 0 && dyn(semver("1.0.0")) == semver("1.0.0")')
