@@ -51,6 +51,9 @@ _NODE_REASONS = {
 def node_reason_text(reason: str | None) -> str:
     if not reason:
         return "no reason recorded"
+    if reason.startswith(reasons.R_TAINT):  # "... taint {key: value}": the taint's own words
+        return ("the node has a taint the pod does not tolerate "
+                f"({reason.removeprefix(reasons.R_TAINT).strip()})")
     return _NODE_REASONS.get(reason, reason)
 
 

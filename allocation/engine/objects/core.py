@@ -50,6 +50,8 @@ class Node(KObject):
         super().__init__(raw, source)
         spec = raw.get("spec") or {}
         self.unschedulable = bool(spec.get("unschedulable"))
+        # kube-scheduler's TaintToleration filter reads them (docs/scheduling.md)
+        self.taints: list[dict] = spec.get("taints") or []
         allocatable = (raw.get("status") or {}).get("allocatable") or {}
         self.cpu_milli: int | None = milli(allocatable["cpu"]) if "cpu" in allocatable else None
         self.memory: int | None = whole(allocatable["memory"]) if "memory" in allocatable \
@@ -114,6 +116,7 @@ class Pod(KObject):
         self.node_affinity: dict | None = ((spec.get("affinity") or {}).get(
             "nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.claims = _pod_claims(spec)
+        self.tolerations: list[dict] = spec.get("tolerations") or []
         # domain_requests: whether a container requests a ``domain/name`` resource, the
         # only names an extended resource has (v1_extended.wanted asks it for every pod)
         self.cpu_milli, self.memory, self.domain_requests = _requests(spec)

@@ -23,7 +23,8 @@ def pod_signature(pod: Pod) -> list:
     placement-cache key (the seed's ``PodNeeds.signature``, the v1 scheduler's key)."""
     selector = pod.node_selector  # most pods have none: nothing to sort
     return [pod.namespace, tuple(sorted(selector.items())) if selector else (),
-            repr(pod.node_affinity), pod.cpu_milli, pod.memory]
+            repr(pod.node_affinity), pod.cpu_milli, pod.memory,
+            repr(pod.tolerations) if pod.tolerations else ""]
 
 
 class _Cursor(NamedTuple):

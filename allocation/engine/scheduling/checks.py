@@ -35,11 +35,13 @@ if TYPE_CHECKING:
 
 __all__ = ["PLUGINS", "MAX_CHECKED", "NodeChecks", "PodChecks", "pod_checks"]
 
-PLUGINS = ("NodeUnschedulable", "NodeAffinity", "NodeResourcesFit", "DynamicResources")
+PLUGINS = ("NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit",
+           "DynamicResources")
 """The filters, as kube-scheduler names its plugins, in the order they run."""
 MAX_CHECKED = 200
 """Nodes checked for one page (in the scheduler's order); the rest are counted."""
-_PLUGIN_OF = {"cordoned": "NodeUnschedulable", "nodeSelector": "NodeAffinity",
+_PLUGIN_OF = {"cordoned": "NodeUnschedulable", "taint": "TaintToleration",
+              "nodeSelector": "NodeAffinity",
               "nodeAffinity": "NodeAffinity", "cpu": "NodeResourcesFit",
               "memory": "NodeResourcesFit", "pods": "NodeResourcesFit"}
 

@@ -41,13 +41,10 @@ from allocation.engine.scheduling.reasons import (
     CLAIM_REASONS,
     R_BUDGET,
     R_CLASS,
-    R_CPU,
     R_ELSEWHERE,
-    R_MEMORY,
-    R_PODS,
-    R_SELECTOR,
-    R_UNSCHEDULABLE,
+    is_node_reason,
 )
+from allocation.engine.taints import cordon_refuses, taint_text, untolerated
 from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
 
 if TYPE_CHECKING:
@@ -57,7 +54,7 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
     from allocation.engine.v1 import Allocator
 
-__all__ = ["NEAREST", "EXTRA_DIAGNOSED", "NODE_REASONS", "Devices", "SeedDevices",
+__all__ = ["NEAREST", "EXTRA_DIAGNOSED", "Devices", "SeedDevices",
            "V1Devices", "v1_reasons", "node_diff", "claim_diff", "rank", "annotate"]
 
 NEAREST = 3
@@ -65,8 +62,6 @@ NEAREST = 3
 EXTRA_DIAGNOSED = 8
 """Nodes refused for their claims, beyond the detailed ones, whose devices are diagnosed
 for ``nearest`` (the rest are left out of it; the pod page ranks every node)."""
-NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_CPU, R_MEMORY, R_PODS))
-"""The refusals :func:`node_diff` explains (the node's own checks)."""
 _ELSEWHERE = frozenset((R_ELSEWHERE, NOT_AVAILABLE))
 _PLACEMENT = ("nodeSelector", "nodeAffinity")
 _MAX_VALUES = 8  # label values a ``label`` suggestion lists
@@ -192,8 +187,12 @@ def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
         The diff items; empty when the node's own checks pass.
     """
     items: list[dict] = []
-    if node.unschedulable:
+    if node.unschedulable and cordon_refuses(pod.tolerations):
         items.append({"check": "cordoned"})
+    if node.taints:
+        taint = untolerated(node.taints, pod.tolerations)
+        if taint is not None:
+            items.append({"check": "taint", "taint": taint_text(taint)})
     labels = node.meta.labels
     for key, value in sorted(pod.node_selector.items()):
         has = labels.get(key)
@@ -288,7 +287,7 @@ def annotate(body: dict, state: ClusterState, pod: Pod, reasons: Mapping[str, st
         if reason is None:
             continue
         entry = detailed.get(name)
-        if reason in NODE_REASONS:
+        if is_node_reason(reason):  # the refusals node_diff explains
             diff = node_diff(state, pod, state.nodes[name])
         else:
             entries = entry.get("requests") if entry is not None else None
@@ -317,9 +316,17 @@ def annotate(body: dict, state: ClusterState, pod: Pod, reasons: Mapping[str, st
 
 def _label_suggestions(state: ClusterState, pod: Pod, diffs) -> list[dict]:
     """``label``: a nodeSelector pair no node has; ``nodeAffinity``: no node satisfies
-    the required node affinity (only looked for when a diff shows them)."""
-    checks = {item["check"] for diff in diffs for item in diff}
-    out: list[dict] = []
+    the required node affinity (only looked for when a diff shows them); ``nodeTaint``: a
+    node taint the pod does not tolerate, with the number of nodes it keeps the pod off."""
+    checks: set[str] = set()
+    tainted: dict[str, int] = {}
+    for diff in diffs:
+        for item in diff:
+            checks.add(item["check"])
+            if item["check"] == "taint":
+                tainted[item["taint"]] = tainted.get(item["taint"], 0) + 1
+    out: list[dict] = [{"kind": "nodeTaint", "taint": taint, "nodes": count}
+                       for taint, count in sorted(tainted.items())]
     nodes = [state.nodes[name] for name in state.node_order]
     if "nodeSelector" in checks:
         for key, value in sorted(pod.node_selector.items()):

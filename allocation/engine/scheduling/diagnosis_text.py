@@ -70,6 +70,8 @@ def _selector(item: dict) -> str:
 
 _DIFF = {
     "cordoned": lambda i: "the node is cordoned (spec.unschedulable)",
+    "taint": lambda i: (f"the node has the taint {i['taint']}, which no toleration of "
+                        "the pod tolerates"),
     "nodeSelector": _selector,
     "nodeAffinity": _affinity,
     "cpu": lambda i: f"asks for {i.get('wants')} cpu; the node has {i.get('free')} free",
@@ -151,6 +153,10 @@ _SUGGESTIONS = {
                              f"diagnosed has the taint {i['taint']}, which the request does "
                              "not tolerate: add a toleration to the request, or take the "
                              "taint off the devices."),
+    "nodeTaint": lambda i: (f"{_plural(int(i['nodes']), 'node')} diagnosed "
+                            f"{'has' if int(i['nodes']) == 1 else 'have'} the taint "
+                            f"{i['taint']}, which the pod does not tolerate: add a toleration "
+                            "to the pod (spec.tolerations) if it may run there."),
     "nodeGroup": _group,
     "freeClaim": _free,
 }

@@ -21,7 +21,9 @@ from allocation.engine.scheduling.reasons import (
     R_PODS,
     R_SELECTOR,
     R_UNSCHEDULABLE,
+    taint_reason,
 )
+from allocation.engine.taints import cordon_refuses, untolerated
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod
@@ -43,8 +45,14 @@ def node_refusal(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds,
     cpu, memory, pod count).
     """
     if check_capacity:
-        if node.unschedulable:
+        # kube-scheduler's filters in its order: NodeUnschedulable, TaintToleration,
+        # NodeAffinity, NodeResourcesFit (docs/manifests.md, "Node taints")
+        if node.unschedulable and cordon_refuses(pod.tolerations):
             return R_UNSCHEDULABLE
+        if node.taints:
+            taint = untolerated(node.taints, pod.tolerations)
+            if taint is not None:
+                return taint_reason(taint)
         labels = node.meta.labels
         for key, value in pod.node_selector.items():
             if labels.get(key) != value:

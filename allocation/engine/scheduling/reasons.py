@@ -20,11 +20,13 @@ __all__ = [
     "R_UNSCHEDULABLE", "R_SELECTOR", "R_CPU", "R_MEMORY", "R_PODS", "R_CLAIMS", "R_ELSEWHERE",
     "R_CLASS", "R_BUDGET", "R_UNSUITABLE", "FITS_NOW", "CLAIM_REASONS", "WAIT_INFORMATION",
     "WAIT_ALLOCATION", "WAIT_IMMEDIATE", "MAX_DETAIL_NODES", "summary", "detail_of",
-    "missing_controller", "FILTER_ERROR",
+    "missing_controller", "FILTER_ERROR", "R_TAINT", "taint_reason", "is_node_reason",
 ]
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
 R_SELECTOR = "node(s) didn't match Pod's node affinity/selector"
+R_TAINT = "node(s) had untolerated taint"
+"""TaintToleration's refusal; the reason itself names the taint (:func:`taint_reason`)."""
 R_CPU = "Insufficient cpu"
 R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
@@ -46,8 +48,22 @@ WAIT_INFORMATION = "waiting for resource driver to provide information"
 WAIT_ALLOCATION = "waiting for resource driver to allocate resource"
 WAIT_IMMEDIATE = "waiting for resource driver to allocate a claim with Immediate allocation"
 
+_NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_CPU, R_MEMORY, R_PODS))
+
 MAX_DETAIL_NODES = 8
 """Nodes detailed in the explain annotation; the rest are only counted."""
+
+
+def taint_reason(taint: dict) -> str:
+    """TaintToleration's reason for ``taint``, verbatim: ``node(s) had untolerated taint
+    {key: value}`` (Go's ``{%s: %s}``, so an empty value leaves ``{key: }``)."""
+    return f"{R_TAINT} {{{taint.get('key') or ''}: {taint.get('value') or ''}}}"
+
+
+def is_node_reason(reason: str) -> bool:
+    """Whether ``reason`` is a refusal by the node's own checks (``fit.node_refusal``'s
+    first part: cordon, taints, selectors, cpu, memory, pod count), not by the claims."""
+    return reason in _NODE_REASONS or reason.startswith(R_TAINT)
 
 
 def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:

@@ -27,6 +27,7 @@ from allocation.engine.scheduling.reasons import (
     R_CLAIMS,
     detail_of,
 )
+from allocation.engine.taints import taint_text
 from allocation.engine.v1 import INVALID_POOLS, AllocationError, CelRuntimeError
 from allocation.engine.v1.explain import DeviceVerdict, RequestExplanation, explain_requests
 
@@ -317,7 +318,7 @@ _TEXTS = {
                                     "DRAPartitionableDevices is off"),
     "counters": lambda v: (f"not enough of counter {v.counter} in set {v.counter_set}: "
                            f"{v.available} left, needs {v.needed}"),
-    "taint": lambda v: f"untolerated taint {_taint(v.taint or {})}",
+    "taint": lambda v: f"untolerated taint {taint_text(v.taint or {})}",
     "constraint": lambda v: _constraint(v),
 }
 
@@ -339,8 +340,3 @@ def _constraint(v: DeviceVerdict) -> str:
         return (f"{v.constraint}: another request can only use a device with the same "
                 f"value ({v.against})")
     return f"{v.constraint}: no device of the other requests has the same value (e.g. {v.against})"
-
-
-def _taint(taint: dict) -> str:
-    value = taint.get("value")
-    return f"{taint.get('key', '')}{'=' + value if value else ''}:{taint.get('effect', '')}"

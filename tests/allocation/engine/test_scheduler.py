@@ -246,3 +246,53 @@ def test_node_affinity_is_validated():
     [problem] = problems_of(to_yaml([bad]))
     assert "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution." \
         "nodeSelectorTerms[0].matchFields[0].operator" in problem
+
+
+def _tainted(doc: dict, *taints: dict) -> dict:
+    doc.setdefault("spec", {})["taints"] = list(taints)
+    return doc
+
+
+def _tolerating(doc: dict, *tolerations: dict) -> dict:
+    doc["spec"]["tolerations"] = list(tolerations)
+    return doc
+
+
+def test_node_taints_keep_pods_off_unless_tolerated_and_twins_do_not_share_a_failure():
+    # kube-scheduler's TaintToleration filter: the control-plane and the GPU taint refuse
+    # a pod that tolerates neither; its twin tolerating the GPU taint (the same placement
+    # cache signature otherwise) is not told the first one's failure
+    docs = [resource_class("gpu"), claim_parameters("any", "true"),
+            claim_template("t", params="any"),
+            _tainted(node("a-control"), {"key": "node-role.kubernetes.io/control-plane",
+                                         "effect": "NoSchedule"}),
+            _tainted(node("b-gpu"), {"key": "nvidia.com/gpu", "value": "present",
+                                     "effect": "NoSchedule"},
+                     {"key": "spot", "effect": "PreferNoSchedule"}),
+            named_slice("a-control", [device("a0")]), named_slice("b-gpu", [device("b0")]),
+            pod("plain", templates={"gpu": "t"}),
+            _tolerating(pod("tolerant", templates={"gpu": "t"}),
+                        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})]
+    sim = run(docs)
+    plain = sim.state.get("Pod", "default", "plain")
+    assert plain.node_name is None
+    assert plain.condition("PodScheduled")["message"] == (
+        "0/2 nodes are available: 1 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }, 1 node(s) had untolerated taint "
+        "{nvidia.com/gpu: present}.")
+    explain = json.loads(plain.meta.annotations[EXPLAIN_ANNOTATION])
+    assert explain["nodes"][1]["diff"] == [{"check": "taint",
+                                            "taint": "nvidia.com/gpu=present:NoSchedule"}]
+    assert {"kind": "nodeTaint", "taint": "nvidia.com/gpu=present:NoSchedule", "nodes": 1} \
+        in explain["suggestions"]
+    assert sim.state.get("Pod", "default", "tolerant").node_name == "b-gpu"
+
+
+def test_a_pod_tolerating_the_cordon_may_land_on_a_cordoned_node():
+    docs = [node("a-cordoned", unschedulable=True),
+            pod("plain"),
+            _tolerating(pod("daemon"), {"key": "node.kubernetes.io/unschedulable",
+                                        "operator": "Exists", "effect": "NoSchedule"})]
+    sim = run(docs)
+    assert sim.state.get("Pod", "default", "plain").node_name is None
+    assert sim.state.get("Pod", "default", "daemon").node_name == "a-cordoned"

@@ -265,3 +265,18 @@ def test_a_namespace_is_simulated_as_before():
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ops"}}
     output = simulate(load([node("node-1"), namespace])).output()
     assert [item["kind"] for item in output["items"]] == ["Node", "Namespace"]
+
+
+def test_a_v1_pod_keeps_off_a_tainted_node_unless_it_tolerates_the_taint():
+    tainted = node("node-1")
+    tainted["spec"] = {"taints": [{"key": "gpu", "effect": "NoExecute"}]}
+    plain = _v1_pod("plain", templates={"gpu": "t"})
+    tolerant = _v1_pod("tolerant", templates={"gpu": "t"})
+    tolerant["spec"]["tolerations"] = [{"key": "gpu", "operator": "Exists"}]
+    output = simulate(load([tainted, class_doc(), slice_doc([device("gpu-0")]),
+                            _template_doc(), plain, tolerant])).output()
+    pods = _items(output, "Pod")
+    assert "nodeName" not in pods["plain"]["spec"]
+    assert pods["plain"]["status"]["conditions"][0]["message"] == \
+        "0/1 nodes are available: 1 node(s) had untolerated taint {gpu: }."
+    assert pods["tolerant"]["spec"]["nodeName"] == "node-1"

@@ -61,6 +61,8 @@ def test_no_annotation_and_unreadable_annotation() -> None:
 def test_reasons_in_plain_words_and_unknown_ones_as_they_are() -> None:
     assert node_reason_text("Insufficient cpu") == "not enough CPU is left on the node"
     assert node_reason_text("something new") == "something new"
+    assert node_reason_text("node(s) had untolerated taint {gpu: yes}") == (
+        "the node has a taint the pod does not tolerate ({gpu: yes})")
     assert node_reason_text(None) == "no reason recorded"
 
 

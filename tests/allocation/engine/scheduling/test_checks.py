@@ -91,3 +91,14 @@ def test_a_pending_control_plane_claim_is_not_searched_and_not_an_error():
 
     assert checks.error is None
     assert [_failed(row) for row in checks.rows] == [{"NodeAffinity": ["nodeSelector"]}] * 4
+
+
+def test_a_tainted_node_fails_taint_toleration_and_its_later_checks_too():
+    tainted = node("n1", labels={"zone": "a"})
+    tainted["spec"] = {"taints": [{"key": "gpu", "effect": "NoSchedule"}]}
+    state = run([tainted, pod("p", node_selector={"zone": "b"})]).state
+
+    [row] = pod_checks(state, state.get("Pod", "default", "p")).rows
+
+    assert _failed(row) == {"TaintToleration": ["taint"], "NodeAffinity": ["nodeSelector"]}
+    assert PLUGINS.index("TaintToleration") == PLUGINS.index("NodeUnschedulable") + 1

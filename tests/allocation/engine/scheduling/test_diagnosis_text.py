@@ -30,6 +30,8 @@ DEVICES = {"check": "devices", "class": "t4", "request": "requests[0]", "wants":
      "asks for 32Gi of memory; the node has 0 free"),
     ({"check": "pods", "max": 110}, "the node already runs as many pods as it allows (110)"),
     ({"check": "cordoned"}, "the node is cordoned (spec.unschedulable)"),
+    ({"check": "taint", "taint": "gpu=yes:NoSchedule"},
+     "the node has the taint gpu=yes:NoSchedule, which no toleration of the pod tolerates"),
     (DEVICES, "needs 3 devices of class t4 on one node (request requests[0]); 2 free ones match"),
     ({**DEVICES, "wants": 1, "free": 0},
      "needs 1 device of class t4 (request requests[0]); no free device matches"),
@@ -63,6 +65,9 @@ def test_suggestions_in_words():
         "Every free device of request r (class gpu) on the 2 nodes diagnosed has the taint "
         "k=v:NoSchedule, which the request does not tolerate: add a toleration to the "
         "request, or take the taint off the devices.")
+    assert suggestion_text({"kind": "nodeTaint", "taint": "k:NoExecute", "nodes": 3}) == (
+        "3 nodes diagnosed have the taint k:NoExecute, which the pod does not tolerate: add "
+        "a toleration to the pod (spec.tolerations) if it may run there.")
     assert suggestion_text({"kind": "nodeGroup", "group": "t4-pool", "atMaxSize": True,
                             "maxSize": 3}) == (
         "A new node of node group t4-pool would fit the pod, but the group is at its maxSize "

@@ -6,7 +6,7 @@ from allocation.engine.events import VirtualClock
 from allocation.engine.manifests import load_texts
 from allocation.engine.scheduling import fit
 from allocation.engine.scheduling.needs import Plans, no_negotiation, pod_needs
-from allocation.engine.scheduling.reasons import R_CLAIMS, R_SELECTOR
+from allocation.engine.scheduling.reasons import R_CLAIMS, R_SELECTOR, R_UNSCHEDULABLE
 from allocation.engine.state import ClusterState
 from tests.factories import (
     claim,
@@ -56,3 +56,37 @@ def test_a_node_detail_explains_requests_only_when_claims_failed():
     assert fit.node_detail(state, n1, needs, R_SELECTOR, "first-fit") == {
         "node": "n1", "reason": R_SELECTOR}
     assert "requests" in fit.node_detail(state, n1, needs, R_CLAIMS, "first-fit")
+
+
+def _tainted_state(*pods: dict) -> ClusterState:
+    cordoned = node("a-cordoned", unschedulable=True)
+    cordoned["spec"]["taints"] = [{"key": "k", "effect": "NoSchedule"}]
+    tainted = node("b-tainted", {"rack": "b"})
+    tainted["spec"] = {"taints": [{"key": "soft", "effect": "PreferNoSchedule"},
+                                  {"key": "gpu", "value": "yes", "effect": "NoSchedule"}]}
+    return ClusterState.build(load_texts([("t.yaml", to_yaml([cordoned, tainted, *pods]))]),
+                              VirtualClock())
+
+
+def _tolerating(name: str, tolerations: list[dict], **kwargs) -> dict:
+    doc = pod(name, **kwargs)
+    doc["spec"]["tolerations"] = tolerations
+    return doc
+
+
+def test_node_checks_run_in_kube_schedulers_filter_order():
+    # NodeUnschedulable, TaintToleration, NodeAffinity: each node says its first refusal
+    state = _tainted_state(pod("p", node_selector={"rack": "a"}),
+                           _tolerating("t", [{"key": "gpu", "operator": "Exists"},
+                                             {"key": "node.kubernetes.io/unschedulable",
+                                              "operator": "Exists", "effect": "NoSchedule"}],
+                                       node_selector={"rack": "a"}))
+    cordoned, tainted = state.nodes["a-cordoned"], state.nodes["b-tainted"]
+    p, t = state.get("Pod", "default", "p"), state.get("Pod", "default", "t")
+    assert fit.node_refusal(state, p, cordoned, _needs(state, "p")) == R_UNSCHEDULABLE
+    assert fit.node_refusal(state, p, tainted, _needs(state, "p")) == \
+        "node(s) had untolerated taint {gpu: yes}"
+    # the cordon tolerated, the node's own taint is next; then the selector
+    assert fit.node_refusal(state, t, cordoned, _needs(state, "t")) == \
+        "node(s) had untolerated taint {k: }"
+    assert fit.node_refusal(state, t, tainted, _needs(state, "t")) == R_SELECTOR

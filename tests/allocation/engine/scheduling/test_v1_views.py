@@ -34,7 +34,7 @@ def test_the_signature_is_none_for_an_attempt_with_an_allocated_claim():
 
     class Pod:  # what pod_signature and signature read of a pod
         namespace, node_selector, node_affinity = "default", {}, None
-        cpu_milli, memory, nominated_node_name = 0, 0, None
+        cpu_milli, memory, nominated_node_name, tolerations = 0, 0, None, []
 
     assert v1_views.signature(Pod(), v1_views.PodAttempt.of([taken, free])) is None
     assert v1_views.signature(Pod(), v1_views.PodAttempt.of([free])) is not None
