@@ -34,6 +34,7 @@ from allocation.engine.objects import (
 )
 from allocation.engine.quiet import Quiet
 from allocation.engine.v1.templates import ClaimPrototype
+from allocation.engine.v1_pools import state_profile
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -249,6 +250,8 @@ class _Made:
         self._made: dict[tuple, ResourceClaimV1] | None = None if index is not None else {}
         # ids of the claims made this round (kept in the state, so the ids stay theirs)
         self.created: set[int] = set()
+        # whether the pod's owner reference blocks its deletion (1.34 only)
+        self.block_owner_deletion = state_profile(state).block_owner_deletion
         # per template object (kept alive here, so an id found is its own): its prototype
         self._prototypes: dict[int, tuple[ResourceClaimTemplateV1, ClaimPrototype]] = {}
 
@@ -279,7 +282,7 @@ def _claim_for(state: ClusterState, pod: Pod, entry_name: str,
     if claim is None:
         raw, claim_meta = made.prototype(template).made(
             meta.name, namespace or "default", meta.uid, entry_name,
-            lambda n: ("ResourceClaim", namespace, n) in objects)
+            lambda n: ("ResourceClaim", namespace, n) in objects, made.block_owner_deletion)
         claim = ResourceClaimV1.made_from(raw, template, claim_meta, (meta.name, meta.uid))
         state.add(claim)
         made.created.add(id(claim))

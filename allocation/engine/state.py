@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from allocation.engine import kinds, v1_pools
@@ -52,6 +53,9 @@ class Usage(NamedTuple):
     cpu_milli: int = 0
     memory: int = 0
     pods: int = 0
+    other: Mapping[str, int] = MappingProxyType({})
+    """The rest (``Pod.other_requests``: ephemeral-storage, hugepages-*, extended
+    resources); a new mapping on every change, never changed in place."""
 
 _T = TypeVar("_T", bound=KObject)
 
@@ -372,9 +376,15 @@ class ClusterState:
 
     def charge(self, pod: Pod, node_name: str, sign: int) -> None:
         used = self.usage_of(node_name)
+        other = used.other
+        if pod.other_requests:  # most pods have none
+            other = dict(other)
+            for name, amount in pod.other_requests.items():
+                other[name] = other.get(name, 0) + sign * amount
         # A new tuple, not an update in place: a fork may share the old one.
         self.usage[node_name] = Usage(used.cpu_milli + sign * pod.cpu_milli,
-                                      used.memory + sign * pod.memory, used.pods + sign)
+                                      used.memory + sign * pod.memory, used.pods + sign,
+                                      other)
         if sign < 0:
             self.epoch += 1
 

@@ -15,6 +15,7 @@ from allocation.engine.models.counter import CounterInventory
 from allocation.engine.models.named import NamedInventory, attribute_set
 from allocation.engine.models.partitionable import PartitionableInventory
 from allocation.engine.objects import NodeResourceSlice, ResourceClaimV1
+from allocation.engine.quantity import Quantity
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.results import allocated_node_name
 from allocation.presenters.common import bytes_text, cpu_text, object_url, percent
@@ -247,12 +248,21 @@ def _devices(state: ClusterState, node: str) -> tuple[list[CounterBar], list[Nam
 
 
 def _capacity(state: ClusterState, node) -> list[CapacityRow]:
-    cpu, memory, pods = state.usage_of(node.name)
+    used = state.usage_of(node.name)
+    cpu, memory, pods = used.cpu_milli, used.memory, used.pods
     rows = [CapacityRow("cpu", cpu_text(cpu), cpu_text(node.cpu_milli),
                         percent(cpu, node.cpu_milli or 0)),
             CapacityRow("memory", bytes_text(memory), bytes_text(node.memory),
                         percent(memory, node.memory or 0)),
             CapacityRow("pods", str(pods), str(node.max_pods), percent(pods, node.max_pods))]
+    # what else the node states or its pods request (ephemeral-storage, hugepages,
+    # device-plugin resources: NodeResourcesFit counts them too)
+    for name in sorted(node.other_allocatable.keys() | used.other.keys()):
+        total = node.other_allocatable.get(name)
+        amount = used.other.get(name, 0)
+        rows.append(CapacityRow(name, str(Quantity(amount)),
+                                str(Quantity(total)) if total is not None else "-",
+                                percent(amount, total or 0)))
     return rows
 
 

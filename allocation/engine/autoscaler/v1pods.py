@@ -26,6 +26,7 @@ from allocation.engine.scheduling.v1 import V1Scheduling
 from allocation.engine.scheduling.v1_claims import IN_USE, PodClaimsV1, in_use
 from allocation.engine.v1 import AllocationError, UnschedulableError
 from allocation.engine.v1.templates import claim_from_template
+from allocation.engine.v1_pools import state_profile
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod
@@ -65,7 +66,8 @@ class V1Pods:
                 continue
             claim = ResourceClaimV1(claim_from_template(
                 doc, entry.name, template.to_manifest(),
-                lambda n: state.get("ResourceClaim", namespace, n) is not None))
+                lambda n: state.get("ResourceClaim", namespace, n) is not None,
+                state_profile(state).block_owner_deletion))
             state.add(claim)
             pod = state.writable(pod)
             pod.resource_claim_statuses.append({"name": entry.name,

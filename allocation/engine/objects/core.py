@@ -2,45 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from allocation.engine import kinds
 from allocation.engine.objects.meta import KObject, json_copy, top_level_copy
-from allocation.engine.quantity import Quantity
+from allocation.engine.objects.requests import milli, pod_requests, whole
 
 __all__ = ["Node", "Pod", "PodTemplate", "PodClaim", "OpaqueObject", "milli", "whole",
            "DEFAULT_MAX_PODS"]
 
 DEFAULT_MAX_PODS = 110  # the kubelet's default when a node does not say
-
-
-def _text(quantity: Any) -> str:
-    # A number is a quantity too (`cpu: 1`): the schema accepts both forms.
-    return quantity if isinstance(quantity, str) else str(quantity)
-
-
-@lru_cache(maxsize=4096)  # a cluster repeats a few requests thousands of times
-def _milli(text: str) -> int:
-    return math.ceil(Quantity.parse(text).value * 1000)
-
-
-@lru_cache(maxsize=4096)
-def _whole(text: str) -> int:
-    return math.ceil(Quantity.parse(text).value)
-
-
-def milli(quantity: Any) -> int:
-    """A quantity in thousandths, rounded up (cpu in millicores)."""
-    return _milli(_text(quantity))
-
-
-def whole(quantity: Any) -> int:
-    """A quantity as a whole number, rounded up (memory in bytes, pod counts)."""
-    return _whole(_text(quantity))
+_FIRST_CLASS = frozenset(("cpu", "memory", "pods"))  # a Node's and Usage's own fields
 
 
 class Node(KObject):
@@ -50,7 +24,7 @@ class Node(KObject):
         super().__init__(raw, source)
         spec = raw.get("spec") or {}
         self.unschedulable = bool(spec.get("unschedulable"))
-        # kube-scheduler's TaintToleration filter reads them (docs/scheduling.md)
+        # kube-scheduler's TaintToleration filter reads them (docs/manifests.md, "Node taints")
         self.taints: list[dict] = spec.get("taints") or []
         allocatable = (raw.get("status") or {}).get("allocatable") or {}
         self.cpu_milli: int | None = milli(allocatable["cpu"]) if "cpu" in allocatable else None
@@ -58,6 +32,10 @@ class Node(KObject):
             else None
         self.max_pods: int = whole(allocatable["pods"]) if "pods" in allocatable \
             else DEFAULT_MAX_PODS
+        # the rest (ephemeral-storage, hugepages-*, extended resources): NodeResourcesFit
+        self.other_allocatable: dict[str, int] = {
+            k: whole(v) for k, v in allocatable.items() if k not in _FIRST_CLASS} \
+            if len(allocatable) > len(_FIRST_CLASS & allocatable.keys()) else {}
 
     @property
     def labels(self) -> dict[str, str]:
@@ -82,29 +60,6 @@ def _pod_claims(spec: dict) -> list[PodClaim]:
     return out
 
 
-def _total(containers: list) -> tuple[int, int, bool]:
-    cpu = mem = 0
-    domain = False
-    for container in containers or ():
-        requests = (container.get("resources") or {}).get("requests") or {}
-        cpu += milli(requests["cpu"]) if "cpu" in requests else 0
-        mem += whole(requests["memory"]) if "memory" in requests else 0
-        # a name beside cpu and memory (most pods have none): has it a domain?
-        if not domain and len(requests) > ("cpu" in requests) + ("memory" in requests):
-            domain = any("/" in name for name in requests)
-    return cpu, mem, domain
-
-
-def _requests(spec: dict) -> tuple[int, int, bool]:
-    """The pod's cpu (milli) and memory requests, init containers running one at a time,
-    and whether a container (init or not) requests a name with a domain."""
-    cpu, mem, domain = _total(spec.get("containers"))
-    for init in spec.get("initContainers") or ():
-        icpu, imem, idomain = _total([init])
-        cpu, mem, domain = max(cpu, icpu), max(mem, imem), domain or idomain
-    return cpu, mem, domain
-
-
 class Pod(KObject):
     kind_spec = kinds.POD
 
@@ -117,9 +72,16 @@ class Pod(KObject):
             "nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.claims = _pod_claims(spec)
         self.tolerations: list[dict] = spec.get("tolerations") or []
-        # domain_requests: whether a container requests a ``domain/name`` resource, the
-        # only names an extended resource has (v1_extended.wanted asks it for every pod)
-        self.cpu_milli, self.memory, self.domain_requests = _requests(spec)
+        totals = pod_requests(spec)
+        self.cpu_milli: int = totals.pop("cpu", 0)
+        self.memory: int = totals.pop("memory", 0)
+        # the rest (ephemeral-storage, hugepages-*, extended resources): NodeResourcesFit
+        # checks each against the node's allocatable (scheduling/fit.py); most pods have none
+        self.other_requests: dict[str, int] = {k: v for k, v in totals.items() if v > 0} \
+            if totals else {}
+        # whether a container requests a ``domain/name`` resource, the only names an
+        # extended resource has (v1_extended.wanted asks it for every pod)
+        self.domain_requests = bool(totals) and any("/" in name for name in totals)
         status = raw.get("status") or {}
         self.phase: str | None = status.get("phase")
         self.conditions: list[dict] = [dict(c) for c in status.get("conditions") or ()]

@@ -43,7 +43,8 @@ MAX_CHECKED = 200
 _PLUGIN_OF = {"cordoned": "NodeUnschedulable", "taint": "TaintToleration",
               "nodeSelector": "NodeAffinity",
               "nodeAffinity": "NodeAffinity", "cpu": "NodeResourcesFit",
-              "memory": "NodeResourcesFit", "pods": "NodeResourcesFit"}
+              "memory": "NodeResourcesFit", "resource": "NodeResourcesFit",
+              "pods": "NodeResourcesFit"}
 
 
 @dataclass

@@ -37,6 +37,7 @@ from allocation.engine.allocator import explain_node
 from allocation.engine.labels import node_selector_matches, unmet_requirement
 from allocation.engine.models.base import HELD
 from allocation.engine.quantity import Quantity
+from allocation.engine.scheduling.fit import other_shortfalls
 from allocation.engine.scheduling.reasons import (
     CLAIM_REASONS,
     R_BUDGET,
@@ -215,6 +216,10 @@ def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
     if node.memory is not None and used.memory + pod.memory > node.memory:
         items.append({"check": "memory", "wants": str(Quantity(pod.memory)),
                       "free": str(Quantity(max(node.memory - used.memory, 0)))})
+    if pod.other_requests:
+        for name, wants, free in other_shortfalls(state, pod, node, used.other):
+            items.append({"check": "resource", "resource": name, "wants": str(Quantity(wants)),
+                          "free": str(Quantity(max(free, 0)))})
     if used.pods + 1 > node.max_pods:
         items.append({"check": "pods", "max": node.max_pods})
     return items

@@ -77,6 +77,8 @@ _DIFF = {
     "cpu": lambda i: f"asks for {i.get('wants')} cpu; the node has {i.get('free')} free",
     "memory": lambda i: (f"asks for {i.get('wants')} of memory; the node has "
                          f"{i.get('free')} free"),
+    "resource": lambda i: (f"asks for {i.get('wants')} {i.get('resource')}; the node has "
+                           f"{i.get('free')} free"),
     "pods": lambda i: f"the node already runs as many pods as it allows ({i.get('max')})",
     "claimElsewhere": lambda i: "a claim of the pod is allocated where this node cannot use it",
     "suitableNodes": lambda i: "the claim's resource class does not allow this node "

@@ -6,10 +6,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from allocation.engine.allocator import Want, explain_node, search
 from allocation.engine.labels import node_selector_matches
+from allocation.engine.objects import DeviceClass
 from allocation.engine.scheduling.reasons import (
     CLAIM_REASONS,
     R_BUDGET,
@@ -21,17 +23,20 @@ from allocation.engine.scheduling.reasons import (
     R_PODS,
     R_SELECTOR,
     R_UNSCHEDULABLE,
+    insufficient,
     taint_reason,
 )
 from allocation.engine.taints import cordon_refuses, untolerated
+from allocation.engine.v1.extended import dra_class, is_extended_resource
+from allocation.engine.v1_pools import state_profile
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod
     from allocation.engine.scheduling.needs import PodNeeds
     from allocation.engine.state import ClusterState
 
-__all__ = ["Picks", "node_refusal", "take", "release", "try_node", "dry_run", "claims_fit",
-           "node_detail"]
+__all__ = ["Picks", "node_refusal", "other_shortfalls", "take", "release", "try_node",
+           "dry_run", "claims_fit", "node_detail"]
 
 Picks = list
 """``(inventory, candidate)`` per want, in the order of ``PodNeeds.wants``."""
@@ -64,6 +69,9 @@ def node_refusal(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds,
             return R_CPU
         if node.memory is not None and used.memory + pod.memory > node.memory:
             return R_MEMORY
+        if pod.other_requests:  # most pods have none
+            for name, _wants, _free in other_shortfalls(state, pod, node, used.other):
+                return insufficient(name)
         if used.pods + 1 > node.max_pods:
             return R_PODS
     for claim in needs.allocated:
@@ -74,6 +82,44 @@ def node_refusal(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds,
         if suitable and not node_selector_matches(suitable, node):
             return R_CLASS
     return None
+
+
+def other_shortfalls(state: ClusterState, pod: Pod, node: Node,
+                     used: Mapping[str, int]) -> Iterator[tuple[str, int, int]]:
+    """NodeResourcesFit for what a pod requests besides cpu and memory, in name order: an
+    extended resource (``domain/name``) beyond the node's allocatable, none counting as 0,
+    unless DRA serves it there (DRAExtendedResource, ``v1.extended.dra_class``); the
+    others (ephemeral-storage, hugepages-*) only against an allocatable the node states,
+    as cpu and memory (docs/manifests.md, "Pod requests").
+
+    Returns:
+        ``(resource, wanted, free)`` for each resource the node lacks.
+    """
+    classes: list[dict] | None = None
+    for name in sorted(pod.other_requests):
+        allocatable = node.other_allocatable.get(name)
+        extended = is_extended_resource(name)
+        if allocatable is None:
+            if not extended:
+                continue
+            allocatable = 0
+        wants = pod.other_requests[name]
+        if allocatable <= 0 and extended:
+            if classes is None:
+                classes = _dra_classes(state)
+            if classes and dra_class(name, allocatable, classes) is not None:
+                continue  # the pod's extended-resource claim asks for it (v1_extended)
+        free = allocatable - used.get(name, 0)
+        if wants > free:
+            yield name, wants, free
+
+
+def _dra_classes(state: ClusterState) -> list[dict]:
+    """The DeviceClasses that may serve extended resources: none with DRAExtendedResource
+    off."""
+    if not state_profile(state).extended_resource:
+        return []
+    return [c.as_v1() for c in state.of_kind(DeviceClass)]
 
 
 def take(state: ClusterState, node: Node, wants: list[Want], strategy: str

@@ -21,12 +21,15 @@ __all__ = [
     "R_CLASS", "R_BUDGET", "R_UNSUITABLE", "FITS_NOW", "CLAIM_REASONS", "WAIT_INFORMATION",
     "WAIT_ALLOCATION", "WAIT_IMMEDIATE", "MAX_DETAIL_NODES", "summary", "detail_of",
     "missing_controller", "FILTER_ERROR", "R_TAINT", "taint_reason", "is_node_reason",
+    "R_INSUFFICIENT", "insufficient",
 ]
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
 R_SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 R_TAINT = "node(s) had untolerated taint"
 """TaintToleration's refusal; the reason itself names the taint (:func:`taint_reason`)."""
+R_INSUFFICIENT = "Insufficient "
+"""NodeResourcesFit's refusal, before the resource's name (:func:`insufficient`)."""
 R_CPU = "Insufficient cpu"
 R_MEMORY = "Insufficient memory"
 R_PODS = "Too many pods"
@@ -60,10 +63,15 @@ def taint_reason(taint: dict) -> str:
     return f"{R_TAINT} {{{taint.get('key') or ''}: {taint.get('value') or ''}}}"
 
 
+def insufficient(resource: str) -> str:
+    """NodeResourcesFit's reason for ``resource``: ``Insufficient example.com/gpu``."""
+    return R_INSUFFICIENT + resource
+
+
 def is_node_reason(reason: str) -> bool:
     """Whether ``reason`` is a refusal by the node's own checks (``fit.node_refusal``'s
-    first part: cordon, taints, selectors, cpu, memory, pod count), not by the claims."""
-    return reason in _NODE_REASONS or reason.startswith(R_TAINT)
+    first part: cordon, taints, selectors, resources, pod count), not by the claims."""
+    return reason in _NODE_REASONS or reason.startswith((R_TAINT, R_INSUFFICIENT))
 
 
 def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:

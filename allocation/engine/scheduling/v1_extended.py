@@ -7,8 +7,9 @@ node without allocatable of it is served through a DeviceClass that maps it
 ``<pod>-extended-resources-<suffix>``, with one request per (container, resource), owned by
 the pod and annotated ``resource.kubernetes.io/extended-resource-claim: "true"``, and
 records it in ``pod.status.extendedResourceClaimStatus``. A node whose allocatable has the
-resource serves it through its device plugin (the planner does not count device-plugin
-resources); a node that has neither gives ``Insufficient <resource>``, as NodeResourcesFit.
+resource serves it through its device plugin (counted against that allocatable by
+``fit.node_refusal``, as NodeResourcesFit); a node that has neither gives
+``Insufficient <resource>``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from allocation.engine.objects import ResourceClaimV1, stable_uid
+from allocation.engine.objects.requests import container_requests, is_sidecar
 from allocation.engine.v1.extended import (
     extended_resource_names,
     extended_resource_requests,
@@ -26,14 +28,19 @@ from allocation.engine.v1.templates import (
     extended_claim_name,
     pod_owner_reference,
 )
+from allocation.engine.v1_pools import state_profile
+
+IN_MEMORY_NAME = "<extended-resources>"
+"""The name of the extended-resource claim while the scheduler allocates it (upstream's
+``specialClaimInMemName``: not a valid name, so it is no real claim's)."""
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Pod
     from allocation.engine.state import ClusterState
     from allocation.engine.v1 import Profile
 
-__all__ = ["wanted", "existing_claim", "node_requests", "claim_view", "make_claim",
-           "claim_status"]
+__all__ = ["IN_MEMORY_NAME", "wanted", "existing_claim", "node_requests", "claim_view",
+           "make_claim", "claim_status"]
 
 
 def wanted(profile: Profile, pod: Pod) -> list[str]:
@@ -63,38 +70,56 @@ def node_requests(pod: Pod, names: list[str], node_doc: dict, classes: list[dict
 
 
 def claim_view(state: ClusterState, pod: Pod, requests: list[dict]) -> dict:
-    """The v1 claim document the pod's extended-resource claim will be (not added yet)."""
-    name = extended_claim_name(pod.name, pod.meta.uid or "",
-                               lambda n: state.get("ResourceClaim", pod.namespace, n)
-                               is not None)
+    """The v1 claim document the pod's extended-resource claim will be (not added yet),
+    named as upstream's Filter names it in memory (:data:`IN_MEMORY_NAME`, so an
+    allocator error names that claim as kube-scheduler's does); its uid is already the
+    one of the name it will get (``shareID`` derives from it)."""
+    name = _final_name(state, pod)
     pod_doc = {"metadata": {"name": pod.name, "uid": pod.meta.uid}}
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-            "metadata": {"name": name, "generateName": f"{pod.name}-extended-resources-",
+            "metadata": {"name": IN_MEMORY_NAME,
+                         "generateName": f"{pod.name}-extended-resources-",
                          "namespace": pod.namespace,
                          "uid": stable_uid("ResourceClaim", pod.namespace, name),
                          "annotations": {EXTENDED_CLAIM_ANNOTATION: "true"},
-                         "ownerReferences": [pod_owner_reference(pod_doc)]},
+                         "ownerReferences": [pod_owner_reference(
+                             pod_doc, state_profile(state).block_owner_deletion)]},
             "spec": {"devices": {"requests": requests}}}
 
 
-def make_claim(state: ClusterState, view: dict) -> ResourceClaimV1:
-    """Add the claim of :func:`claim_view` to the state."""
-    claim = ResourceClaimV1(view)
+def _final_name(state: ClusterState, pod: Pod) -> str:
+    return extended_claim_name(pod.name, pod.meta.uid or "",
+                               lambda n: state.get("ResourceClaim", pod.namespace, n)
+                               is not None)
+
+
+def make_claim(state: ClusterState, pod: Pod, view: dict) -> ResourceClaimV1:
+    """Add the claim of :func:`claim_view` to the state under its generated name (PreBind
+    creates it: ``<pod>-extended-resources-<suffix>``)."""
+    claim = ResourceClaimV1({**view, "metadata": {**view["metadata"],
+                                                  "name": _final_name(state, pod)}})
     state.add(claim)
     return claim
 
 
 def claim_status(pod: Pod, claim_name: str, requests: list[dict]) -> dict:
-    """``pod.status.extendedResourceClaimStatus``: the claim and, per request (sorted by
-    request name, as upstream), its container and resource."""
+    """``pod.status.extendedResourceClaimStatus``: the claim and, per request, its
+    container and resource, in upstream's order (``createRequestsAndMappings``, 1.35+):
+    by resource name, the long-lived containers (sidecars and regular ones) before the
+    other init containers, each group in container order."""
     spec = pod.raw.get("spec") or {}
-    containers = list(spec.get("initContainers") or ()) + list(spec.get("containers") or ())
-    mappings = []
+    inits = list(spec.get("initContainers") or ())
+    containers = inits + list(spec.get("containers") or ())
+    entries = []
     for request in requests:
         _, i, _, j = request["name"].split("-")
-        container = containers[int(i)]
-        resource = sorted((container.get("resources") or {}).get("requests") or {})[int(j)]
-        mappings.append({"containerName": container["name"], "resourceName": resource,
-                         "requestName": request["name"]})
-    mappings.sort(key=lambda m: m["requestName"])
-    return {"requestMappings": mappings, "resourceClaimName": claim_name}
+        index = int(i)
+        container = containers[index]
+        resource = sorted(container_requests(container))[int(j)]
+        short_lived = index < len(inits) and not is_sidecar(container)
+        entries.append(((resource, short_lived, index),
+                        {"containerName": container["name"], "resourceName": resource,
+                         "requestName": request["name"]}))
+    entries.sort(key=lambda entry: entry[0])
+    return {"requestMappings": [mapping for _, mapping in entries],
+            "resourceClaimName": claim_name}

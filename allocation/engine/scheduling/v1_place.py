@@ -85,7 +85,7 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             return NOT_AVAILABLE
         allocations = outcome.allocations  # the allocator's new list, read only here
         if extended is not None:
-            made = v1_extended.make_claim(state, extended)
+            made = v1_extended.make_claim(state, pod, extended)
             pending = [*pending, made]  # not attempt.claims itself (``pending`` may be)
             claims = [*claims, made]
             state.writable(pod).extended_resource_claim_status = (
@@ -102,13 +102,14 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             allocated_now = {id(c) for c in pending}
             for claim in claims:
                 if id(claim) not in allocated_now:
-                    reserve(state, claim, pod)
+                    _reserve_allocated(state, claim, pod, binding)
     elif unavailable:
         return NOT_AVAILABLE
     else:
         none_wait = False
+        binding = allocator.profile.binding_and_status
         for claim in claims:
-            reserve(state, claim, pod)
+            _reserve_allocated(state, claim, pod, binding)
     return _prebind(scheduling, state, pod, node, claims, none_wait)
 
 def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node,
@@ -137,14 +138,25 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
     binding.bind(state, pod, node)
     return None
 
+def _reserve_allocated(state: ClusterState, claim: ResourceClaimV1, pod: Pod,
+                       binding: bool) -> None:
+    """Reserve a claim allocated before for ``pod``; with the binding gates (``binding``)
+    stamp it first if it has no ``allocationTimestamp``, as ``bindClaim`` does."""
+    stamped = v1_prebind.stamp_reserved(state, claim) if binding else None
+    if stamped is not None:
+        reserve(state, stamped, pod, writable=True)
+    else:
+        reserve(state, claim, pod)
+
+
 def _allocate(scheduling: V1Scheduling, state: ClusterState, claim: ResourceClaimV1,
           allocation: dict, binding: bool, pod: Pod) -> bool:
-    """Write ``allocation`` on the claim (stamped when it has binding conditions and
-    ``binding``: the profile's DRADeviceBindingConditions), book it and reserve it for
+    """Write ``allocation`` on the claim (stamped when ``binding``: the profile's binding
+    gates, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus), book it and reserve it for
     ``pod`` (Reserve: the claim made writable once, as ``binding.commit`` does).
 
     Returns:
-        Whether it was stamped (the claim waits for binding conditions).
+        Whether it has binding conditions (the claim waits for them).
     """
     claim = state.writable(claim)
     stamped = binding and v1_prebind.stamp(state, allocation)

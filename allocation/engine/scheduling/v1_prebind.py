@@ -2,12 +2,13 @@
 section 3.8; docs/v1.md, "Simulating v1").
 
 With DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on, a result of a device
-with ``bindingConditions`` copies them (and ``bindingFailureConditions``); the claim's
-allocation gets ``allocationTimestamp`` and the pod is bound only when every binding
-condition is True in the claim's ``status.devices[].conditions``. Until then the pod waits,
-reserved, with ``status.nominatedNodeName``. A True failure condition, or
-:data:`BINDING_TIMEOUT` after ``allocationTimestamp`` on the virtual clock, ends the wait:
-the claim is deallocated and the pod is tried again in a later pass.
+with ``bindingConditions`` copies them (and ``bindingFailureConditions``); every claim the
+pod reserves gets ``allocationTimestamp`` (unless it has one: ``bindClaim``), and the pod
+is bound only when every binding condition is True in the claim's
+``status.devices[].conditions``. Until then the pod waits, reserved, with
+``status.nominatedNodeName``. A True failure condition, or :data:`BINDING_TIMEOUT` after
+``allocationTimestamp`` on the virtual clock, ends the wait: the claim is deallocated and
+the pod is tried again in a later pass.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
     from allocation.engine.objects import Pod, ResourceClaimV1
     from allocation.engine.state import ClusterState
 
-__all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "verdict", "deadline",
-           "unreserve"]
+__all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "stamp_reserved", "verdict",
+           "deadline", "unreserve"]
 
 BINDING_TIMEOUT = timedelta(seconds=600)
 """Upstream's default wait for binding conditions (``BindingTimeoutDefaultSeconds``)."""
@@ -44,19 +45,35 @@ def waits(claim: ResourceClaimV1) -> bool:
 
 
 def stamp(state: ClusterState, allocation: dict) -> bool:
-    """Set ``allocationTimestamp`` (now) on a new allocation with binding conditions.
+    """Set ``allocationTimestamp`` (now) on a new allocation, as kube-scheduler's
+    ``bindClaim`` does for every claim it reserves with the binding gates on (those with
+    binding conditions or not).
 
     Returns:
-        Whether it has binding conditions (was stamped): ``waits`` of its claim.
+        Whether it has binding conditions: ``waits`` of its claim.
     """
+    allocation["allocationTimestamp"] = state.clock.stamp()
     # a plain loop, not any() over a generator: asked for every allocation made
     for result in (allocation.get("devices") or {}).get("results") or ():
         if result.get("bindingConditions"):
-            allocation["allocationTimestamp"] = state.clock.stamp()
             return True
     return False
 
 
+def stamp_reserved(state: ClusterState, claim: ResourceClaimV1) -> ResourceClaimV1 | None:
+    """Stamp a claim allocated before that a pod now reserves, if it has no
+    ``allocationTimestamp`` (an allocation read from the input): ``bindClaim`` stamps every
+    claim it reserves, so its binding conditions' timeout runs from now.
+
+    Returns:
+        The claim's writable version when it was stamped, else None.
+    """
+    allocation = claim.allocation
+    if allocation is None or allocation.get("allocationTimestamp"):
+        return None
+    claim = state.writable(claim)
+    claim.allocation = {**allocation, "allocationTimestamp": state.clock.stamp()}
+    return claim
 def deadline(claim: ResourceClaimV1) -> datetime | None:
     """When the claim's wait for binding conditions times out, if it waits."""
     started = (claim.allocation or {}).get("allocationTimestamp")

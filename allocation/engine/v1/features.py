@@ -240,6 +240,12 @@ class Profile:
         return self._minor >= 35
 
     @cached_property
+    def block_owner_deletion(self) -> bool:
+        """[1.34] the pod's owner reference on a claim made from a template or for extended
+        resources sets ``blockOwnerDeletion`` (dropped in 1.35, kubernetes PR #134956)."""
+        return self._minor == 34
+
+    @cached_property
     def all_subrequest_bug(self) -> bool:
         """[1.35 and before] an All subrequest at position >= 2 continues after its first
         device with the first subrequest's data."""

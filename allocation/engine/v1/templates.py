@@ -146,23 +146,30 @@ def extended_claim_name(pod_name: str, pod_uid: str,
                           taken)
 
 
-def pod_owner_reference(pod: dict) -> dict:
-    """The controller owner reference upstream puts on what it creates for ``pod``."""
+def pod_owner_reference(pod: dict, block_owner_deletion: bool = False) -> dict:
+    """The controller owner reference upstream puts on what it creates for ``pod``; with
+    ``block_owner_deletion`` (1.34, ``Profile.block_owner_deletion``) it also blocks the
+    pod's foreground deletion."""
     meta = pod.get("metadata") or {}
-    return _owner_reference(meta["name"], meta.get("uid"))
+    return _owner_reference(meta["name"], meta.get("uid"), block_owner_deletion)
 
 
-def _owner_reference(pod_name: str, pod_uid: str | None) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod_uid,
-            "controller": True, "blockOwnerDeletion": True}
+def _owner_reference(pod_name: str, pod_uid: str | None, block: bool) -> dict:
+    reference = {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod_uid,
+                 "controller": True}
+    if block:
+        reference["blockOwnerDeletion"] = True
+    return reference
 
 
 def claim_from_template(pod: dict, pod_claim_name: str, template: dict,
-                        taken: Callable[[str], bool] = lambda name: False) -> dict:
+                        taken: Callable[[str], bool] = lambda name: False,
+                        block_owner_deletion: bool = False) -> dict:
     """The v1 ResourceClaim upstream creates for the pod's entry ``pod_claim_name`` from
     ``template``: generated name (:func:`generated_claim_name`), the template's labels,
     its annotations plus ``resource.kubernetes.io/pod-claim-name``, the pod as controller
-    owner, the template's claim spec, and a uid derived from the name.
+    owner (blocking its deletion with ``block_owner_deletion``: 1.34), the template's claim
+    spec, and a uid derived from the name.
 
     Returns:
         A new document; ``pod`` and ``template`` are not changed. Its ``spec`` is the
@@ -173,7 +180,7 @@ def claim_from_template(pod: dict, pod_claim_name: str, template: dict,
     pod_meta = pod.get("metadata") or {}
     return ClaimPrototype(template).claim(
         pod_meta["name"], pod_meta.get("namespace") or "default", pod_meta.get("uid"),
-        pod_claim_name, taken)
+        pod_claim_name, taken, block_owner_deletion)
 
 
 class ClaimPrototype:
@@ -197,7 +204,8 @@ class ClaimPrototype:
         self._annotations = claim_meta.get("annotations") or {}
 
     def claim(self, pod_name: str, namespace: str, pod_uid: str | None, pod_claim_name: str,
-              taken: Callable[[str], bool] = lambda name: False) -> dict:
+              taken: Callable[[str], bool] = lambda name: False,
+              block_owner_deletion: bool = False) -> dict:
         """The claim :func:`claim_from_template` makes for the pod called ``pod_name`` in
         ``namespace`` (with ``pod_uid``, None when it has none) and its entry
         ``pod_claim_name``.
@@ -205,10 +213,12 @@ class ClaimPrototype:
         Returns:
             A new document whose ``spec`` is :attr:`spec` (shared).
         """
-        return self.made(pod_name, namespace, pod_uid, pod_claim_name, taken)[0]
+        return self.made(pod_name, namespace, pod_uid, pod_claim_name, taken,
+                         block_owner_deletion)[0]
 
     def made(self, pod_name: str, namespace: str, pod_uid: str | None, pod_claim_name: str,
-             taken: Callable[[str], bool] = lambda name: False) -> tuple[dict, ObjectMeta]:
+             taken: Callable[[str], bool] = lambda name: False,
+             block_owner_deletion: bool = False) -> tuple[dict, ObjectMeta]:
         """:meth:`claim`'s document and ``ObjectMeta.from_raw`` of its metadata, made
         together for a controller that makes the claim object at once
         (``ResourceClaimV1.made_from``; per pod of a template: docs/v1.md, "Speed").
@@ -232,7 +242,8 @@ class ClaimPrototype:
         annotations = metadata["annotations"] = json_copy(self._annotations) \
             if self._annotations else {}
         annotations[POD_CLAIM_NAME_ANNOTATION] = pod_claim_name
-        owners = metadata["ownerReferences"] = [_owner_reference(pod_name, pod_uid)]
+        owners = metadata["ownerReferences"] = [
+            _owner_reference(pod_name, pod_uid, block_owner_deletion)]
         return ({"apiVersion": _CLAIM_API_VERSION, "kind": "ResourceClaim",
                  "metadata": metadata, "spec": self.spec},
                 ObjectMeta(name, namespace or "default", uid, labels or {}, annotations, [],

@@ -74,10 +74,12 @@ def test_a_template_pod_gets_its_generated_claim_allocated_and_is_bound():
         "uid": stable_uid("ResourceClaim", "default", name), "labels": {"app": "x"},
         "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": pod_uid,
-                             "controller": True, "blockOwnerDeletion": True}],
+                             "controller": True}],
         "finalizers": [FINALIZER]}
+    # 1.36 turns the binding gates on: bindClaim stamps every claim it reserves
     assert claim["status"] == {
-        "allocation": {"devices": {"results": [_result()]},
+        "allocation": {"allocationTimestamp": "2025-01-01T00:00:00Z",
+                       "devices": {"results": [_result()]},
                        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                            {"key": "metadata.name", "operator": "In",
                             "values": ["node-1"]}]}]}},
@@ -86,6 +88,14 @@ def test_a_template_pod_gets_its_generated_claim_allocated_and_is_bound():
     assert placed["spec"]["nodeName"] == "node-1"
     assert placed["status"]["resourceClaimStatuses"] == [
         {"name": "gpu", "resourceClaimName": name}]
+
+
+def test_a_134_claim_blocks_its_pods_deletion_and_has_no_allocation_timestamp():
+    output = simulate(load([*_cluster(), _template_doc(), _v1_pod("p", templates={"gpu": "t"})],
+                           release="1.34")).output()
+    claim = _items(output, "ResourceClaim")[_generated("p", "gpu")]
+    assert claim["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] is True
+    assert "allocationTimestamp" not in claim["status"]["allocation"]
 
 
 def test_two_pods_of_one_template_get_their_own_claims():

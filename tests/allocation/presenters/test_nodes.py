@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from allocation.presenters.nodes import node_view
 from tests.allocation.presenters.docs import cluster_docs, cluster_state, mig_slice
-from tests.factories import node, run
+from tests.factories import node, pod, run
 
 
 def _boxes(box, out=None) -> dict:
@@ -91,3 +91,16 @@ def test_partition_boxes_show_the_attributes_each_level_gives() -> None:
     assert boxes["gpu-0/halves"].attributes == [("memory", "40Gi")]
     assert boxes["gpu-0/halves/half-0"].attributes == [("slot", "0")]
     assert boxes["gpu-0/halves/half-1"].attributes == []
+
+
+def test_capacity_lists_device_plugin_resources_with_what_pods_hold() -> None:
+    worker = node("n")
+    worker["status"]["allocatable"]["nvidia.com/gpu"] = "4"
+    user = pod("user")
+    user["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "3"}}
+
+    view = node_view(run([worker, user]).state, "n")
+
+    gpu = view.capacity[-1]
+    assert (gpu.resource, gpu.used, gpu.allocatable, gpu.percent) == ("nvidia.com/gpu", "3",
+                                                                       "4", 75)

@@ -90,3 +90,28 @@ def test_node_checks_run_in_kube_schedulers_filter_order():
     assert fit.node_refusal(state, t, cordoned, _needs(state, "t")) == \
         "node(s) had untolerated taint {k: }"
     assert fit.node_refusal(state, t, tainted, _needs(state, "t")) == R_SELECTOR
+
+
+def test_other_resources_are_checked_against_what_the_node_states():
+    stated = node("a-stated")
+    stated["status"]["allocatable"].update({"ephemeral-storage": "10Gi", "example.com/nic": "1"})
+    silent = node("b-silent")  # says nothing of storage, hugepages or NICs
+    asks = pod("p")
+    asks["spec"]["containers"][0]["resources"] = {"requests": {
+        "ephemeral-storage": "20Gi", "hugepages-2Mi": "1Gi"}}
+    nic = pod("nic")
+    nic["spec"]["containers"][0]["resources"] = {"limits": {"example.com/nic": "1"}}
+    state = ClusterState.build(load_texts([("t.yaml", to_yaml([stated, silent, asks, nic]))]),
+                               VirtualClock())
+    p, n = state.get("Pod", "default", "p"), state.get("Pod", "default", "nic")
+    stated, silent = state.nodes["a-stated"], state.nodes["b-silent"]
+    assert fit.node_refusal(state, p, stated, _needs(state, "p")) == \
+        "Insufficient ephemeral-storage"
+    assert fit.node_refusal(state, p, silent, _needs(state, "p")) is None  # as cpu: unknown
+    # an extended resource the node does not state is one it has none of
+    assert fit.node_refusal(state, n, silent, _needs(state, "nic")) == \
+        "Insufficient example.com/nic"
+    assert fit.node_refusal(state, n, stated, _needs(state, "nic")) is None
+    state.charge(n, "a-stated", 1)  # one pod already holds the node's one NIC
+    assert fit.node_refusal(state, n, stated, _needs(state, "nic")) == \
+        "Insufficient example.com/nic"

@@ -195,9 +195,9 @@ def test_an_extended_resource_gets_its_claim_through_dra():
     assert claim["metadata"]["annotations"] == {
         "resource.kubernetes.io/extended-resource-claim": "true"}
     assert claim["metadata"]["generateName"] == "p-extended-resources-"
+    # 1.35+ leave blockOwnerDeletion out (kubernetes PR #134956)
     assert claim["metadata"]["ownerReferences"] == [
-        {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": uid, "controller": True,
-         "blockOwnerDeletion": True}]
+        {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": uid, "controller": True}]
     assert claim["spec"] == {"devices": {"requests": [{"name": "container-0-request-1",
                                                        "exactly": {
                                                            "deviceClassName": "gpu",
@@ -237,6 +237,53 @@ def test_more_extended_resources_than_devices_cannot_allocate():
 def test_without_the_gate_extended_resources_are_not_dra_backed():
     output = simulate(load([*_extended_cluster(), _extended_pod()], release="1.35")).output()
     assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+    # NodeResourcesFit: the node has none of it through a device plugin either
+    assert pod_condition(output, "p") == (
+        "Unschedulable", "0/1 nodes are available: 1 Insufficient example.com/gpu.")
+
+
+def test_device_plugin_resources_are_counted_against_the_nodes_allocatable():
+    output = simulate(load([*_extended_cluster({"example.com/gpu": "1"}),
+                            _extended_pod("a"), _extended_pod("b")])).output()
+    assert items(output, "Pod")["a"]["spec"]["nodeName"] == "node-1"
+    assert pod_condition(output, "b") == (
+        "Unschedulable", "0/1 nodes are available: 1 Insufficient example.com/gpu.")
+    assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+
+
+def test_a_limit_alone_is_requested_and_a_zero_request_asks_for_nothing():
+    limited = pod("limited")
+    limited["spec"]["containers"][0]["resources"] = {"limits": {"example.com/gpu": "1"}}
+    zero = pod("zero")
+    zero["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "0",
+                                                               "example.com/other": "0"}}
+    output = simulate(load([*_extended_cluster(), limited, zero])).output()
+    [claim] = [i for i in output["items"] if i["kind"] == "ResourceClaim"]
+    assert claim["metadata"]["ownerReferences"][0]["name"] == "limited"
+    assert claim["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
+    assert items(output, "Pod")["zero"]["spec"]["nodeName"] == "node-1"
+    assert "extendedResourceClaimStatus" not in items(output, "Pod")["zero"]["status"]
+
+
+def test_a_quantity_with_a_suffix_is_counted_in_devices_and_errors_name_the_memory_claim():
+    # 1k devices: past the 32 results of a claim, a fatal error that names the claim as
+    # kube-scheduler's Filter has it in memory
+    output = simulate(load([*_extended_cluster(), _extended_pod(count="1k")])).output()
+    assert pod_condition(output, "p") == (
+        "SchedulerError", 'running "DynamicResources" filter plugin: claim '
+        "default/<extended-resources>: number of requested devices 1000 exceeds the claim "
+        "limit of 32")
+
+
+def test_request_mappings_put_long_lived_containers_first():
+    doc = pod("p")
+    doc["spec"]["initContainers"] = [
+        {"name": "setup", "image": "x", "resources": {"requests": {"example.com/gpu": "1"}}}]
+    doc["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "1"}}
+    output = simulate(load([*_extended_cluster(), doc])).output()
+    status = items(output, "Pod")["p"]["status"]["extendedResourceClaimStatus"]
+    assert [(m["containerName"], m["requestName"]) for m in status["requestMappings"]] == [
+        ("main", "container-1-request-0"), ("setup", "container-0-request-0")]
 
 
 def test_the_extended_claim_is_deleted_when_its_pod_is_done():

@@ -123,8 +123,9 @@ def test_a_failure_condition_deallocates_and_the_pod_is_retried():
     assert items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
 
 
-def test_stamp_says_whether_the_allocation_waits_as_waits_would():
-    """``stamp`` answers what ``waits`` of the claim would (the scheduler then reads no
+def test_stamp_stamps_every_allocation_and_says_whether_it_waits_as_waits_would():
+    """``stamp`` sets the timestamp on every new allocation (``bindClaim`` with the binding
+    gates) and answers what ``waits`` of the claim would (the scheduler then reads no
     claim's results again for a pod none of whose new allocations has conditions)."""
     from allocation.engine.scheduling.v1_prebind import stamp, waits
 
@@ -133,7 +134,23 @@ def test_stamp_says_whether_the_allocation_waits_as_waits_would():
                               ([], False)):
         allocation = {"devices": {"results": results}}
         assert stamp(_state(), allocation) is expected
-        assert ("allocationTimestamp" in allocation) is expected
+        assert allocation["allocationTimestamp"] == "2025-01-01T00:00:00Z"
         claim = _claim([])
         claim.allocation = allocation
         assert waits(claim) is expected
+
+
+def test_a_claim_allocated_in_the_input_without_a_timestamp_is_stamped_when_reserved():
+    # bindClaim stamps every claim it reserves: the timeout of an input allocation that
+    # lacks the timestamp runs from the reservation, so the pod does not wait for ever
+    waiting = _allocated_with([])
+    del waiting["status"]["allocation"]["allocationTimestamp"]
+    waiting["status"]["reservedFor"] = []
+    simulation = simulate(load([*_binding_cluster()[:3], waiting, pod("p", claims={"gpu": "c"})]))
+    claim = items(simulation.output(), "ResourceClaim")["c"]
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
+    assert items(simulation.output(), "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
+    simulation.advance(timedelta(minutes=10))
+    assert ("FailedScheduling", 'running PreBind plugin "DynamicResources": claim c binding '
+            "timeout") in [(e["reason"], e["message"]) for e in simulation.output()["items"]
+                           if e["kind"] == "Event"]

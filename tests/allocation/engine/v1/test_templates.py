@@ -91,9 +91,11 @@ def test_claim_from_template_copies_as_upstream():
     assert meta["annotations"] == {"note": "x",
                                    "resource.kubernetes.io/pod-claim-name": "gpu"}
     assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "web",
-                                        "uid": "uid-1", "controller": True,
-                                        "blockOwnerDeletion": True}]
+                                        "uid": "uid-1", "controller": True}]
     assert claim["spec"] == TEMPLATE["spec"]["spec"]
+    # 1.34 also blocks the pod's foreground deletion (dropped in 1.35)
+    old = claim_from_template(_pod(), "gpu", TEMPLATE, block_owner_deletion=True)
+    assert old["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] is True
     assert claim["spec"] is TEMPLATE["spec"]["spec"]  # shared: a claim's spec is immutable
     assert meta["uid"] == claim_from_template(_pod(), "gpu", TEMPLATE)["metadata"]["uid"]
     assert TEMPLATE["spec"]["metadata"]["annotations"] == {"note": "x"}  # not changed
