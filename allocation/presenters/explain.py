@@ -51,9 +51,14 @@ _NODE_REASONS = {
 def node_reason_text(reason: str | None) -> str:
     if not reason:
         return "no reason recorded"
+    if reasons.REASON_SEPARATOR in reason:  # NodeResourcesFit: every resource short
+        return "; ".join(node_reason_text(part)
+                         for part in reason.split(reasons.REASON_SEPARATOR))
     if reason.startswith(reasons.R_TAINT):  # "... taint {key: value}": the taint's own words
         return ("the node has a taint the pod does not tolerate "
                 f"({reason.removeprefix(reasons.R_TAINT).strip()})")
+    if reason.startswith(reasons.R_INSUFFICIENT) and reason not in _NODE_REASONS:
+        return f"not enough {reason.removeprefix(reasons.R_INSUFFICIENT)} is left on the node"
     return _NODE_REASONS.get(reason, reason)
 
 

@@ -25,7 +25,12 @@ from allocation.engine.objects import Node, Pod, PodTemplate, ResourceClaimTempl
 from allocation.engine.scheduling import binding, fit
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
-from allocation.engine.scheduling.reasons import CLAIM_REASONS, FITS_NOW, summary
+from allocation.engine.scheduling.reasons import (
+    CLAIM_REASONS,
+    FITS_NOW,
+    is_node_reason,
+    summary,
+)
 from allocation.engine.state import ClusterState, NodeInUse
 
 __all__ = ["Status", "AutoscalerSimulation", "pod_from_template"]
@@ -212,7 +217,9 @@ class AutoscalerSimulation:
         for name in self.state.node_order:
             _needs, picks, reason = self._try(pod, self.state.nodes[name], False, needs)
             reason = FITS_NOW if picks is not None else reason
-            head = reason.split(":", 1)[0]
+            # a claim reason may carry its detail after a colon; a node's own (a taint's
+            # "{key: value}") is whole
+            head = reason if is_node_reason(reason) else reason.split(":", 1)[0]
             counts[head] = counts.get(head, 0) + 1
             if first_claims is None and head in CLAIM_REASONS:
                 first_claims = f"{name}: {reason.split(': ', 1)[-1]}"

@@ -210,6 +210,8 @@ def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
                                 values=list(requirement.get("values") or ()))
                 items.append(_has(item, has))
     used = state.usage_of(node.name)
+    if used.pods + 1 > node.max_pods:  # NodeResourcesFit's order: pods, cpu, memory, others
+        items.append({"check": "pods", "max": node.max_pods})
     if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
         items.append({"check": "cpu", "wants": _cpu(pod.cpu_milli),
                       "free": _cpu(node.cpu_milli - used.cpu_milli)})
@@ -220,8 +222,6 @@ def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
         for name, wants, free in other_shortfalls(state, pod, node, used.other):
             items.append({"check": "resource", "resource": name, "wants": str(Quantity(wants)),
                           "free": str(Quantity(max(free, 0)))})
-    if used.pods + 1 > node.max_pods:
-        items.append({"check": "pods", "max": node.max_pods})
     return items
 
 

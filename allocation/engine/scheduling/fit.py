@@ -24,6 +24,7 @@ from allocation.engine.scheduling.reasons import (
     R_SELECTOR,
     R_UNSCHEDULABLE,
     insufficient,
+    joined,
     taint_reason,
 )
 from allocation.engine.taints import cordon_refuses, untolerated
@@ -65,15 +66,20 @@ def node_refusal(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds,
         if pod.node_affinity and not node_selector_matches(pod.node_affinity, node):
             return R_SELECTOR
         used = state.usage_of(node.name)
+        # NodeResourcesFit names every resource the node lacks, in its order (pods, cpu,
+        # memory, the rest): one reason per resource, each counted (reasons.joined)
+        short = None
+        if used.pods + 1 > node.max_pods:
+            short = [R_PODS]
         if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
-            return R_CPU
+            short = [*(short or ()), R_CPU]
         if node.memory is not None and used.memory + pod.memory > node.memory:
-            return R_MEMORY
+            short = [*(short or ()), R_MEMORY]
         if pod.other_requests:  # most pods have none
             for name, _wants, _free in other_shortfalls(state, pod, node, used.other):
-                return insufficient(name)
-        if used.pods + 1 > node.max_pods:
-            return R_PODS
+                short = [*(short or ()), insufficient(name)]
+        if short:
+            return short[0] if len(short) == 1 else joined(short)
     for claim in needs.allocated:
         if claim.allocation is None or not claim.allocation.usable_on(node):
             return R_ELSEWHERE

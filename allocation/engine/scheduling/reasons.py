@@ -21,7 +21,7 @@ __all__ = [
     "R_CLASS", "R_BUDGET", "R_UNSUITABLE", "FITS_NOW", "CLAIM_REASONS", "WAIT_INFORMATION",
     "WAIT_ALLOCATION", "WAIT_IMMEDIATE", "MAX_DETAIL_NODES", "summary", "detail_of",
     "missing_controller", "FILTER_ERROR", "R_TAINT", "taint_reason", "is_node_reason",
-    "R_INSUFFICIENT", "insufficient",
+    "R_INSUFFICIENT", "insufficient", "REASON_SEPARATOR", "joined",
 ]
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -63,6 +63,18 @@ def taint_reason(taint: dict) -> str:
     return f"{R_TAINT} {{{taint.get('key') or ''}: {taint.get('value') or ''}}}"
 
 
+REASON_SEPARATOR = "; "
+"""Between the reasons of one node that fails one filter in several ways (NodeResourcesFit:
+``Insufficient cpu; Insufficient memory``); :func:`summary` counts each."""
+
+
+def joined(parts: list[str]) -> str:
+    """One node's reasons as one (:data:`REASON_SEPARATOR`): the explain annotation's
+    reason; :func:`summary` counts each part, as kube-scheduler's ``FitError`` counts every
+    reason of a node's status."""
+    return REASON_SEPARATOR.join(parts)
+
+
 def insufficient(resource: str) -> str:
     """NodeResourcesFit's reason for ``resource``: ``Insufficient example.com/gpu``."""
     return R_INSUFFICIENT + resource
@@ -83,6 +95,12 @@ def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:
     Returns:
         kube-scheduler's one-line summary; ``end`` closes it (the autoscaler adds more).
     """
+    if any(REASON_SEPARATOR in r for r in counts):  # a node with several reasons
+        each: dict[str, int] = {}
+        for reason, n in counts.items():
+            for part in reason.split(REASON_SEPARATOR):
+                each[part] = each.get(part, 0) + n
+        counts = each
     parts = sorted(f"{n} {r}" for r, n in counts.items())
     message = f"0/{total} nodes are available"
     return message + ((": " + ", ".join(parts) + end) if parts else end)

@@ -141,8 +141,11 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
 def _reserve_allocated(state: ClusterState, claim: ResourceClaimV1, pod: Pod,
                        binding: bool) -> None:
     """Reserve a claim allocated before for ``pod``; with the binding gates (``binding``)
-    stamp it first if it has no ``allocationTimestamp``, as ``bindClaim`` does."""
-    stamped = v1_prebind.stamp_reserved(state, claim) if binding else None
+    stamp it first if it has no ``allocationTimestamp``, as ``bindClaim`` does. A claim
+    reserved for the pod already is left as it is: PreBind calls ``bindClaim`` only for a
+    claim not yet reserved for the pod (``IsReservedForPod``)."""
+    stamped = v1_prebind.stamp_reserved(state, claim) if (
+        binding and pod.meta.uid not in claim.reserved_pod_uids) else None
     if stamped is not None:
         reserve(state, stamped, pod, writable=True)
     else:

@@ -63,6 +63,9 @@ def test_reasons_in_plain_words_and_unknown_ones_as_they_are() -> None:
     assert node_reason_text("something new") == "something new"
     assert node_reason_text("node(s) had untolerated taint {gpu: yes}") == (
         "the node has a taint the pod does not tolerate ({gpu: yes})")
+    assert node_reason_text("Too many pods; Insufficient example.com/gpu") == (
+        "the node already runs as many pods as it allows; not enough example.com/gpu is left "
+        "on the node")
     assert node_reason_text(None) == "no reason recorded"
 
 

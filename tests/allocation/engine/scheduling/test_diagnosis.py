@@ -125,9 +125,9 @@ def test_every_failed_node_check_is_listed_with_what_is_asked_and_what_is_free()
         {"check": "cordoned"},
         {"check": "nodeSelector", "key": "gpu", "wants": "h100", "has": "a100"},
         {"check": "nodeSelector", "key": "zone", "wants": "z"},
+        {"check": "pods", "max": 1},
         {"check": "cpu", "wants": "4", "free": "2"},
-        {"check": "memory", "wants": "16Gi", "free": "8Gi"},
-        {"check": "pods", "max": 1}]
+        {"check": "memory", "wants": "16Gi", "free": "8Gi"}]
     assert diffs["n2"] == [{"check": "nodeSelector", "key": "zone", "wants": "z"}]
 
 
@@ -141,7 +141,8 @@ _LABELS = st.dictionaries(st.sampled_from(["gpu", "zone"]), st.sampled_from(["a"
        pods=st.integers(0, 2), affinity=st.sampled_from([None, "a", "b"]))
 def test_the_first_check_a_node_fails_is_the_schedulers_refusal(
         labels, wanted, cordoned, cpu, used_cpu, memory, pods, affinity):
-    """``node_diff`` mirrors ``fit.node_refusal``: its first item is the refusal's check."""
+    """``node_diff`` mirrors ``fit.node_refusal``: its first item is the refusal's check,
+    and NodeResourcesFit's refusal names every resource the diff finds short."""
     doc = node("n", labels, cpu="4", memory="4Gi", pods="1", unschedulable=cordoned)
     state = ClusterState()
     state.add_node(Node(doc))
@@ -158,7 +159,10 @@ def test_the_first_check_a_node_fails_is_the_schedulers_refusal(
 
     first = {"cordoned": R_UNSCHEDULABLE, "nodeSelector": R_SELECTOR,
              "nodeAffinity": R_SELECTOR, "cpu": R_CPU, "memory": R_MEMORY, "pods": R_PODS}
-    assert (first[diff[0]["check"]] if diff else None) == refusal
+    if diff and diff[0]["check"] in ("pods", "cpu", "memory"):
+        assert refusal == "; ".join(first[i["check"]] for i in diff)
+    else:
+        assert (first[diff[0]["check"]] if diff else None) == refusal
 
 
 # -- devices ---------------------------------------------------------------------------------

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from allocation.engine.scheduling.reasons import R_CPU, R_SELECTOR, detail_of, summary
+from allocation.engine.scheduling.reasons import (
+    R_CPU,
+    R_SELECTOR,
+    detail_of,
+    is_node_reason,
+    joined,
+    summary,
+    taint_reason,
+)
 
 
 def test_summary_sorts_count_and_reason_as_one_string_as_upstream():
@@ -20,3 +28,18 @@ def test_summary_sorts_count_and_reason_as_one_string_as_upstream():
 def test_detail_counts_the_nodes_it_leaves_out():
     assert detail_of([{"node": "a"}], 1) == {"nodes": [{"node": "a"}]}
     assert detail_of([{"node": "a"}], 3) == {"nodes": [{"node": "a"}], "omittedNodes": 2}
+
+
+def test_a_node_short_of_several_resources_counts_under_each():
+    # kube-scheduler's FitError counts every reason of a node's status
+    both = joined([R_CPU, "Insufficient memory"])
+    assert both == "Insufficient cpu; Insufficient memory"
+    assert summary({both: 2, R_CPU: 1, R_SELECTOR: 1}, 4) == (
+        "0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+        "2 Insufficient memory, 3 Insufficient cpu.")
+
+
+def test_node_reasons_are_the_nodes_own_checks():
+    assert is_node_reason(taint_reason({"key": "k", "value": "v", "effect": "NoSchedule"}))
+    assert is_node_reason("Insufficient example.com/gpu") and is_node_reason(R_SELECTOR)
+    assert not is_node_reason("cannot allocate all claims")

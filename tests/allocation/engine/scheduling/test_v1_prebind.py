@@ -154,3 +154,12 @@ def test_a_claim_allocated_in_the_input_without_a_timestamp_is_stamped_when_rese
     assert ("FailedScheduling", 'running PreBind plugin "DynamicResources": claim c binding '
             "timeout") in [(e["reason"], e["message"]) for e in simulation.output()["items"]
                            if e["kind"] == "Event"]
+
+
+def test_a_claim_already_reserved_for_the_pod_is_not_stamped():
+    # PreBind calls bindClaim (which stamps) only for claims not reserved for the pod yet
+    held = _allocated_with([])
+    del held["status"]["allocation"]["allocationTimestamp"]
+    simulation = simulate(load([*_binding_cluster()[:3], held, pod("p", claims={"gpu": "c"})]))
+    claim = items(simulation.output(), "ResourceClaim")["c"]
+    assert "allocationTimestamp" not in claim["status"]["allocation"]
