@@ -100,3 +100,17 @@ def test_simulate_warns_of_a_gated_field_of_a_group_slice_and_grows_without_it(t
         f"warning: {path}:3 (NodeGroup gpu-pool): spec.resourceSlices[0].devices[0].taints: "
         "field dropped: feature gate DRADeviceTaints is off in Kubernetes 1.34"]
     assert "nodeName: gpu-pool-1" in result.stdout  # the taint is gone: the pod fits there
+
+
+def test_a_groups_template_taints_its_new_nodes_and_only_a_tolerating_pod_scales_it():
+    group = {"apiVersion": "draplanner.io/v1alpha1", "kind": "NodeGroup",
+             "metadata": {"name": "gpu-pool"}, "spec": {"minSize": 0, "maxSize": 2, "template": {
+                 "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]},
+                 "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}}}
+    plain, tolerant = pod("plain", cpu="1"), pod("tolerant", cpu="1")
+    tolerant["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+    state = simulate(load([group, plain, tolerant])).state
+    assert state.get("Pod", "default", "tolerant").node_name == "gpu-pool-1"
+    assert state.nodes["gpu-pool-1"].taints == [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
+    assert state.get("Pod", "default", "plain").node_name is None
+    assert list(state.nodes) == ["gpu-pool-1"]  # the plain pod grew nothing
