@@ -27,6 +27,7 @@ from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
 from allocation.engine.manifests.uids import duplicate_uids
+from allocation.engine.manifests.unsimulated import unsimulated_fields
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
@@ -48,6 +49,9 @@ class LoadResult:
     profile: Profile | None = None
     """The Kubernetes profile the documents were loaded under; the simulation schedules
     under the same one (``ClusterState.profile``)."""
+
+
+_SCHEDULED = frozenset(("Pod", "PodTemplate"))
 
 
 def _ident(data: Any) -> tuple[str, str | None, str | None]:
@@ -263,6 +267,12 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 continue
             seen[ident] = (file_name, raw.doc)
             result.objects.append(obj)
+            if obj.kind_name in _SCHEDULED:  # a filter the planner does not run, said
+                kind, namespace, name = _ident(data)
+                result.warnings.extend(
+                    Problem(file_name, raw.doc, kind, namespace, name,
+                            join(prefix, path) if prefix else path, message)
+                    for path, message in unsimulated_fields(data))
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
                      for path, message in pending)

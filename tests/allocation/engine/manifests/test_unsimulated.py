@@ -1,0 +1,42 @@
+"""Filters the planner does not run, warned of at loading
+(``allocation/engine/manifests/unsimulated.py``)."""
+
+from __future__ import annotations
+
+from allocation.engine.manifests import load_texts
+from allocation.engine.manifests.unsimulated import unsimulated_fields
+from tests.factories import node, pod, to_yaml
+
+_TERM = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def test_required_pod_affinity_and_do_not_schedule_spread_are_named():
+    doc = pod("p")
+    doc["spec"]["affinity"] = {"podAffinity": {_REQUIRED: [_TERM]},
+                               "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuring"
+                                                   "Execution": [{"weight": 1,
+                                                                  "podAffinityTerm": _TERM}]}}
+    doc["spec"]["topologySpreadConstraints"] = [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]
+    assert [path for path, _ in unsimulated_fields(doc)] == [
+        f"spec.affinity.podAffinity.{_REQUIRED}", "spec.topologySpreadConstraints[1]"]
+    template = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
+                "template": {"spec": {**doc["spec"], "affinity": {
+                    "podAntiAffinity": {_REQUIRED: [_TERM]}}}}}
+    assert [path for path, _ in unsimulated_fields(template)][0] == (
+        f"template.spec.affinity.podAntiAffinity.{_REQUIRED}")
+    assert unsimulated_fields(pod("plain")) == []
+
+
+def test_loading_warns_and_still_loads_the_pod():
+    doc = pod("p")
+    doc["spec"]["affinity"] = {"podAntiAffinity": {_REQUIRED: [_TERM]}}
+    loaded = load_texts([("in.yaml", to_yaml([node("n1"), doc]))])
+    assert [o.name for o in loaded.objects] == ["n1", "p"]
+    [warning] = loaded.warnings
+    assert (warning.kind, warning.name, warning.path) == (
+        "Pod", "p", f"spec.affinity.podAntiAffinity.{_REQUIRED}")
+    assert warning.message.startswith("not simulated: InterPodAffinity's required pod "
+                                      "anti-affinity")
