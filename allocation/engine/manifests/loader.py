@@ -31,7 +31,14 @@ from allocation.engine.manifests.unsimulated import unsimulated_fields
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
-from allocation.engine.objects import KIND_CLASSES, KObject, OpaqueObject, Source
+from allocation.engine.objects import (
+    KIND_CLASSES,
+    KObject,
+    OpaqueObject,
+    Pod,
+    PodTemplate,
+    Source,
+)
 from allocation.engine.v1.features import Profile, make_profile
 
 __all__ = ["LoadResult", "load_documents", "load_files", "load_texts", "build_object",
@@ -51,7 +58,7 @@ class LoadResult:
     under the same one (``ClusterState.profile``)."""
 
 
-_SCHEDULED = frozenset(("Pod", "PodTemplate"))
+_SCHEDULED = (Pod, PodTemplate)  # checked per object by exact type: a tuple scan
 
 
 def _ident(data: Any) -> tuple[str, str | None, str | None]:
@@ -267,12 +274,14 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 continue
             seen[ident] = (file_name, raw.doc)
             result.objects.append(obj)
-            if obj.kind_name in _SCHEDULED:  # a filter the planner does not run, said
-                kind, namespace, name = _ident(data)
-                result.warnings.extend(
-                    Problem(file_name, raw.doc, kind, namespace, name,
-                            join(prefix, path) if prefix else path, message)
-                    for path, message in unsimulated_fields(data))
+            if type(obj) in _SCHEDULED:  # a filter the planner does not run, said
+                fields = unsimulated_fields(data)  # none for most pods: nothing more
+                if fields:
+                    kind, namespace, name = _ident(data)
+                    result.warnings.extend(
+                        Problem(file_name, raw.doc, kind, namespace, name,
+                                join(prefix, path) if prefix else path, message)
+                        for path, message in fields)
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
                      for path, message in pending)

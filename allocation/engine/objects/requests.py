@@ -91,28 +91,19 @@ def pod_requests(spec: dict) -> dict[str, int]:
     """
     total: dict[str, int] = {}
     for container in spec.get("containers") or ():
-        requests = container_requests(container)
+        # inline for the usual container (requests only): read for every pod loaded
+        resources = container.get("resources")
+        if not resources:
+            continue
+        requests = container_requests(container) if resources.get("limits") \
+            else resources.get("requests")
         if requests:
-            _add(total, requests)
+            for name, quantity in requests.items():
+                total[name] = total.get(name, 0) + (
+                    milli(quantity) if name == "cpu" else whole(quantity))
     inits = spec.get("initContainers")
     if inits:
-        sidecars: dict[str, int] = {}
-        largest: dict[str, int] = {}
-        for container in inits:
-            requests = container_requests(container)
-            if is_sidecar(container):
-                _add(total, requests)
-                _add(sidecars, requests)
-                running = sidecars
-            else:
-                running = dict(sidecars)
-                _add(running, requests)
-            for name, amount in running.items():
-                if amount > largest.get(name, 0):
-                    largest[name] = amount
-        for name, amount in largest.items():
-            if amount > total.get(name, 0):
-                total[name] = amount
+        _with_init_containers(total, inits)
     pod_level = spec.get("resources")
     if pod_level:
         requests = {**(pod_level.get("limits") or {}), **(pod_level.get("requests") or {})}
@@ -123,3 +114,24 @@ def pod_requests(spec: dict) -> dict[str, int]:
     if overhead:
         _add(total, overhead)
     return total
+
+
+def _with_init_containers(total: dict[str, int], inits: list) -> None:
+    """Add the sidecars to ``total`` and raise it to the largest init container's need."""
+    sidecars: dict[str, int] = {}
+    largest: dict[str, int] = {}
+    for container in inits:
+        requests = container_requests(container)
+        if is_sidecar(container):
+            _add(total, requests)
+            _add(sidecars, requests)
+            running = sidecars
+        else:
+            running = dict(sidecars)
+            _add(running, requests)
+        for name, amount in running.items():
+            if amount > largest.get(name, 0):
+                largest[name] = amount
+    for name, amount in largest.items():
+        if amount > total.get(name, 0):
+            total[name] = amount
