@@ -212,10 +212,11 @@ def node_diff(state: ClusterState, pod: Pod, node: Node) -> list[dict]:
     used = state.usage_of(node.name)
     if used.pods + 1 > node.max_pods:  # NodeResourcesFit's order: pods, cpu, memory, others
         items.append({"check": "pods", "max": node.max_pods})
-    if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
+    if pod.cpu_milli and node.cpu_milli is not None \
+            and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
         items.append({"check": "cpu", "wants": _cpu(pod.cpu_milli),
                       "free": _cpu(node.cpu_milli - used.cpu_milli)})
-    if node.memory is not None and used.memory + pod.memory > node.memory:
+    if pod.memory and node.memory is not None and used.memory + pod.memory > node.memory:
         items.append({"check": "memory", "wants": str(Quantity(pod.memory)),
                       "free": str(Quantity(max(node.memory - used.memory, 0)))})
     if pod.other_requests:

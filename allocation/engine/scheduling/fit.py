@@ -71,9 +71,10 @@ def node_refusal(state: ClusterState, pod: Pod, node: Node, needs: PodNeeds,
         short = None
         if used.pods + 1 > node.max_pods:
             short = [R_PODS]
-        if node.cpu_milli is not None and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
+        if pod.cpu_milli and node.cpu_milli is not None \
+                and used.cpu_milli + pod.cpu_milli > node.cpu_milli:
             short = [*(short or ()), R_CPU]
-        if node.memory is not None and used.memory + pod.memory > node.memory:
+        if pod.memory and node.memory is not None and used.memory + pod.memory > node.memory:
             short = [*(short or ()), R_MEMORY]
         if pod.other_requests:  # most pods have none
             for name, _wants, _free in other_shortfalls(state, pod, node, used.other):

@@ -6,7 +6,7 @@ from allocation.engine.events import VirtualClock
 from allocation.engine.manifests import load_texts
 from allocation.engine.scheduling import fit
 from allocation.engine.scheduling.needs import Plans, no_negotiation, pod_needs
-from allocation.engine.scheduling.reasons import R_CLAIMS, R_SELECTOR, R_UNSCHEDULABLE
+from allocation.engine.scheduling.reasons import R_CLAIMS, R_CPU, R_SELECTOR, R_UNSCHEDULABLE
 from allocation.engine.state import ClusterState
 from tests.factories import (
     claim,
@@ -115,3 +115,18 @@ def test_other_resources_are_checked_against_what_the_node_states():
     state.charge(n, "a-stated", 1)  # one pod already holds the node's one NIC
     assert fit.node_refusal(state, n, stated, _needs(state, "nic")) == \
         "Insufficient example.com/nic"
+
+
+def test_a_pod_asking_for_no_cpu_fits_an_overcommitted_node():
+    # NodeResourcesFit checks cpu and memory only for a pod that requests them
+    state = ClusterState.build(load_texts([("t.yaml", to_yaml([node("n", cpu="1"),
+                                                               pod("idle"),
+                                                               pod("busy", cpu="1")]))]),
+                               VirtualClock())
+    state.charge(state.get("Pod", "default", "busy"), "n", 1)
+    state.charge(state.get("Pod", "default", "busy"), "n", 1)  # 2 of 1 cpu in use
+    n = state.nodes["n"]
+    assert fit.node_refusal(state, state.get("Pod", "default", "idle"), n,
+                            _needs(state, "idle")) is None
+    assert fit.node_refusal(state, state.get("Pod", "default", "busy"), n,
+                            _needs(state, "busy")) == R_CPU
