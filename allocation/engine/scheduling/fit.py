@@ -126,7 +126,8 @@ def _dra_classes(state: ClusterState) -> list[dict]:
     off."""
     if not state_profile(state).extended_resource:
         return []
-    return [c.as_v1() for c in state.of_kind(DeviceClass)]
+    # the documents as read (v1 already), not ``as_v1`` copies: asked per node tried
+    return [c.raw for c in state.of_kind(DeviceClass)]
 
 
 def take(state: ClusterState, node: Node, wants: list[Want], strategy: str

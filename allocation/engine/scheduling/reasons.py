@@ -51,7 +51,7 @@ WAIT_INFORMATION = "waiting for resource driver to provide information"
 WAIT_ALLOCATION = "waiting for resource driver to allocate resource"
 WAIT_IMMEDIATE = "waiting for resource driver to allocate a claim with Immediate allocation"
 
-_NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_CPU, R_MEMORY, R_PODS))
+_NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_PODS))  # and every R_INSUFFICIENT
 
 MAX_DETAIL_NODES = 8
 """Nodes detailed in the explain annotation; the rest are only counted."""

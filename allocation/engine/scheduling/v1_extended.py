@@ -21,7 +21,6 @@ from allocation.engine.objects.requests import container_requests, is_sidecar
 from allocation.engine.v1.extended import (
     extended_resource_names,
     extended_resource_requests,
-    extended_resource_route,
 )
 from allocation.engine.v1.templates import (
     EXTENDED_CLAIM_ANNOTATION,
@@ -59,14 +58,11 @@ def existing_claim(state: ClusterState, pod: Pod) -> ResourceClaimV1 | None:
     return found if isinstance(found, ResourceClaimV1) else None
 
 
-def node_requests(pod: Pod, names: list[str], node_doc: dict, classes: list[dict]
-                  ) -> tuple[list[dict], str | None]:
+def node_requests(pod: Pod, node_doc: dict, classes: list[dict]) -> list[dict]:
     """The requests of the pod's extended-resource claim on this node (empty: nothing goes
-    through DRA here), or the node's refusal ``Insufficient <resource>``."""
-    for name in names:
-        if extended_resource_route(name, node_doc, classes)[0] == "none":
-            return [], f"Insufficient {name}"
-    return extended_resource_requests(pod.raw, node_doc, classes) or [], None
+    through DRA here). A node that serves a resource neither way is NodeResourcesFit's to
+    refuse (``fit.other_shortfalls``), before this is asked."""
+    return extended_resource_requests(pod.raw, node_doc, classes) or []
 
 
 def claim_view(state: ClusterState, pod: Pod, requests: list[dict]) -> dict:

@@ -63,10 +63,9 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
         for c in claims if c.allocated)
     docs, extended = attempt.docs, None
     if attempt.extended:
-        requests, refusal = v1_extended.node_requests(pod, attempt.extended, node_doc,
-                                                      scheduling.source.class_docs)
-        if refusal:
-            return refusal
+        # a resource served neither by a device plugin nor by DRA here was refused above
+        # (NodeResourcesFit: fit.other_shortfalls), so this is never None
+        requests = v1_extended.node_requests(pod, node_doc, scheduling.source.class_docs)
         if requests:
             extended = v1_extended.claim_view(state, pod, requests)
             docs = [*docs, extended]
