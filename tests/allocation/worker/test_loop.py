@@ -81,11 +81,12 @@ def test_the_in_process_worker_reconciles_after_a_write():
         assert models.Pod.objects.get().node_name == "n1"
         # its process's scenarios fork what it settled (docs/scenarios.md, "The baseline")
         revision = models.Cluster.objects.get().revision
-        for _ in range(400):  # the pass's result is kept once its transaction committed
+        pause = threading.Event()  # never set: ``done`` is, so its wait would not pause
+        for _ in range(400):  # kept once the pass has also warmed it, after its commit
             fork = incremental.fork_shared(revision)
             if fork is not None:
                 break
-            done.wait(0.05)
+            pause.wait(0.05)
         assert fork.state.get("Pod", "default", "p1").node_name == "n1"
     finally:
         worker.stop()
