@@ -27,7 +27,7 @@ from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
 from allocation.engine.manifests.uids import duplicate_uids
-from allocation.engine.manifests.unsimulated import unsimulated_fields
+from allocation.engine.manifests.unsimulated import gathered, unsimulated_fields
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
@@ -217,6 +217,7 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
     found: list[Problem] = []
     result = LoadResult(profile=profile)
     seen: dict[tuple, tuple[str, int]] = {}  # where each object was first defined
+    unsimulated: list[tuple[str, Problem]] = []  # warned of after the loop, gathered
     for file_name, raw in raws:
         if raw.error is not None:
             hint = raw.hint or {}
@@ -278,9 +279,9 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 fields = unsimulated_fields(data)  # none for most pods: nothing more
                 if fields:
                     kind, namespace, name = _ident(data)
-                    result.warnings.extend(
-                        Problem(file_name, raw.doc, kind, namespace, name,
-                                join(prefix, path) if prefix else path, message)
+                    unsimulated.extend(
+                        (path, Problem(file_name, raw.doc, kind, namespace, name,
+                                       join(prefix, path) if prefix else path, message))
                         for path, message in fields)
         # What is wrong with a List around its items (a duplicate "items" key, say).
         found.extend(Problem(file_name, raw.doc, "List", None, None, path, message)
@@ -288,6 +289,7 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
     found.extend(cluster_problems(result.objects))
     if found:
         raise InvalidManifests(found)
+    result.warnings.extend(gathered(unsimulated))
     return result
 
 

@@ -3,12 +3,24 @@ so ``simulate`` can say so (a warning per field, in the problem format) rather t
 the pod where kube-scheduler would refuse it (docs/manifests.md, "Not simulated").
 
 Only filters are named: a rule that only scores nodes (preferred affinity terms,
-``ScheduleAnyway`` spread constraints) cannot change a first-fit placement.
+``ScheduleAnyway`` spread constraints) cannot change a first-fit placement. A workload's
+replicas share their fields, so the warnings of one field are said in full for the first
+:data:`SHOWN` objects and gathered into one more for the rest (:func:`gathered`): a cluster
+exported from a real one does not bury the other warnings under one line per replica.
 """
 
 from __future__ import annotations
 
-__all__ = ["unsimulated_fields"]
+from dataclasses import replace
+
+from allocation.engine.manifests.problems import Problem
+
+__all__ = ["unsimulated_fields", "gathered", "SHOWN", "NAMED"]
+
+SHOWN = 3
+"""The objects whose warning for one field is said in full."""
+NAMED = 5
+"""How many of the rest the gathering warning names."""
 
 _AFFINITY = (("podAffinity", "InterPodAffinity's required pod affinity"),
              ("podAntiAffinity", "InterPodAffinity's required pod anti-affinity"))
@@ -44,3 +56,29 @@ def unsimulated_fields(data: dict) -> list[tuple[str, str]]:
 def _warning(what: str) -> str:
     return (f"not simulated: {what}; the planner may place the pod where kube-scheduler "
             "would not")
+
+
+def gathered(warnings: list[tuple[str, Problem]]) -> list[Problem]:
+    """The warnings of :func:`unsimulated_fields`, each given with its field path as the
+    document has it (no List prefix), gathered: per kind, path and message, the first
+    :data:`SHOWN` as they are, then one at the next object's place naming it, up to
+    :data:`NAMED` - 1 more, and how many others set the field too.
+
+    Returns:
+        The warnings, grouped in the order each group first appears.
+    """
+    groups: dict[tuple[str, str, str], list[Problem]] = {}
+    for path, problem in warnings:
+        groups.setdefault((problem.kind, path, problem.message), []).append(problem)
+    out: list[Problem] = []
+    for (kind, _path, message), problems in groups.items():
+        out.extend(problems[:SHOWN])
+        rest = problems[SHOWN:]
+        if not rest:
+            continue
+        names = ", ".join(p.object_ref.partition(" ")[2] for p in rest[:NAMED])
+        others = len(rest) - NAMED
+        out.append(replace(rest[0], message=(
+            f"{message} ({len(rest)} more {kind} objects set this field: {names}"
+            f"{f', and {others} others' if others > 0 else ''})")))
+    return out

@@ -40,3 +40,25 @@ def test_loading_warns_and_still_loads_the_pod():
         "Pod", "p", f"spec.affinity.podAntiAffinity.{_REQUIRED}")
     assert warning.message.startswith("not simulated: InterPodAffinity's required pod "
                                       "anti-affinity")
+
+
+def test_the_replicas_of_a_workload_are_warned_of_together():
+    pods = []
+    for index in range(10):
+        doc = pod(f"web-{index}")
+        doc["spec"]["affinity"] = {"podAntiAffinity": {_REQUIRED: [_TERM]}}
+        if index == 9:  # a field of its own: a group of its own, said in full
+            doc["spec"]["topologySpreadConstraints"] = [
+                {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]
+        pods.append(doc)
+    loaded = load_texts([("in.yaml", to_yaml([node("n1"), *pods]))])
+    assert len(loaded.objects) == 11  # every pod loads
+    warnings = loaded.warnings
+    assert [(w.name, w.path.split(".")[1]) for w in warnings] == [
+        ("web-0", "affinity"), ("web-1", "affinity"), ("web-2", "affinity"),
+        ("web-3", "affinity"), ("web-9", "topologySpreadConstraints[0]")]
+    assert warnings[0].message == warnings[2].message
+    assert warnings[3].message == (
+        f"{warnings[0].message} (7 more Pod objects set this field: default/web-3, "
+        "default/web-4, default/web-5, default/web-6, default/web-7, and 2 others)")
+    assert str(warnings[3]).startswith("in.yaml:5 (Pod default/web-3): spec.affinity.")
