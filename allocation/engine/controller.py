@@ -2,9 +2,11 @@
 
 The claim controller, the scheduler, the simulated drivers and the autoscaler each
 reconcile the state once per round; ``simulation.py`` builds them in a fixed order.
-Two methods are optional: ``pod_bound`` (a ``scheduler.BoundListener``, told of each pod
-the scheduler binds; ``Simulation.on`` connects it) and ``warm`` (bring what is kept
-lazily up to date after a pass: ``Simulation.warm``).
+Four methods are optional: ``pod_bound`` (a ``scheduler.BoundListener``, told of each pod
+the scheduler binds; ``Simulation.on`` connects it), ``warm`` (bring what is kept lazily
+up to date after a pass: ``Simulation.warm``), ``begin_settle`` (forget what is kept for
+the rounds of one settle: ``Simulation.settle``) and ``begin_pass`` (what is told once per
+pass: ``services/incremental.py``).
 """
 
 from __future__ import annotations

@@ -104,6 +104,11 @@ class Scheduler:
         self._order = other._order
         self._astray = set(other._astray)
 
+    def begin_settle(self) -> None:
+        """A settle begins (``Simulation.settle``): what the v1 half keeps for its rounds
+        is forgotten."""
+        self.v1.begin_settle()
+
     def reconcile(self, state: ClusterState) -> bool:
         self.plans.clear()
         self.quiet.observe(state)

@@ -102,6 +102,10 @@ class Simulation:
             RuntimeError: no fixed point after ``MAX_ROUNDS`` rounds; whatever
                 ``checkpoint`` raises (the simulation stops at once).
         """
+        for controller in self.controllers:  # what a controller keeps for one settle
+            begin = getattr(controller, "begin_settle", None)
+            if begin is not None:
+                begin()
         for rounds in range(1, MAX_ROUNDS + 1):
             changed = False
             for controller in self.controllers:

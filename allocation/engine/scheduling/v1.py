@@ -93,13 +93,25 @@ class V1Scheduling:
         self._own_events = 0
 
     def begin(self) -> None:
-        """A new scheduler pass: the book is synchronised again before the first v1 pod."""
+        """A new scheduler round: the book is synchronised again before the first v1 pod.
+
+        The failures (``_failed``, ``_rendered``) are kept for the rounds of one settle
+        (:meth:`begin_settle`): between rounds the other controllers change what a node
+        answers only through what ``_unchanged`` reads (capacity released or nodes added
+        move the epoch, allocations the book's version, binds and scale-ups record
+        Events), so the pending pods the next round visits again are answered without a
+        scan of every node and a second rendering."""
         self.source.begin()
         self._has_classes = None
-        self._placed, self._failed, self._rendered = {}, {}, {}
+        self._placed = {}
         self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
         self._node_docs: dict[int, tuple] = {}  # per pass: id(node) -> (node, its view)
         self._memo.entries = {}  # per pass, as the answers it complements
+
+    def begin_settle(self) -> None:
+        """A new settle: the state may have been changed by anyone since the last round
+        (a kept pass's writes, a caller's edits), so no failure is reused."""
+        self._failed, self._rendered = {}, {}
 
     def node_doc(self, node: Node) -> dict:
         """``v1_views.node_doc(node)``, made once per pass and node object (a changed node
@@ -303,11 +315,11 @@ class V1Scheduling:
         return False
 
     def _unchanged(self, state: ClusterState) -> tuple:
-        """What moves whenever a node's answer to a pod may change within a pass: the epoch
+        """What moves whenever a node's answer to a pod may change within a settle: the epoch
         (pod capacity released, nodes), the book's allocations, and the events (every bind
         records Scheduled, whichever scheduler half made it) but this half's own
         FailedScheduling ones."""
-        return (state.epoch, len(self.source.committed), len(state.events.items) - self._own_events)
+        return (state.epoch, self.source.version, len(state.events.items) - self._own_events)
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
                   claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:

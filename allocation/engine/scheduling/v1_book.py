@@ -30,6 +30,10 @@ class AllocatorSource:
         self.allocator: Allocator | None = None
         self.committed: dict[str, dict] = {}
         """Claim ref -> the allocation the book holds for it."""
+        self.version = 0
+        """Moves whenever the book changes (a commit, a release, a sync that changed it, a
+        new allocator): what a cached answer read of the book is the same while it stands
+        (a release and a commit leave ``committed`` as long as before)."""
         self.class_docs: list[dict] = []
         self._source: tuple = ()
         self._synced = False
@@ -62,6 +66,7 @@ class AllocatorSource:
             self.allocator = Allocator(profile, classes=self.class_docs,
                                        index=v1_pools.slice_index(state, profile))
             self._source, self.committed, self._synced = source, {}, False
+            self.version += 1
             self._since = TouchedSince()  # a new book: every claim is synchronised
         if not self._synced:
             keys = self._since.keys(state)
@@ -100,12 +105,14 @@ class AllocatorSource:
         """Book a claim's new allocation (the allocator must be ready)."""
         self.allocator.book.commit(ref, allocation)
         self.committed[ref] = allocation
+        self.version += 1
 
     def release(self, ref: str) -> None:
         """Take a claim's allocation out of the book, if the book holds one."""
         if self.allocator is not None and ref in self.committed:
             self.allocator.book.release(ref)
             del self.committed[ref]
+            self.version += 1
 
     def _sync(self, state: ClusterState, allocator: Allocator) -> None:
         """Book every claim's allocation, release what the book holds and no claim does."""
@@ -115,10 +122,12 @@ class AllocatorSource:
                     if current.get(k) is not a and (current.get(k) is None or current[k] != a)]:
             allocator.book.release(key)  # released or replaced
             del self.committed[key]
+            self.version += 1
         for key, allocation in current.items():
             if key not in self.committed:
                 allocator.book.commit(key, allocation)
                 self.committed[key] = allocation
+                self.version += 1
 
     def _sync_touched(self, state: ClusterState, allocator: Allocator, keys: list) -> None:
         """:meth:`_sync` for the claims at the keys touched since the last sync, the others
@@ -136,12 +145,14 @@ class AllocatorSource:
             if held is not None and held is not now and (now is None or now != held):
                 allocator.book.release(ref)  # released or replaced
                 del committed[ref]
+                self.version += 1
             if now is not None and ref not in committed:
                 fresh.append(key)
         for key in state.in_order(fresh):
             claim = objects[key]
             allocator.book.commit(claim.ref, claim.allocation)
             committed[claim.ref] = claim.allocation
+            self.version += 1
 
 
 def _source(state: ClusterState) -> tuple[tuple, list]:

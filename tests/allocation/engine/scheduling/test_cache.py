@@ -151,3 +151,44 @@ def test_a_pending_pod_answered_from_its_twins_failure_is_marked_as_a_failure_is
                       lambda self, state, allocator, pod, claims, key, failure: self._fail(
                           state, allocator, pod, claims, key, *failure)):
         assert dump(simulate(load(docs)).output(), "yaml") == again
+
+
+def _renders(docs: list[dict]) -> tuple[int, str]:
+    """How often the v1 scheduler renders a failure in full in a simulation of ``docs``,
+    and the output."""
+    calls = []
+    real = V1Scheduling._fail
+    with patch.object(V1Scheduling, "_fail",
+                      lambda self, *args: calls.append(1) or real(self, *args)):
+        output = dump(simulate(load(docs)).output(), "yaml")
+    return len(calls), output
+
+
+def test_a_failure_is_kept_for_the_rounds_of_one_settle():
+    # pod-2 and pod-3 fit nowhere: marked in the first round, visited again in the next,
+    # they are answered from the first failure, not by a second scan and rendering
+    docs = _twins([(2, 1), (2, 1), (2, 1), (2, 1)], nodes=2)
+    renders, output = _renders(docs)
+    assert renders == 1
+    with patch.object(V1Scheduling, "begin", lambda self: (
+            V1Scheduling.begin_settle(self), self.source.begin(),
+            setattr(self, "_placed", {}), setattr(self, "_has_classes", None))):
+        assert _renders(docs) == (2, output)  # forgotten per round: the same output
+
+
+def test_a_failure_is_kept_for_its_settle_only():
+    # between settles anyone may have changed the state (a kept pass's writes, a caller's
+    # edits): the pending pod visited again in the next settle is scanned afresh
+    docs = [node("node-0"), class_doc(), slice_doc([device("gpu-0")]), claim_doc(name="c"),
+            claim_doc(name="d"), pod("p", claims={"gpu": "c"}), pod("q", claims={"gpu": "d"})]
+    calls = []
+    real = V1Scheduling._fail
+    with patch.object(V1Scheduling, "_fail",
+                      lambda self, *args: calls.append(args[2].meta.name) or real(self, *args)):
+        sim = simulate(load(docs))
+        [pending] = calls  # one pod fits; the other's second round is answered from its first
+        sim.state.writable(sim.state.get("Pod", "default", pending))  # visited again
+        sim.settle()
+    assert calls == [pending, pending]
+    assert pod_condition(sim.output(), pending) == (
+        "Unschedulable", "0/1 nodes are available: 1 cannot allocate all claims.")
