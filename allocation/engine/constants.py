@@ -15,6 +15,7 @@ __all__ = [
     "STRUCTURED_FINALIZER", "V1_CLAIM_FINALIZER", "HANDLE_DATA_MAX", "NODE_LIST_MAX",
     "COUNTER_GROUP",
     "COUNTER_API_VERSIONS", "ADMIN_ACCESS_LABEL", "CANNOT_ALLOCATE", "COUNTER_MODES",
+    "DEFAULT_SCHEDULER",
 ]
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -57,3 +58,6 @@ NODE_LIST_MAX = 128
 COUNTER_MODES = ("units", "consumable")
 """How ``convert`` writes counter instances (``--counters``); here, so the command line
 offers them without importing the converter (``draplanner simulate`` never needs it)."""
+DEFAULT_SCHEDULER = "default-scheduler"
+"""``spec.schedulerName`` as the API server defaults it: kube-scheduler's profile, the one
+the planner simulates (``scheduling/gates.py``)."""

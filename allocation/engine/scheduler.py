@@ -20,7 +20,7 @@ from allocation.engine.models import Strategy
 from allocation.engine.objects import Pod
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
-from allocation.engine.scheduling import binding, diagnosis, fit
+from allocation.engine.scheduling import binding, diagnosis, fit, gates
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -148,6 +148,11 @@ class Scheduler:
         return [state.objects[key] for key in state.in_order(keys)]
 
     def _pod(self, state: ClusterState, pod: Pod) -> bool:
+        if not pod.node_name and gates.left_alone(pod):
+            if gates.mark_gated(state, pod):
+                return True
+            self.quiet.remember(pod, ())  # nothing to do until the pod changes
+            return False
         if pod.node_name and pod.node_name not in state.nodes:
             self._astray.add(pod.key)
         claims = self.v1.claims(state, pod)

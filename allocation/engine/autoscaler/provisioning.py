@@ -307,9 +307,10 @@ class ProvisioningController:
         groups = [g for g in blueprints(state) if not g.problem]
         if not groups:
             return False
+        # what the cluster autoscaler lists as unschedulable: kube-scheduler's reason, not a
+        # gated pod's or a SchedulerError (scheduling/gates.py)
         waiting = [p for p in state.pods() if not p.node_name and not p.terminated
-                   and (p.condition("PodScheduled") or {}).get("status") == "False"
-                   and consumes(p) is None]
+                   and _unschedulable(p.condition("PodScheduled")) and consumes(p) is None]
         if not waiting:
             return False
         added: dict[str, int] = {}
@@ -351,3 +352,10 @@ class ProvisioningController:
                                     f"{blueprint.group.max_size}): {', '.join(names)}",
                                     component=AUTOSCALER_COMPONENT)
         return bool(added)
+
+
+def _unschedulable(condition: dict | None) -> bool:
+    """The cluster autoscaler's ``isUnschedulable``: ``PodScheduled=False`` with reason
+    ``Unschedulable``."""
+    return condition is not None and condition.get("status") == "False" \
+        and condition.get("reason") == "Unschedulable"

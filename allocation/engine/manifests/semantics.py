@@ -134,6 +134,23 @@ def _container_claims(spec: Any, path: str, problems: ProblemList) -> None:
                 seen.add(name)
 
 
+def _scheduling_gates(spec: Any, problems: ProblemList) -> None:
+    """Gate names are unique, and a pod bound to a node has none (the API server's
+    ``validateSchedulingGates`` and its pod create rule; scheduling/gates.py)."""
+    gates = spec.get("schedulingGates") if isinstance(spec, dict) else None
+    if not gates:
+        return
+    seen: set = set()
+    for index, gate in enumerate(gates):
+        name = gate.get("name") if isinstance(gate, dict) else None
+        if name in seen:
+            problems.add(f"spec.schedulingGates[{index}].name", f"Duplicate value: {name!r}")
+        seen.add(name)
+    if spec.get("nodeName"):
+        problems.add("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
+                     "have been cleared")
+
+
 def _claim_path(path: str, group: str, index: int, position: int) -> str:
     """Where a container's claim entry is (built only for a problem: not per pod)."""
     return f"{path}.{group}[{index}].resources.claims[{position}].name"
@@ -156,6 +173,7 @@ def check_document(kind: str, data: Any, problems: ProblemList) -> None:
         _provisioning_request(data, problems)
     elif kind == "Pod":
         _container_claims(data.get("spec"), "spec", problems)
+        _scheduling_gates(data.get("spec"), problems)
     elif kind == "PodTemplate":
         template = data.get("template")
         _container_claims(template.get("spec") if isinstance(template, dict) else None,

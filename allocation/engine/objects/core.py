@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from allocation.engine import kinds
+from allocation.engine.constants import DEFAULT_SCHEDULER
 from allocation.engine.objects.meta import KObject, json_copy, top_level_copy
 from allocation.engine.objects.requests import milli, pod_requests, whole
 
@@ -72,6 +73,9 @@ class Pod(KObject):
             "nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.claims = _pod_claims(spec)
         self.tolerations: list[dict] = spec.get("tolerations") or []
+        # kube-scheduler leaves a gated pod, or another scheduler's, alone (scheduling/gates.py)
+        self.scheduling_gates: list[dict] = spec.get("schedulingGates") or []
+        self.scheduler_name: str = spec.get("schedulerName") or DEFAULT_SCHEDULER
         totals = pod_requests(spec)
         self.cpu_milli: int = totals.pop("cpu", 0)
         self.memory: int = totals.pop("memory", 0)

@@ -120,3 +120,11 @@ def test_valid_until_seconds_beyond_100_years_is_refused():
                    "parameters": {"ValidUntilSeconds": "99999999999999999999"}}}
     [line] = problems_of(to_yaml([request]))
     assert "ValidUntilSeconds must be at most 3153600000 seconds (100 years)" in line
+
+
+def test_scheduling_gates_are_unique_and_not_on_a_bound_pod():
+    pod = _pod(spec__nodeName="n1", spec__schedulingGates=[{"name": "a"}, {"name": "a"}])
+    assert problems_of(to_yaml([pod])) == [
+        "bad.yaml:1 (Pod default/p): spec.schedulingGates[1].name: Duplicate value: 'a'",
+        "bad.yaml:1 (Pod default/p): spec.nodeName: Forbidden: cannot be set until all "
+        "schedulingGates have been cleared"]
