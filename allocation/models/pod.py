@@ -5,13 +5,16 @@ from __future__ import annotations
 from django.db import models
 
 from allocation.engine import kinds
+from allocation.engine.scheduling.gates import GATED_REASON
 from allocation.models.base import StoredObject, list_column
 
 __all__ = ["Pod"]
 
 
 def pod_status(pod) -> str:
-    """``Succeeded``/``Failed``/``Terminating``, ``Scheduled``, ``Unschedulable`` or ``Pending``."""
+    """``Succeeded``/``Failed``/``Terminating``, ``Scheduled``, ``SchedulingGated`` (as
+    ``kubectl get pods`` says of a pod waiting for its gates), ``Unschedulable`` or
+    ``Pending``."""
     if pod.phase in ("Succeeded", "Failed"):
         return pod.phase
     if pod.meta.deletion_timestamp:
@@ -20,7 +23,7 @@ def pod_status(pod) -> str:
         return "Scheduled"
     condition = pod.condition("PodScheduled")
     if condition is not None and condition.get("status") == "False":
-        return "Unschedulable"
+        return GATED_REASON if condition.get("reason") == GATED_REASON else "Unschedulable"
     return "Pending"
 
 

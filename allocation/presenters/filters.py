@@ -18,7 +18,8 @@ from allocation.models import ClaimSummary, Event, NodeSummary, PodSummary
 __all__ = ["NodeFilter", "PodFilter", "ClaimFilter", "EventFilter", "LIST_FILTERS",
            "POD_STATUSES", "CLAIM_STATUSES"]
 
-POD_STATUSES = ("Pending", "Unschedulable", "Scheduled", "Terminating", "Succeeded", "Failed")
+POD_STATUSES = ("Pending", "Unschedulable", "SchedulingGated", "Scheduled", "Terminating",
+                "Succeeded", "Failed")
 """Every value of :func:`allocation.models.pod.pod_status`."""
 CLAIM_STATUSES = ("Pending", "Allocated", "Reserved", "DeallocationRequested")
 """Every value of :func:`allocation.models.claim.claim_status`."""

@@ -57,7 +57,8 @@ vocabulary's word for the same state."""
 
 
 POD_STATUS_STATES = {"Scheduled": "bound", "Unschedulable": "pending", "Pending": "pending",
-                     "Terminating": "terminating", "Succeeded": "succeeded", "Failed": "failed"}
+                     "SchedulingGated": "pending", "Terminating": "terminating",
+                     "Succeeded": "succeeded", "Failed": "failed"}
 """The pod status column's words (``models.pod.pod_status``, what the lists and the API
 filter by) and the vocabulary's state each is shown as."""
 

@@ -88,6 +88,12 @@ def test_derived_columns():
     assert claim_status(_obj(f.claim("x"))) == "Pending"
     assert pod_status(_obj(f.pod("p", node_name="n1"))) == "Scheduled"
     assert pod_status(_obj(f.pod("p", phase="Failed"))) == "Failed"
+    gated = f.pod("p")
+    gated["status"] = {"conditions": [{"type": "PodScheduled", "status": "False",
+                                       "reason": "SchedulingGated", "message": "gates"}]}
+    assert pod_status(_obj(gated)) == "SchedulingGated"
+    gated["status"]["conditions"][0]["reason"] = "Unschedulable"
+    assert pod_status(_obj(gated)) == "Unschedulable"
     assert models.Pod.columns_for(_obj(f.pod("p", claims={"a": "c1"}, templates={"t": "tpl"})))[
         "claims"] == ",c1,p-t,"
     assert models.NodeResourceSlice.columns_for(_obj(f.named_slice("n1", []))) == {
