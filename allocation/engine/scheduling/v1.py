@@ -104,9 +104,9 @@ class V1Scheduling:
         self.source.begin()
         self._has_classes = None
         self._placed = {}
-        self._pool_keys: dict[str, tuple] = {}  # per pass: node -> (node, its pools' keys)
-        self._node_docs: dict[int, tuple] = {}  # per pass: id(node) -> (node, its view)
-        self._memo.entries = {}  # per pass, as the answers it complements
+        self._pool_keys: dict[str, tuple] = {}  # per round: node -> (node, its pools' keys)
+        self._node_docs: dict[int, tuple] = {}  # per round: id(node) -> (node, its view)
+        self._memo.entries = {}  # per round, as the answers it complements
 
     def begin_settle(self) -> None:
         """A new settle: the state may have been changed by anyone since the last round
@@ -316,9 +316,9 @@ class V1Scheduling:
 
     def _unchanged(self, state: ClusterState) -> tuple:
         """What moves whenever a node's answer to a pod may change within a settle: the epoch
-        (pod capacity released, nodes), the book's allocations, and the events (every bind
-        records Scheduled, whichever scheduler half made it) but this half's own
-        FailedScheduling ones."""
+        (pod capacity released, nodes), the book's version (every commit, release and
+        sync), and the events (every bind records Scheduled, whichever scheduler half made
+        it) but this half's own FailedScheduling ones."""
         return (state.epoch, self.source.version, len(state.events.items) - self._own_events)
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
