@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from allocation.engine.constants import EXPLAIN_ANNOTATION
+from allocation.engine.constants import DEFAULT_SCHEDULER, EXPLAIN_ANNOTATION
 from allocation.engine.models import registry
 from allocation.engine.objects import Pod, PodTemplate, ProvisioningRequest, ResourceClaim
 from allocation.engine.scheduling.diagnosis_text import affinity_terms
@@ -148,6 +148,8 @@ class PodView:
     state: str = "pending"  # in the status vocabulary (presenters/status.py)
     node_affinity: list[str] = field(default_factory=list)  # required terms, in words
     diagnosis: Diagnosis | None = None  # every filter on every node, for a pending pod
+    scheduling_gates: list[str] = field(default_factory=list)  # names (scheduling/gates.py)
+    scheduler: str | None = None  # spec.schedulerName when not kube-scheduler's
 
 
 def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
@@ -186,7 +188,10 @@ def pod_view(state: ClusterState, namespace: str, name: str) -> PodView | None:
         events=events_about(state.events.items, "Pod", namespace, name),
         timeline=timeline_for(state, namespace, name), annotations=shown,
         node_affinity=affinity_terms(pod.node_affinity),
-        diagnosis=diagnosis)
+        diagnosis=diagnosis,
+        scheduling_gates=[str(g.get("name")) for g in pod.scheduling_gates
+                          if isinstance(g, dict)],
+        scheduler=pod.scheduler_name if pod.scheduler_name != DEFAULT_SCHEDULER else None)
 
 
 def _left_out_pod(state: ClusterState, namespace: str, name: str) -> PodView | None:

@@ -21,6 +21,7 @@ from django.db.models import Max
 
 from allocation.engine.constants import NODE_GROUP_LABEL
 from allocation.engine.objects import ResourceClaim, ResourceClaimV1
+from allocation.engine.scheduling import gates
 from allocation.engine.state import ClusterState
 from allocation.engine.v1.results import allocated_node_name
 from allocation.models import (
@@ -59,11 +60,11 @@ Rows = dict[type[models.Model], dict[Key, dict]]
 
 
 def pending_reason(pod) -> str:
-    """The PodScheduled=False message, or why there is none yet."""
+    """The PodScheduled=False message, or why there is none (yet)."""
     condition = pod.condition("PodScheduled")
     if condition and condition.get("status") == "False":
         return str(condition.get("message") or condition.get("reason") or "Unschedulable")
-    return NOT_TRIED
+    return gates.other_scheduler(pod) or NOT_TRIED
 
 
 def held(claim) -> int:

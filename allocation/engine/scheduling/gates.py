@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from allocation.engine.objects import Pod
     from allocation.engine.state import ClusterState
 
-__all__ = ["GATED_REASON", "GATED_MESSAGE", "left_alone", "mark_gated"]
+__all__ = ["GATED_REASON", "GATED_MESSAGE", "left_alone", "mark_gated", "other_scheduler"]
 
 GATED_REASON = "SchedulingGated"
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
@@ -46,3 +46,13 @@ def mark_gated(state: ClusterState, pod: Pod) -> bool:
     return state.writable(pod).set_condition({
         "type": "PodScheduled", "status": "False", "reason": GATED_REASON,
         "message": GATED_MESSAGE, "lastTransitionTime": state.clock.stamp()})
+
+
+def other_scheduler(pod: Pod) -> str | None:
+    """Why nothing is said of another scheduler's unbound ``pod`` (its own scheduler sets
+    its conditions), for the pages that would otherwise say it was not tried yet; None
+    for kube-scheduler's pods."""
+    if pod.scheduler_name == DEFAULT_SCHEDULER:
+        return None
+    return (f"left to scheduler {pod.scheduler_name!r}: the planner simulates kube-scheduler "
+            f"({DEFAULT_SCHEDULER!r}), which does not schedule it")

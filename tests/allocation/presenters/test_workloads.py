@@ -42,6 +42,22 @@ def test_pending_pod_with_explanation_and_claims() -> None:
     assert [e.reason for e in view.events] == ["FailedScheduling"]
 
 
+def test_a_gated_pod_and_another_schedulers_pod_say_why_nothing_placed_them() -> None:
+    gated, other = pod("gated"), pod("other")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/quota"}, {"name": "b"}]
+    other["spec"]["schedulerName"] = "volcano"
+    state = run([node("n"), gated, other]).state
+
+    view = pod_view(state, "default", "gated")
+    assert view.scheduling_gates == ["example.com/quota", "b"] and view.scheduler is None
+    assert view.reason == "Scheduling is blocked due to non-empty scheduling gates"
+    assert view.explanation is None and view.diagnosis is None  # no node was tried
+    view = pod_view(state, "default", "other")
+    assert view.scheduler == "volcano" and view.scheduling_gates == []
+    assert view.reason == ("left to scheduler 'volcano': the planner simulates "
+                           "kube-scheduler ('default-scheduler'), which does not schedule it")
+
+
 def test_bound_pod_has_no_explanation() -> None:
     view = pod_view(cluster_state(), "default", "card-user")
 

@@ -76,6 +76,23 @@ def test_pod_page_explains_in_words(admin_client, stored):
 
 
 @pytest.mark.django_db
+def test_pod_page_of_a_gated_pod_names_its_gates(admin_client, monkeypatch):
+    gated = f.pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    state = f.run([f.node("n"), gated]).state
+    monkeypatch.setattr(live, "snapshot", lambda: (state, 3))
+
+    html = admin_client.get(reverse("allocation:pod", args=["default", "gated"])
+                            ).content.decode()
+
+    assert ('<dt>Scheduling gates</dt><dd class="scheduling-gates"><code>example.com/quota'
+            '</code> <span class="muted">(not scheduled until every gate is removed)</span>'
+            '</dd>') in html
+    assert ('<p class="summary">Scheduling is blocked due to non-empty scheduling gates</p>'
+            in html)
+
+
+@pytest.mark.django_db
 def test_pod_page_explains_a_v1_pod_per_node_request_and_device(admin_client, monkeypatch):
     sel = 'device.attributes["gpu.example.com"].model == "c"'
     monkeypatch.setattr(live, "snapshot", lambda: (v1_state(sel), 3))
