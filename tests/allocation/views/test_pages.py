@@ -23,6 +23,12 @@ def stored(monkeypatch):
     return state
 
 
+def _pod_html(client, monkeypatch, state, name: str) -> str:
+    """The page of pod ``default/name`` in ``state`` (the live snapshot patched)."""
+    monkeypatch.setattr(live, "snapshot", lambda: (state, 3))
+    return client.get(reverse("allocation:pod", args=["default", name])).content.decode()
+
+
 def _pages() -> list[tuple[str, str]]:
     return [
         (reverse("allocation:node", args=["gpu-node"]), "Node gpu-node"),
@@ -79,11 +85,7 @@ def test_pod_page_explains_in_words(admin_client, stored):
 def test_pod_page_of_a_gated_pod_names_its_gates(admin_client, monkeypatch):
     gated = f.pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
-    state = f.run([f.node("n"), gated]).state
-    monkeypatch.setattr(live, "snapshot", lambda: (state, 3))
-
-    html = admin_client.get(reverse("allocation:pod", args=["default", "gated"])
-                            ).content.decode()
+    html = _pod_html(admin_client, monkeypatch, f.run([f.node("n"), gated]).state, "gated")
 
     assert ('<dt>Scheduling gates</dt><dd class="scheduling-gates"><code>example.com/quota'
             '</code> <span class="muted">(not scheduled until every gate is removed)</span>'
@@ -95,10 +97,7 @@ def test_pod_page_of_a_gated_pod_names_its_gates(admin_client, monkeypatch):
 @pytest.mark.django_db
 def test_pod_page_explains_a_v1_pod_per_node_request_and_device(admin_client, monkeypatch):
     sel = 'device.attributes["gpu.example.com"].model == "c"'
-    monkeypatch.setattr(live, "snapshot", lambda: (v1_state(sel), 3))
-
-    html = admin_client.get(reverse("allocation:pod", args=["default", "v1-waiting"])
-                            ).content.decode()
+    html = _pod_html(admin_client, monkeypatch, v1_state(sel), "v1-waiting")
 
     assert '<a href="/nodes/node-1/">node-1</a>: needs 1 device of class gpu; no free' in html
     assert ('<a href="/claims/default/v1-claim/">default/v1-claim</a> <code>r</code> '
@@ -111,10 +110,7 @@ def test_pod_page_explains_a_v1_pod_per_node_request_and_device(admin_client, mo
 @pytest.mark.django_db
 def test_pod_page_names_what_a_cel_runtime_error_read(admin_client, monkeypatch):
     sel = 'device.attributes["gpu.example.com"].cores > 1'
-    monkeypatch.setattr(live, "snapshot", lambda: (v1_state(sel, "big"), 3))
-
-    html = admin_client.get(reverse("allocation:pod", args=["default", "v1-waiting"])
-                            ).content.decode()
+    html = _pod_html(admin_client, monkeypatch, v1_state(sel, "big"), "v1-waiting")
 
     assert ("The scheduling attempt failed (SchedulerError) on claim "
             '<a href="/claims/default/v1-claim/">default/v1-claim</a>, request <code>big</code>, '
