@@ -51,7 +51,10 @@ WAIT_INFORMATION = "waiting for resource driver to provide information"
 WAIT_ALLOCATION = "waiting for resource driver to allocate resource"
 WAIT_IMMEDIATE = "waiting for resource driver to allocate a claim with Immediate allocation"
 
-_NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR, R_PODS))  # and every R_INSUFFICIENT
+_NODE_REASONS = frozenset((R_UNSCHEDULABLE, R_SELECTOR))
+_NODE_PREFIXES = (R_TAINT, R_INSUFFICIENT, R_PODS)
+"""Of a taint's reason, which names it, and of NodeResourcesFit's, alone or the first of
+several joined (``Too many pods; Insufficient cpu``)."""
 
 MAX_DETAIL_NODES = 8
 """Nodes detailed in the explain annotation; the rest are only counted."""
@@ -83,7 +86,7 @@ def insufficient(resource: str) -> str:
 def is_node_reason(reason: str) -> bool:
     """Whether ``reason`` is a refusal by the node's own checks (``fit.node_refusal``'s
     first part: cordon, taints, selectors, resources, pod count), not by the claims."""
-    return reason in _NODE_REASONS or reason.startswith((R_TAINT, R_INSUFFICIENT))
+    return reason in _NODE_REASONS or reason.startswith(_NODE_PREFIXES)
 
 
 def summary(counts: Mapping[str, int], total: int, end: str = ".") -> str:

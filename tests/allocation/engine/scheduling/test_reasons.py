@@ -43,3 +43,6 @@ def test_node_reasons_are_the_nodes_own_checks():
     assert is_node_reason(taint_reason({"key": "k", "value": "v", "effect": "NoSchedule"}))
     assert is_node_reason("Insufficient example.com/gpu") and is_node_reason(R_SELECTOR)
     assert not is_node_reason("cannot allocate all claims")
+    # NodeResourcesFit's reasons joined, whichever comes first
+    assert is_node_reason(joined(["Too many pods", R_CPU]))
+    assert is_node_reason(joined([R_CPU, "Insufficient memory"]))
