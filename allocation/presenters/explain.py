@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from allocation.engine.constants import EXPLAIN_ANNOTATION
 from allocation.engine.scheduling import reasons
 from allocation.engine.scheduling.diagnosis_text import diff_texts, suggestion_text
-from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE, TIMED_OUT
 from allocation.presenters.common import object_url
 
 __all__ = ["AttemptError", "Explanation", "NodeExplanation", "Nearest", "RequestExplanation",
@@ -45,6 +45,8 @@ _NODE_REASONS = {
     INVALID_POOLS: "the pod's claims cannot be allocated here, and a resource pool of the "
                    "node is invalid",
     NOT_AVAILABLE: "an allocated claim of the pod is not available on this node",
+    TIMED_OUT: "the allocation search reached kube-scheduler's Filter timeout before trying "
+               "every combination",
 }
 
 

@@ -46,7 +46,7 @@ from allocation.engine.scheduling.reasons import (
     is_node_reason,
 )
 from allocation.engine.taints import cordon_refuses, taint_text, untolerated
-from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE, TIMED_OUT
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod, ResourceClaimV1
@@ -64,6 +64,9 @@ EXTRA_DIAGNOSED = 8
 """Nodes refused for their claims, beyond the detailed ones, whose devices are diagnosed
 for ``nearest`` (the rest are left out of it; the pod page ranks every node)."""
 _ELSEWHERE = frozenset((R_ELSEWHERE, NOT_AVAILABLE))
+# the search stopped before it tried every combination: the seed's step budget, v1's
+# Filter timeout
+_GAVE_UP = frozenset((R_BUDGET, TIMED_OUT))
 _PLACEMENT = ("nodeSelector", "nodeAffinity")
 _MAX_VALUES = 8  # label values a ``label`` suggestion lists
 
@@ -116,7 +119,7 @@ class V1Devices:
     (``"all"`` for allocationMode All); of a request's subrequests the one short by the
     least stands for it; alike requests (same class and selectors) merge."""
 
-    explained = frozenset((*CLAIM_REASONS, INVALID_POOLS))
+    explained = frozenset((*CLAIM_REASONS, INVALID_POOLS, TIMED_OUT))
 
     def __init__(self, state: ClusterState, allocator: Allocator,
                  claims: list[ResourceClaimV1], memo: RequestMemo | None) -> None:
@@ -250,7 +253,7 @@ def claim_diff(reason: str, entries: list[dict] | None, devices: Devices) -> lis
     if reason not in devices.explained or entries is None:
         return []
     items = devices.items(entries)
-    if reason == R_BUDGET:
+    if reason in _GAVE_UP:
         items.append({"check": "budget"})
     elif items and not any(_short(i) for i in items):
         items.append({"check": "together"})

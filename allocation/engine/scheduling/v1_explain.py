@@ -28,7 +28,7 @@ from allocation.engine.scheduling.reasons import (
     detail_of,
 )
 from allocation.engine.taints import taint_text
-from allocation.engine.v1 import INVALID_POOLS, AllocationError, CelRuntimeError
+from allocation.engine.v1 import INVALID_POOLS, TIMED_OUT, AllocationError, CelRuntimeError
 from allocation.engine.v1.explain import DeviceVerdict, RequestExplanation, explain_requests
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ __all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
            "MAX_REQUESTS", "RequestMemo", "Rendered", "detail", "mark_failed", "render",
            "renamed", "request_entry", "substitute", "verdict_text"]
 
-EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS)
+EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS, TIMED_OUT)
 """Node reasons whose requests the annotation details (the claims, not the node, said no)."""
 MAX_MATCHING = 16
 """Matching devices listed per request; the rest are counted in ``matchingMore``."""

@@ -28,6 +28,7 @@ from allocation.engine.v1.search import (
     CANNOT_ALLOCATE,
     INVALID_POOLS,
     MAX_RESULTS,
+    TIMED_OUT,
     Outcome,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "NOT_AVAILABLE",
     "MAX_RESULTS",
     "RELEASES",
+    "TIMED_OUT",
     "AllocationBook",
     "AllocationError",
     "Allocator",

@@ -174,6 +174,12 @@ class Profile:
         return self.enabled("DRAListTypeAttributes")
 
     @cached_property
+    def filter_timeout(self) -> bool:
+        """kube-scheduler's DRA Filter gives up on a node after ``filterTimeout`` (10 s by
+        default with this gate; ``search.TIMEOUT_STEPS`` here)."""
+        return self.enabled("DRASchedulerFilterTimeout")
+
+    @cached_property
     def variant(self) -> str:
         """The first allocator variant supporting every enabled feature (docs/v1.md)."""
         wanted = {f for f in ("admin_access", "prioritized_list", "partitionable_devices",

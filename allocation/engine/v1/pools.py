@@ -67,6 +67,13 @@ class Pool:
     def usable(self) -> bool:
         return not (self.incomplete or self.invalid)
 
+    def serves_exact_count(self, profile) -> bool:
+        """Whether the search looks into this pool for an ExactCount request: a usable
+        pool, or [1.34] an incomplete one (``Profile.incomplete_pools_for_exact_count``).
+        The search's own loop tests the same inline."""
+        return not (self.invalid or (self.incomplete
+                                     and not profile.incomplete_pools_for_exact_count))
+
 
 def _node_matches(node, name: str, all_nodes: bool, selector: dict | None) -> bool:
     if name:

@@ -8,6 +8,7 @@ allocations or the reason nothing fits. Fatal errors raise ``AllocationError``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -22,6 +23,7 @@ from allocation.engine.v1.capacity import (
 )
 from allocation.engine.v1.counters import CounterLedger
 from allocation.engine.v1.errors import AllocationError, invalid_pool
+from allocation.engine.v1.matching import short_of_devices
 from allocation.engine.v1.preflight import MAX_RESULTS, Plan, prepare
 from allocation.engine.v1.requests import ClaimState, Pick, RequestData
 from allocation.engine.v1.results import build_allocation
@@ -31,11 +33,28 @@ from allocation.engine.v1.taints import untolerated_taint
 if TYPE_CHECKING:
     from allocation.engine.v1.allocator import Allocator
 
-__all__ = ["CANNOT_ALLOCATE", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search", "no_fit",
-           "nothing_free"]
+__all__ = ["CANNOT_ALLOCATE", "CHECK_AT", "INVALID_POOLS", "MAX_RESULTS", "Outcome", "Search",
+           "TIMED_OUT", "TIMEOUT_STEPS", "no_fit", "nothing_free"]
 
 INVALID_POOLS = "invalid resource pools were encountered"
 _EXCEEDED = "exceeded"  # the 32-results limit was hit below this point (not fatal)
+TIMED_OUT = "timed out trying to allocate devices"
+# steps after which a search asks whether it can succeed at all (``matching.py``): later
+# than any search that is quick anyway, so that the question costs those nothing
+CHECK_AT = 20_000
+# kube-scheduler's Filter timeout (DRASchedulerFilterTimeout, 10 s) in steps, so that the
+# outcome does not depend on the machine: upstream's allocator made about 365,000 a second
+# on the machine measured (docs/v1.md "The Filter timeout")
+TIMEOUT_STEPS = 3_650_000
+
+
+class _Stop(Exception):
+    """The search ends early with ``reason``: it cannot succeed (``matching.py``), or
+    its steps reached the Filter timeout's."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass
@@ -74,7 +93,7 @@ def nothing_free(plan: Plan, pools: list, book, profile) -> bool:
     for pool in pools:
         if pool.invalid and profile.invalid_pools_fatal:
             return False
-        if pool.invalid or (pool.incomplete and not profile.incomplete_pools_for_exact_count):
+        if not pool.serves_exact_count(profile):
             continue
         if not pool.fully_visible or pool.multi or pool.incomplete:
             return False
@@ -107,6 +126,7 @@ class Search:
         self.allocating_capacity: dict = {}
         self.consumable = self.profile.consumable_capacity
         self.invocations = 0
+        self._next_stop = CHECK_AT  # when ``_one`` next calls ``_checkpoint``
 
     @cached_property
     def counters(self) -> CounterLedger:
@@ -138,7 +158,12 @@ class Search:
                 self.invocations += invocations(picks)
                 done = True
         if done is None:
-            done = self._one(0, 0, 0, 0, False, None)
+            try:
+                done = self._one(0, 0, 0, 0, False, None)
+            except _Stop as stop:  # the half-made picks are this call's own, dropped too
+                if stop.reason == TIMED_OUT:
+                    return Outcome(None, TIMED_OUT, self.invocations)
+                done = False
         if done is not True:
             return no_fit(self.pools, self.invocations)
         out = []
@@ -165,6 +190,8 @@ class Search:
     # -- the search (allocateOne) --
     def _one(self, ci, ri, si, di, in_sub, start):
         self.invocations += 1
+        if self.invocations >= self._next_stop:
+            self._checkpoint()
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]
@@ -200,6 +227,15 @@ class Search:
                 undo()
             return res
         return self._scan(ci, claim, ri, si, di, in_sub, start, rd)
+
+    def _checkpoint(self) -> None:
+        """A long search: end it when it cannot succeed, or at the Filter timeout.
+        Raises _Stop."""
+        if self.invocations >= TIMEOUT_STEPS:
+            raise _Stop(TIMED_OUT)
+        if short_of_devices(self):
+            raise _Stop(CANNOT_ALLOCATE)
+        self._next_stop = TIMEOUT_STEPS if self.profile.filter_timeout else sys.maxsize
 
     def _scan(self, ci, claim, ri, si, di, in_sub, start, rd):
         pools = self.pools

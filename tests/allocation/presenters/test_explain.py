@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from allocation.engine.scheduling import reasons
-from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE
+from allocation.engine.v1 import INVALID_POOLS, NOT_AVAILABLE, TIMED_OUT
 from allocation.presenters.explain import explain_pod, node_reason_text
 from tests.allocation.presenters.docs import cluster_state, v1_state
 
@@ -130,6 +130,7 @@ def test_v1_counts_of_devices_left_out_are_part_of_the_sentences() -> None:
 def test_the_v1_node_reasons_have_plain_words() -> None:
     assert node_reason_text(INVALID_POOLS) != INVALID_POOLS
     assert node_reason_text(NOT_AVAILABLE) != NOT_AVAILABLE
+    assert "Filter timeout" in node_reason_text(TIMED_OUT)
 
 
 def test_alike_requests_of_a_node_are_said_once_and_the_node_by_what_it_lacks() -> None:

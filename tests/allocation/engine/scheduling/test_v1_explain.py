@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from allocation.engine.manifests import LoadResult
 from allocation.engine.scheduling.reasons import FILTER_ERROR
 from allocation.engine.scheduling.v1_explain import (
     MAX_CANDIDATES,
@@ -18,6 +19,8 @@ from allocation.engine.scheduling.v1_explain import (
     verdict_text,
 )
 from allocation.engine.simulation import simulate
+from allocation.engine.v1 import TIMED_OUT
+from allocation.engine.v1 import search as search_module
 from allocation.engine.v1.explain import REASONS, DeviceVerdict, RequestExplanation
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, request, slice_doc
 from tests.allocation.engine.scheduling.v1_explain_docs import CLASS_SEL, DRV, cel, gpu
@@ -28,9 +31,10 @@ def _dev(name: str) -> str:
     return f"{DRV}/node-1/{name}"
 
 
-def _pending(docs: list[dict], name: str = "waiting") -> tuple[dict, dict]:
-    """The pod's PodScheduled condition and its explain annotation, parsed."""
-    output = simulate(load(docs)).output()
+def _pending(docs: list[dict] | LoadResult, name: str = "waiting") -> tuple[dict, dict]:
+    """The pod's PodScheduled condition and its explain annotation, parsed (``docs``
+    loaded under the default profile unless already loaded)."""
+    output = simulate(load(docs) if isinstance(docs, list) else docs).output()
     found = next(i for i in output["items"]
                  if i["kind"] == "Pod" and i["metadata"]["name"] == name)
     assert "nodeName" not in found["spec"]
@@ -311,3 +315,26 @@ def test_a_distinct_attribute_refusal_says_the_other_request_has_no_choice():
 
     assert verdict_text(verdict) == ("distinctAttribute d/model: another request can only use "
                                      "a device with the same value (d/p/y)")
+
+
+def test_a_node_whose_search_reaches_the_filter_timeout_says_so(monkeypatch):
+    # two claims of 3 devices of one model on 4 m0 and 2 of each other model: each fits
+    # alone, both do not, and the search needs more steps than the (shortened) timeout's
+    monkeypatch.setattr(search_module, "CHECK_AT", 10)
+    monkeypatch.setattr(search_module, "TIMEOUT_STEPS", 300)
+    models = ["m0"] * 4 + [f"m{1 + i // 2}" for i in range(12)]
+    devices = [gpu(f"gpu-{i:02}", m) for i, m in enumerate(models)]
+    match = [{"matchAttribute": f"{DRV}/model"}]
+    claims = [claim_doc([request(count=3)], name=n, constraints=match) for n in ("a", "b")]
+    docs = [node("node-1"), class_doc(selectors=cel(CLASS_SEL)), slice_doc(devices), *claims,
+            pod("waiting", claims={"a": "a", "b": "b"})]
+
+    condition, annotation = _pending(load(docs, "1.35"))
+
+    message = "0/1 nodes are available: 1 timed out trying to allocate devices."
+    assert (condition["reason"], condition["message"]) == ("Unschedulable", message)
+    [entry] = annotation["nodes"]
+    assert entry["reason"] == TIMED_OUT
+    assert [(r["claim"], len(r["matching"])) for r in entry["requests"]] == [
+        ("default/a", 16), ("default/b", 16)]
+    assert entry["diff"][-1] == {"check": "budget"}
