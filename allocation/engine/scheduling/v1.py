@@ -39,6 +39,7 @@ from allocation.engine.scheduling import (
     v1_explain,
     v1_extended,
     v1_place,
+    v1_postfilter,
     v1_prebind,
     v1_views,
 )
@@ -54,6 +55,7 @@ from allocation.engine.scheduling.v1_claims import (
 )
 from allocation.engine.scheduling.v1_deadlines import Deadlines
 from allocation.engine.v1 import (
+    NOT_AVAILABLE,
     AllocationError,
     Allocator,
     UnschedulableError,
@@ -183,6 +185,7 @@ class V1Scheduling:
         answers: dict | None = {} if key is not None else None
         counts: dict[str, int] = {}  # a plain dict: made for every pod, most fit at once
         details = []
+        not_available: list[str] = []  # nodes where an allocated claim is unavailable
         # by index from ``start``: neither islice (it steps over the skipped names one by
         # one, and the skip grows with the nodes filled) nor a slice (a copy of the rest
         # of the node list per pod, though the first node tried usually takes it)
@@ -213,6 +216,8 @@ class V1Scheduling:
                     return False
                 if answers is not None:  # (read only when the scan fails: _fail)
                     answers[name] = (seen, refusal)
+                if refusal == NOT_AVAILABLE:  # (read only when the scan fails: PostFilter)
+                    not_available.append(name)
                 counts[refusal] = counts.get(refusal, 0) + 1
                 if len(details) < MAX_DETAIL_NODES:
                     details.append({"node": name, "reason": refusal})
@@ -228,8 +233,11 @@ class V1Scheduling:
         if answers:
             answers = {name: (seen or self._node_state(state, allocator, name), refusal)
                        for name, (seen, refusal) in answers.items()}
+        freed = not_available and v1_postfilter.deallocate_one(
+            self, state, pod, found, [self.node_doc(state.nodes[n]) for n in not_available],
+            allocator.profile.binding_and_status)
         return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
-                          answers)
+                          answers) or bool(freed)
 
     def _remember_placed(self, state: ClusterState, pod: Pod,
                          found: list[ResourceClaimV1], extended: bool) -> None:

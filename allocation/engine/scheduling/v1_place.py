@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from allocation.engine.constants import V1_CLAIM_FINALIZER
-from allocation.engine.scheduling import binding, fit, v1_extended, v1_prebind, v1_views
+from allocation.engine.scheduling import (
+    binding,
+    fit,
+    v1_extended,
+    v1_postfilter,
+    v1_prebind,
+    v1_views,
+)
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import R_CLAIMS
 from allocation.engine.scheduling.v1_claims import reserve
@@ -42,8 +49,8 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
     or say why not; :data:`WAITING` when it waits there.
 
     Raises:
-        PreBindFailed: the wait ended with a failure condition or the timeout; the
-            claims waiting were deallocated.
+        PreBindFailed: the wait ended with a failure condition or the timeout; the pod's
+            reservations were dropped (Unreserve).
     """
     refusal = fit.node_refusal(state, pod, node, _NO_NEEDS, attempt.check_capacity)
     if refusal:
@@ -56,11 +63,13 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
             return refusal
     node_doc = scheduling.node_doc(node)
     claims = attempt.claims
-    # upstream's Filter runs the allocator before it refuses a node that an allocated
-    # claim's node selector excludes: a fatal error or "cannot allocate" comes first
-    unavailable = not attempt.all_pending and not all(
+    # upstream's Filter runs the allocator before it refuses a node where an allocated
+    # claim is unavailable (its node selector excludes the node, or its binding failed):
+    # a fatal error or "cannot allocate" comes first
+    unavailable = not attempt.all_pending and (not all(
         allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
-        for c in claims if c.allocated)
+        for c in claims if c.allocated) or (allocator.profile.binding_and_status and any(
+            v1_postfilter.binding_unavailable(state, pod, c) for c in claims if c.allocated)))
     docs, extended = attempt.docs, None
     if attempt.extended:
         # a resource served neither by a device plugin nor by DRA here was refused above
@@ -121,10 +130,12 @@ def _prebind(scheduling: V1Scheduling, state: ClusterState, pod: Pod, node: Node
     if waiting and scheduling.profile(state).binding_and_status:
         verdict, why = v1_prebind.verdict(state, waiting)
         if verdict == "failed":
-            scheduling.forget_placements()  # devices were freed
-            for claim in waiting:
-                v1_prebind.unreserve(state, claim, pod)
-                scheduling.source.release(claim.ref)
+            # Unreserve: the reservations go, the allocations stay (the next attempt's
+            # PostFilter deallocates a claim no other pod holds: ``v1_postfilter.py``)
+            for claim in claims:
+                claim = objects.get(claim.key) or claim
+                if pod.meta.uid in claim.reserved_pod_uids:
+                    v1_prebind.unreserve(state, claim, pod)
             state.writable(pod).nominated_node_name = None
             raise PreBindFailed(why)
         if verdict == "waiting":

@@ -7,8 +7,9 @@ pod reserves gets ``allocationTimestamp`` (unless it has one: ``bindClaim``), an
 is bound only when every binding condition is True in the claim's
 ``status.devices[].conditions``. Until then the pod waits, reserved, with
 ``status.nominatedNodeName``. A True failure condition, or :data:`BINDING_TIMEOUT` after
-``allocationTimestamp`` on the virtual clock, ends the wait: the claim is deallocated and
-the pod is tried again in a later pass.
+``allocationTimestamp`` on the virtual clock, ends the wait: the pod's reservation is
+dropped and the pod is tried again; that attempt finds the claim unavailable, and
+PostFilter deallocates it when no other pod holds it (``v1_postfilter.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from allocation.engine.constants import V1_CLAIM_FINALIZER
 from allocation.engine.events import parse_time
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
 __all__ = ["BINDING_TIMEOUT", "PREBIND_ERROR", "waits", "stamp", "stamp_reserved", "verdict",
-           "deadline", "unreserve"]
+           "deadline", "unavailable", "unreserve"]
 
 BINDING_TIMEOUT = timedelta(seconds=600)
 """Upstream's default wait for binding conditions (``BindingTimeoutDefaultSeconds``)."""
@@ -83,10 +83,12 @@ def deadline(claim: ResourceClaimV1) -> datetime | None:
 
 
 def _conditions(claim: ResourceClaimV1, result: dict) -> dict[str, dict]:
+    """The conditions of the result's device: the first status entry of its driver, pool
+    and device, as upstream's ``getAllocatedDeviceStatus`` reads it (a ``shareID`` is
+    not compared, though the API keys statuses by it too: docs/v1.md)."""
     for status in claim.device_statuses:
         if (status.get("driver"), status.get("pool"), status.get("device")) == (
-                result["driver"], result["pool"], result["device"]) and (
-                status.get("shareID") == result.get("shareID")):
+                result["driver"], result["pool"], result["device"]):
             return {c.get("type"): c for c in status.get("conditions") or ()}
     return {}
 
@@ -94,35 +96,52 @@ def _conditions(claim: ResourceClaimV1, result: dict) -> dict[str, dict]:
 def verdict(state: ClusterState, claims: list[ResourceClaimV1]) -> tuple[str, str | None]:
     """``("ready", None)``, ``("waiting", None)`` or ``("failed", why)`` for the pod whose
     allocated ``claims`` these are: a True failure condition or the timeout, in upstream's
-    ``isClaimReadyForBinding``/``isPodReadyForBinding`` words."""
-    waiting = False
+    ``isClaimReadyForBinding``/``isPodReadyForBinding`` words. As upstream's poll, the
+    first claim not ready ends the reading."""
     for claim in claims:
-        pending = False
-        for result in claim.results:
-            if not result.get("bindingConditions"):
-                continue
-            conditions = _conditions(claim, result)
-            for name in result.get("bindingFailureConditions") or ():
-                failed = conditions.get(name)
-                if failed is not None and failed.get("status") == "True":
-                    return "failed", (f"claim {claim.name} binding failed: "
-                                      f"reason={failed.get('reason', '')}, "
-                                      f"message=\"{failed.get('message', '')}\"")
-            if not all((conditions.get(n) or {}).get("status") == "True"
-                       for n in result["bindingConditions"]):
-                pending = True
-        due = deadline(claim)
-        if pending and due is not None and state.clock.now >= due:
-            return "failed", f"claim {claim.name} binding timeout"
-        waiting |= pending
-    return ("waiting", None) if waiting else ("ready", None)
+        answer, why = _claim_verdict(state, claim)
+        if answer != "ready":
+            return answer, why
+    return "ready", None
+
+
+def unavailable(state: ClusterState, claim: ResourceClaimV1) -> bool:
+    """Whether an allocated claim's binding failed or timed out, so that kube-scheduler's
+    Filter finds it unavailable on every node (``resourceclaim not available on the
+    node``) and PostFilter may deallocate it (``v1_postfilter.py``)."""
+    return waits(claim) and _claim_verdict(state, claim)[0] == "failed"
+
+
+def _claim_verdict(state: ClusterState, claim: ResourceClaimV1) -> tuple[str, str | None]:
+    """``isClaimReadyForBinding`` then ``isClaimTimeout``: results in order, the first one
+    not ready ends the reading (a failure condition of a later result is not seen)."""
+    ready = True
+    for result in claim.results:
+        if not result.get("bindingConditions"):
+            continue
+        conditions = _conditions(claim, result)
+        for name in result.get("bindingFailureConditions") or ():
+            failed = conditions.get(name)
+            if failed is not None and failed.get("status") == "True":
+                return "failed", (f"claim {claim.name} binding failed: "
+                                  f"reason={failed.get('reason', '')}, "
+                                  f"message=\"{failed.get('message', '')}\"")
+        if not all((conditions.get(n) or {}).get("status") == "True"
+                   for n in result["bindingConditions"]):
+            ready = False
+            break
+    if ready:
+        return "ready", None
+    due = deadline(claim)
+    if due is not None and state.clock.now >= due:
+        return "failed", f"claim {claim.name} binding timeout"
+    return "waiting", None
 
 
 def unreserve(state: ClusterState, claim: ResourceClaimV1, pod: Pod) -> None:
-    """Deallocate a claim whose binding failed and drop the pod's reservation, as
-    kube-scheduler's Unreserve does; device statuses go with the allocation."""
+    """Drop the pod's reservation of a claim whose binding failed, as kube-scheduler's
+    Unreserve does after PreBind's error. The allocation stays (bindClaim wrote it): the
+    next attempt finds the claim unavailable and PostFilter deallocates it when no other
+    pod holds it (``v1_postfilter.py``)."""
     claim = state.writable(claim)
-    claim.allocation = None
-    claim.device_statuses = []
     claim.reserved_for = [r for r in claim.reserved_for if r.get("uid") != pod.meta.uid]
-    claim.meta.finalizers = [f for f in claim.meta.finalizers if f != V1_CLAIM_FINALIZER]

@@ -108,19 +108,55 @@ def test_true_binding_conditions_bind_the_pod():
     assert items(simulate(load(docs)).output(), "Pod")["p"]["spec"]["nodeName"] == "node-1"
 
 
-def test_a_failure_condition_deallocates_and_the_pod_is_retried():
+def test_a_failure_condition_in_the_input_makes_the_claim_unavailable_until_deallocated():
+    # Filter: the claim's binding failed, so it is unavailable on every node; PostFilter
+    # deallocates it (reserved for this pod alone); the next attempt allocates it anew
     docs = [*_binding_cluster()[:3],
             _allocated_with([_condition_doc("AttachFailed", reason="NoLink")]),
             pod("p", claims={"gpu": "c"})]
     output = simulate(load(docs)).output()
     events = [e["message"] for e in output["items"]
               if e["kind"] == "Event" and e["reason"] == "FailedScheduling"]
-    assert events == ['running PreBind plugin "DynamicResources": claim c binding failed: '
-                      'reason=NoLink, message="m"']
+    assert events == ["0/1 nodes are available: 1 resourceclaim not available on the node."]
     claim = items(output, "ResourceClaim")["c"]
     assert "devices" not in claim["status"]  # the failed statuses went with the allocation
     assert claim["status"]["allocation"]["allocationTimestamp"] == "2025-01-01T00:00:00Z"
     assert items(output, "Pod")["p"]["status"]["nominatedNodeName"] == "node-1"
+
+
+def test_a_failure_while_waiting_drops_the_reservation_and_the_next_attempt_deallocates():
+    simulation = simulate(load(_binding_cluster()))
+    simulation.advance(timedelta(minutes=10))
+    events = [e["message"] for e in simulation.output()["items"]
+              if e["kind"] == "Event" and e["reason"] == "FailedScheduling"]
+    assert events == ['running PreBind plugin "DynamicResources": claim c binding timeout',
+                      "0/1 nodes are available: 1 resourceclaim not available on the node."]
+
+
+def test_the_first_result_not_ready_ends_the_reading_as_upstream():
+    # isClaimReadyForBinding returns at the first result not ready: a failure condition of
+    # a later result is not seen then
+    second = {**RESULT, "device": "h"}
+    claim = _claim([])
+    claim.allocation = {**claim.allocation, "devices": {"results": [RESULT, second]}}
+    claim.device_statuses = [{"driver": "d", "pool": "p", "device": "h",
+                              "conditions": [_true("Broken")]}]
+    assert verdict(_state(), [claim]) == ("waiting", None)
+    claim.device_statuses.append({"driver": "d", "pool": "p", "device": "g",
+                                  "conditions": [_true("Ready")]})
+    assert verdict(_state(), [claim])[0] == "failed"
+
+
+def test_a_device_status_is_found_without_its_share_id_as_upstream():
+    # getAllocatedDeviceStatus compares driver, pool and device and takes the first entry
+    claim = _claim([])
+    claim.allocation = {**claim.allocation, "devices": {"results": [
+        {**RESULT, "shareID": "b"}]}}
+    claim.device_statuses = [{"driver": "d", "pool": "p", "device": "g", "shareID": "a",
+                              "conditions": [_true("Ready")]},
+                             {"driver": "d", "pool": "p", "device": "g", "shareID": "b",
+                              "conditions": []}]
+    assert verdict(_state(), [claim]) == ("ready", None)
 
 
 def test_stamp_stamps_every_allocation_and_says_whether_it_waits_as_waits_would():
