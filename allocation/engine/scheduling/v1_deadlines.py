@@ -41,7 +41,9 @@ class Deadlines:
         self._due: dict[ObjectKey, datetime] = {}
 
     def earliest(self, state: ClusterState) -> datetime | None:
-        """The first deadline among ``state``'s claims, or None when none waits."""
+        """The first deadline still ahead of ``state``'s clock among its claims, or None
+        when none is. One passed already needs no wakeup: Filter and PreBind read it at
+        the time (a claim another pod holds keeps its passed deadline while it waits)."""
         keys = self._since.keys(state)
         if keys is None:  # another state (or the first): walk it
             self._due = {}
@@ -55,4 +57,5 @@ class Deadlines:
                 due.pop(key, None)
             else:
                 due[key] = when
-        return min(due.values(), default=None)
+        now = state.clock.now
+        return min((when for when in due.values() if when > now), default=None)

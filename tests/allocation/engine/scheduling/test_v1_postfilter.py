@@ -3,6 +3,8 @@ unavailable where the pod was refused is deallocated when no other pod holds it.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from allocation.engine.objects import stable_uid
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
@@ -73,3 +75,27 @@ def test_a_claim_that_fits_is_never_deallocated():
     assert pod_condition(output, "p")[0] == "Unschedulable"
     assert items(output, "ResourceClaim")["c"]["status"]["allocation"]["devices"][
         "results"] == [result]
+
+
+def test_a_passed_binding_deadline_of_a_claim_another_pod_holds_ends_the_advance():
+    # the claim stays allocated (its holder runs), its wait timed out before the
+    # simulation starts: no wakeup is due any more, so advancing the clock ends
+    result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1",
+              "device": "gpu-0", "bindingConditions": ["Attached"],
+              "bindingFailureConditions": ["AttachFailed"]}
+    held = claim_doc(name="c", status={
+        "allocation": {"devices": {"results": [result]},
+                       "allocationTimestamp": "2024-12-31T00:00:00Z"},
+        "reservedFor": [{"resource": "pods", "name": "holder",
+                         "uid": stable_uid("Pod", "default", "holder")}]})
+    gpu = device("gpu-0", bindingConditions=["Attached"],
+                 bindingFailureConditions=["AttachFailed"])
+    docs = [node("node-1"), class_doc(), slice_doc([gpu]), held,
+            pod("holder", claims={"gpu": "c"}, node_name="node-1"),
+            pod("p", claims={"gpu": "c"})]
+
+    simulation = simulate(load(docs))
+    simulation.advance(timedelta(minutes=30))
+
+    assert simulation.next_wakeup() is None
+    assert pod_condition(simulation.output(), "p") == ("Unschedulable", NOT_AVAILABLE)
