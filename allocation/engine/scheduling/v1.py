@@ -233,8 +233,10 @@ class V1Scheduling:
         if answers:
             answers = {name: (seen or self._node_state(state, allocator, name), refusal)
                        for name, (seen, refusal) in answers.items()}
+        # the pod's own claims: its extended-resource claim is not PostFilter's here
         freed = not_available and v1_postfilter.deallocate_one(
-            self, state, pod, found, [self.node_doc(state.nodes[n]) for n in not_available],
+            self, state, pod, resolved.claims,
+            [self.node_doc(state.nodes[n]) for n in not_available],
             allocator.profile.binding_and_status)
         return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
                           answers) or bool(freed)
