@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from allocation.engine.scheduling import diagnosis, fit, v1_explain, v1_views
+from allocation.engine.scheduling import diagnosis, fit, v1_explain, v1_postfilter, v1_views
 from allocation.engine.scheduling.needs import Plans, pod_needs
 from allocation.engine.scheduling.reasons import R_CLAIMS
 from allocation.engine.scheduling.v1 import V1Scheduling
@@ -25,7 +25,6 @@ from allocation.engine.v1 import (
     NOT_AVAILABLE,
     AllocationError,
     UnschedulableError,
-    allocated_claim_fits,
     make_profile,
 )
 
@@ -149,18 +148,19 @@ def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved
     devices = diagnosis.V1Devices(state, allocator, claims, None)
     out = {}
     for name in names:
-        reason = _v1_refusal(allocator, state.nodes[name], claims, docs)
+        reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims, docs)
         out[name] = (reason, entries.get(name), devices)
     return out
 
 
-def _v1_refusal(allocator, node: Node, claims: list[ResourceClaimV1], docs: list[dict]
-                ) -> str | None:
+def _v1_refusal(state: ClusterState, pod: Pod, allocator, node: Node,
+                claims: list[ResourceClaimV1], docs: list[dict]) -> str | None:
     """DynamicResources' Filter on one node: allocated claims available there, then a
     search for the others (never committed)."""
     view = v1_views.node_doc(node)
-    if not all(allocated_claim_fits({"status": {"allocation": c.allocation}}, view)
-               for c in claims if c.allocated):
+    binding = allocator.profile.binding_and_status
+    if any(v1_postfilter.unavailable_on(state, pod, c, view, binding)
+           for c in claims if c.allocated):
         return NOT_AVAILABLE
     if not docs:
         return None

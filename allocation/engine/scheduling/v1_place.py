@@ -21,7 +21,7 @@ from allocation.engine.scheduling import (
 from allocation.engine.scheduling.needs import PodNeeds
 from allocation.engine.scheduling.reasons import R_CLAIMS
 from allocation.engine.scheduling.v1_claims import reserve
-from allocation.engine.v1 import NOT_AVAILABLE, allocated_claim_fits
+from allocation.engine.v1 import NOT_AVAILABLE
 
 if TYPE_CHECKING:
     from allocation.engine.objects import Node, Pod, ResourceClaimV1
@@ -66,10 +66,10 @@ def try_node(scheduling: V1Scheduling, state: ClusterState, allocator: Allocator
     # upstream's Filter runs the allocator before it refuses a node where an allocated
     # claim is unavailable (its node selector excludes the node, or its binding failed):
     # a fatal error or "cannot allocate" comes first
-    unavailable = not attempt.all_pending and (not all(
-        allocated_claim_fits({"status": {"allocation": c.allocation}}, node_doc)
-        for c in claims if c.allocated) or (allocator.profile.binding_and_status and any(
-            v1_postfilter.binding_unavailable(state, pod, c) for c in claims if c.allocated)))
+    unavailable = not attempt.all_pending and any(
+        v1_postfilter.unavailable_on(state, pod, c, node_doc,
+                                     allocator.profile.binding_and_status)
+        for c in claims if c.allocated)
     docs, extended = attempt.docs, None
     if attempt.extended:
         # a resource served neither by a device plugin nor by DRA here was refused above

@@ -1,9 +1,11 @@
-"""kube-scheduler's DRA PostFilter for a v1 pod no node took (docs/v1.md, "Simulating v1").
+"""An allocated claim's availability on a node, and kube-scheduler's DRA PostFilter for a
+v1 pod no node took (docs/v1.md, "Simulating v1").
 
 Filter finds an allocated claim of the pod unavailable on a node when the allocation's node
 selector excludes the node, or (with the binding gates) when its binding failed or timed
 out (``v1_prebind.unavailable``); that node is then refused with ``resourceclaim not
-available on the node``. When every node refused the pod, PostFilter deallocates one such
+available on the node`` (``unavailable_on``: the scheduler's Filter and the pod page's
+checks). When every node refused the pod, PostFilter deallocates one such
 claim that no other pod holds (reserved for nobody, or for this pod alone), so that a later
 attempt allocates it anew: a claim allocated for a node that is gone, or whose device
 failed to attach, does not keep its pod pending for ever.
@@ -26,14 +28,19 @@ if TYPE_CHECKING:
     from allocation.engine.scheduling.v1 import V1Scheduling
     from allocation.engine.state import ClusterState
 
-__all__ = ["binding_unavailable", "deallocate_one"]
+__all__ = ["deallocate_one", "unavailable_on"]
 
 
-def binding_unavailable(state: ClusterState, pod: Pod, claim: ResourceClaimV1) -> bool:
-    """Whether Filter finds the allocated ``claim`` unavailable for its binding (failed
-    or timed out). A claim the pod holds while it waits on its node is PreBind's to judge
-    (``v1_place._prebind``): upstream does not filter a pod in its binding cycle."""
-    if pod.nominated_node_name and pod.meta.uid in claim.reserved_pod_uids:
+def unavailable_on(state: ClusterState, pod: Pod, claim: ResourceClaimV1, node: dict,
+                   binding: bool) -> bool:
+    """Filter's check of one allocated ``claim`` of ``pod`` on ``node`` (a node document):
+    unavailable when its allocation's node selector excludes the node or, with the binding
+    gates (``binding``), when its binding failed or timed out. A claim the pod holds while
+    it waits on its node is PreBind's to judge (``v1_place._prebind``): upstream does not
+    filter a pod in its binding cycle."""
+    if not allocated_claim_fits({"status": {"allocation": claim.allocation}}, node):
+        return True
+    if not binding or (pod.nominated_node_name and pod.meta.uid in claim.reserved_pod_uids):
         return False
     return v1_prebind.unavailable(state, claim)
 
@@ -57,9 +64,7 @@ def deallocate_one(scheduling: V1Scheduling, state: ClusterState, pod: Pod,
         reserved = claim.reserved_for  # any consumer, not only pods, as upstream
         if reserved and not (len(reserved) == 1 and reserved[0].get("uid") == uid):
             continue
-        if not ((binding and binding_unavailable(state, pod, claim)) or any(
-                not allocated_claim_fits({"status": {"allocation": claim.allocation}}, node)
-                for node in refused_here)):
+        if not any(unavailable_on(state, pod, claim, node, binding) for node in refused_here):
             continue
         claim = state.writable(claim)
         claim.reserved_for = []
