@@ -8,10 +8,10 @@ from pathlib import Path
 import yaml
 
 from allocation.engine.manifests import load_files
-from allocation.engine.objects import stable_uid
 from allocation.engine.scheduling.checks import PLUGINS, pod_checks
 from allocation.engine.simulation import simulate
-from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.allocation.engine.manifests.v1_docs import load
+from tests.allocation.engine.scheduling.v1_binding_docs import held_cluster
 from tests.factories import claim, node, pod, run
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -110,21 +110,7 @@ def test_a_claim_whose_binding_failed_is_not_available_on_any_node():
     # its holder runs, so PostFilter leaves it allocated: the page says why it blocks
     failed = {"type": "AttachFailed", "status": "True", "reason": "NoLink", "message": "m",
               "lastTransitionTime": "2025-01-01T00:00:00Z"}
-    result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1",
-              "device": "gpu-0", "bindingConditions": ["Attached"],
-              "bindingFailureConditions": ["AttachFailed"]}
-    held = claim_doc(name="c", status={
-        "allocation": {"devices": {"results": [result]},
-                       "allocationTimestamp": "2025-01-01T00:00:00Z"},
-        "reservedFor": [{"resource": "pods", "name": "holder",
-                         "uid": stable_uid("Pod", "default", "holder")}],
-        "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
-                     "conditions": [failed]}]})
-    gpu = device("gpu-0", bindingConditions=["Attached"],
-                 bindingFailureConditions=["AttachFailed"])
-    docs = [node("node-1"), class_doc(), slice_doc([gpu]), held,
-            pod("holder", claims={"gpu": "c"}, node_name="node-1"),
-            pod("p", claims={"gpu": "c"})]
+    docs = held_cluster("2025-01-01T00:00:00Z", [failed])
     state = simulate(load(docs)).state
 
     checks = pod_checks(state, state.get("Pod", "default", "p"))

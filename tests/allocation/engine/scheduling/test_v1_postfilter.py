@@ -8,6 +8,7 @@ from datetime import timedelta
 from allocation.engine.objects import stable_uid
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, load, slice_doc
+from tests.allocation.engine.scheduling.v1_binding_docs import held_cluster
 from tests.allocation.engine.scheduling.v1_outputs import items, pod_condition
 from tests.factories import node, pod
 
@@ -80,19 +81,7 @@ def test_a_claim_that_fits_is_never_deallocated():
 def test_a_passed_binding_deadline_of_a_claim_another_pod_holds_ends_the_advance():
     # the claim stays allocated (its holder runs), its wait timed out before the
     # simulation starts: no wakeup is due any more, so advancing the clock ends
-    result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1",
-              "device": "gpu-0", "bindingConditions": ["Attached"],
-              "bindingFailureConditions": ["AttachFailed"]}
-    held = claim_doc(name="c", status={
-        "allocation": {"devices": {"results": [result]},
-                       "allocationTimestamp": "2024-12-31T00:00:00Z"},
-        "reservedFor": [{"resource": "pods", "name": "holder",
-                         "uid": stable_uid("Pod", "default", "holder")}]})
-    gpu = device("gpu-0", bindingConditions=["Attached"],
-                 bindingFailureConditions=["AttachFailed"])
-    docs = [node("node-1"), class_doc(), slice_doc([gpu]), held,
-            pod("holder", claims={"gpu": "c"}, node_name="node-1"),
-            pod("p", claims={"gpu": "c"})]
+    docs = held_cluster("2024-12-31T00:00:00Z")
 
     simulation = simulate(load(docs))
     simulation.advance(timedelta(minutes=30))
