@@ -12,7 +12,8 @@ fails, each an item with what the pod wants and what the node has::
 Checks: ``cordoned``; ``nodeSelector`` (``key``, ``wants``, ``has`` unless the label is
 missing); ``nodeAffinity`` (``term``, and that term's first unmet requirement: ``key``,
 ``operator``, ``values``, ``has``); ``cpu`` and ``memory`` (``wants``, ``free``);
-``pods`` (``max``); ``claimElsewhere``; ``suitableNodes``; ``devices`` (``class``,
+``pods`` (``max``); ``claimElsewhere``; ``claimUnready`` (``claims``: allocated claims
+whose binding failed or timed out); ``suitableNodes``; ``devices`` (``class``,
 ``request``, ``wants``, ``free``: one item per set of alike requests, so a claim asking for
 three alike devices is one item wanting 3, not three items); ``together`` (every request
 has enough free devices, but the search found no way to meet them all at once);
@@ -37,6 +38,7 @@ from allocation.engine.allocator import explain_node
 from allocation.engine.labels import node_selector_matches, unmet_requirement
 from allocation.engine.models.base import HELD
 from allocation.engine.quantity import Quantity
+from allocation.engine.scheduling import v1_prebind
 from allocation.engine.scheduling.fit import other_shortfalls
 from allocation.engine.scheduling.reasons import (
     CLAIM_REASONS,
@@ -83,6 +85,10 @@ class Devices(Protocol):
     def items(self, entries: list[dict]) -> list[dict]:
         """The ``devices`` items of one node's request entries."""
 
+    def unready(self) -> list[str]:
+        """The pod's allocated claims whose binding failed or timed out (unavailable on
+        every node: v1 with the binding gates; none in the seed dialect)."""
+
 
 class SeedDevices:
     """The seed dialect's entries (``allocator.explain_node``): one per required device,
@@ -97,6 +103,9 @@ class SeedDevices:
     def entries(self, node: str) -> list[dict]:
         return explain_node(self._state.inventory_index, node, self._needs.wants,
                             self._strategy)
+
+    def unready(self) -> list[str]:
+        return []
 
     def items(self, entries: list[dict]) -> list[dict]:
         groups: dict[tuple, dict] = {}
@@ -136,6 +145,12 @@ class V1Devices:
         """The node's entries from the scheduler's memo (``V1Devices`` made without one
         reads only entries it is given)."""
         return self._memo.requests(self._state, self._allocator, self._claims, node)[0]
+
+    def unready(self) -> list[str]:
+        if not self._allocator.profile.binding_and_status:
+            return []
+        return [c.ref for c in self._claims
+                if c.allocated and v1_prebind.unavailable(self._state, c)]
 
     def items(self, entries: list[dict]) -> list[dict]:
         chosen: dict[tuple, tuple[dict, tuple]] = {}
@@ -247,7 +262,9 @@ def claim_diff(reason: str, entries: list[dict] | None, devices: Devices) -> lis
         The diff items; empty when the reason has none.
     """
     if reason in _ELSEWHERE:
-        return [{"check": "claimElsewhere"}]
+        unready = devices.unready()
+        return ([{"check": "claimUnready", "claims": unready}] if unready
+                else [{"check": "claimElsewhere"}])
     if reason == R_CLASS:
         return [{"check": "suitableNodes"}]
     if reason not in devices.explained or entries is None:

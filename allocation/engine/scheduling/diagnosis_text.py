@@ -81,6 +81,9 @@ _DIFF = {
                            f"{i.get('free')} free"),
     "pods": lambda i: f"the node already runs as many pods as it allows ({i.get('max')})",
     "claimElsewhere": lambda i: "a claim of the pod is allocated where this node cannot use it",
+    "claimUnready": lambda i: (f"the device of claim {', '.join(i.get('claims') or ())} failed "
+                               "to get ready for binding (a failure condition, or the binding "
+                               "timeout); it is freed once no other pod holds the claim"),
     "suitableNodes": lambda i: "the claim's resource class does not allow this node "
                                "(suitableNodes)",
     "together": lambda i: "each request has enough free devices, but not all of them together",

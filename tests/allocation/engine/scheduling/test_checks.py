@@ -115,5 +115,6 @@ def test_a_claim_whose_binding_failed_is_not_available_on_any_node():
 
     checks = pod_checks(state, state.get("Pod", "default", "p"))
 
-    assert [row.claims_reason for row in checks.rows] == [
-        "resourceclaim not available on the node"]
+    [row] = checks.rows
+    assert row.claims_reason == "resourceclaim not available on the node"
+    assert row.failed["DynamicResources"] == [{"check": "claimUnready", "claims": ["default/c"]}]

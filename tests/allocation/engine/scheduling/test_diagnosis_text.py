@@ -37,6 +37,9 @@ DEVICES = {"check": "devices", "class": "t4", "request": "requests[0]", "wants":
      "needs 1 device of class t4 (request requests[0]); no free device matches"),
     ({**DEVICES, "wants": "all", "free": 1},
      "needs every device of class t4 (request requests[0]); 1 free one matches"),
+    ({"check": "claimUnready", "claims": ["ns/c"]},
+     "the device of claim ns/c failed to get ready for binding (a failure condition, or the "
+     "binding timeout); it is freed once no other pod holds the claim"),
 ])
 def test_each_check_in_words(item, words):
     assert diff_text(item) == words
