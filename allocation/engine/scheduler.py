@@ -20,7 +20,7 @@ from allocation.engine.models import Strategy
 from allocation.engine.objects import Pod
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
-from allocation.engine.scheduling import binding, diagnosis, fit, gates
+from allocation.engine.scheduling import binding, diagnosis, diagnosis_devices, fit, gates
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -271,5 +271,5 @@ class Scheduler:
         total = len(state.node_order)
         # what each node lacks, the nearest nodes, suggestions (once per pod signature)
         body = diagnosis.annotate(detail_of(details, total), state, pod, reasons,
-                                  diagnosis.SeedDevices(state, needs, self.strategy))
+                                  diagnosis_devices.SeedDevices(state, needs, self.strategy))
         return summary(counts, total), body

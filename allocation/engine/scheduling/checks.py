@@ -16,7 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from allocation.engine.scheduling import diagnosis, fit, v1_explain, v1_postfilter, v1_views
+from allocation.engine.scheduling import (
+    diagnosis,
+    diagnosis_devices,
+    fit,
+    v1_explain,
+    v1_postfilter,
+    v1_views,
+)
 from allocation.engine.scheduling.needs import Plans, pod_needs
 from allocation.engine.scheduling.reasons import R_CLAIMS
 from allocation.engine.scheduling.v1 import V1Scheduling
@@ -118,7 +125,7 @@ def _seed_claims(state: ClusterState, pod: Pod, names: list[str], strategy: str
     needs = pod_needs(state, pod, Plans(), _negotiated)
     if needs.error is not None:
         return needs.error
-    devices = diagnosis.SeedDevices(state, needs, strategy)
+    devices = diagnosis_devices.SeedDevices(state, needs, strategy)
     out = {}
     for name in names:
         node = state.nodes[name]
@@ -145,7 +152,7 @@ def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved
         body = v1_explain.detail(state, allocator, claims,
                                  [{"node": n, "reason": R_CLAIMS} for n in names], len(names))
         entries = {entry["node"]: entry.get("requests") or [] for entry in body["nodes"]}
-    devices = diagnosis.V1Devices(state, allocator, claims, None)
+    devices = diagnosis_devices.V1Devices(state, allocator, claims, None)
     out = {}
     for name in names:
         reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims, docs)

@@ -35,6 +35,7 @@ from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
     diagnosis,
+    diagnosis_devices,
     v1_book,
     v1_explain,
     v1_extended,
@@ -295,7 +296,7 @@ class V1Scheduling:
             body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
                                      self._memo)
             diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details),
-                               diagnosis.V1Devices(state, allocator, claims, self._memo))
+                               diagnosis_devices.V1Devices(state, allocator, claims, self._memo))
             rendered = v1_explain.render(message, body, claims)
             text = rendered.text
             if key is not None:
