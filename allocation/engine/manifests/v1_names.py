@@ -16,6 +16,7 @@ from allocation.engine.manifests.schema import DNS_SUBDOMAIN, join
 
 __all__ = [
     "DRIVER_NAME", "POOL_NAME", "qualified_name_problem", "check_qualified_keys",
+    "qualified_keys",
     "MAX_SELECTORS", "MAX_CONFIGS", "MAX_OPAQUE_BYTES", "MAX_DEVICES", "MAX_DEVICES_TAINTED",
     "MAX_COUNTER_SETS", "MAX_COUNTERS", "MAX_ATTRIBUTES_AND_CAPACITIES", "MAX_STRING_LENGTH",
     "MAX_CONSUMES_COUNTERS", "MAX_BINDING_CONDITIONS", "MAX_REQUESTS", "MAX_SUBREQUESTS",
@@ -82,6 +83,25 @@ def qualified_name_problem(name: str, full: bool = False) -> str | None:
         return (f"invalid name {name!r}: the id {ident!r} must be a C identifier "
                 f"([A-Za-z_][A-Za-z0-9_]*) of at most {MAX_ID_LENGTH} characters")
     return None
+
+
+def qualified_keys(value: Any) -> bool:
+    """Whether every key of the map ``value`` is a QualifiedName (``check_qualified_keys``
+    finds no problem)."""
+    # every device of a cluster names the same few keys: one set operation for the lot
+    if _QUALIFIED.issuperset(value):
+        return True
+    for key in value:
+        if qualified_name_problem(key) is not None:
+            return False
+        if len(_QUALIFIED) < _QUALIFIED_KEPT:
+            _QUALIFIED.add(key)
+    return True
+
+
+_QUALIFIED: set[str] = set()
+"""Keys found to be QualifiedNames (the answer depends on the text alone)."""
+_QUALIFIED_KEPT = 4096
 
 
 def check_qualified_keys(value: Any, path: str, problems: ProblemList) -> None:

@@ -22,6 +22,7 @@ from allocation.engine.manifests.v1_names import (
     MAX_ATTRIBUTES_AND_CAPACITIES,
     MAX_COUNTERS,
     MAX_DEVICE_DATA_BYTES,
+    MAX_DEVICES,
     MAX_DEVICES_TAINTED,
     MAX_OPAQUE_BYTES,
     MAX_STRING_LENGTH,
@@ -31,7 +32,8 @@ from allocation.engine.manifests.v1_policy import check_request_policy
 from allocation.engine.v1.features import Profile
 from allocation.engine.versions import parse_strict_version
 
-__all__ = ["check_v1_document", "admin_access_paths"]
+__all__ = ["check_v1_document", "admin_access_paths", "check_attribute_value",
+           "attribute_value_ok"]
 
 
 def _json_size(value: Any) -> int:
@@ -120,20 +122,8 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
     if total > MAX_ATTRIBUTES_AND_CAPACITIES:
         problems.add(path, f"attributes and capacity have {total} entries together, more "
                      f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
-    for name, value in attributes.items():
-        # the attribute's path is built for a problem only: a slice has dozens of them
-        for typed in ("string", "version"):
-            text = value.get(typed)
-            if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
-                problems.add(f"{join(join(path, 'attributes'), name)}.{typed}",
-                             f"is {len(text)} characters, longer than the limit of "
-                             f"{MAX_STRING_LENGTH}")
-        if isinstance(value.get("version"), str):
-            try:
-                parse_strict_version(value["version"])
-            except ValueError as exc:
-                problems.add(f"{join(join(path, 'attributes'), name)}.version",
-                             f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
+    if not capacity:
+        return
     for name, entry in capacity.items():
         if entry.get("requestPolicy") is None:
             continue
@@ -142,6 +132,42 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
             problems.add(f"{where}.requestPolicy", "may only be set when "
                          "allowMultipleAllocations is true")
         check_request_policy(entry, where, problems)
+
+
+def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None:
+    """What is wrong with a device attribute's value ``value`` (at ``path``) that its
+    schema's shape allows: a string or version longer than the limit, a version that is
+    not strict semver. The v1 schema runs it, remembered per distinct value
+    (``v1_schema``): a cluster's slices repeat the same few values."""
+    for typed in ("string", "version"):
+        text = value.get(typed)
+        if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
+            problems.add(f"{path}.{typed}", f"is {len(text)} characters, longer than the "
+                         f"limit of {MAX_STRING_LENGTH}")
+    if isinstance(value.get("version"), str):
+        try:
+            parse_strict_version(value["version"])
+        except ValueError as exc:
+            problems.add(f"{path}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
+
+
+def attribute_value_ok(value: dict) -> bool:
+    """Whether ``check_attribute_value`` finds nothing wrong with ``value``, a value its
+    schema's shape allows (the verdict alone, for the schema's ``valid``: a slice's
+    distinct values, a device's UUID say, are each checked once)."""
+    text = value.get("string")
+    if text is not None:
+        return len(text) <= MAX_STRING_LENGTH
+    version = value.get("version")
+    if version is None:
+        return True
+    if len(version) > MAX_STRING_LENGTH:
+        return False
+    try:
+        parse_strict_version(version)
+    except ValueError:
+        return False
+    return True
 
 
 def _conditions(device: dict, path: str, problems: ProblemList) -> None:
@@ -162,9 +188,21 @@ def _conditions(device: dict, path: str, problems: ProblemList) -> None:
                      "condition; the two lists must not overlap")
 
 
+_PLAIN_FIELDS = frozenset(("name", "attributes", "capacity", "allowMultipleAllocations",
+                           "bindsToNode"))
+"""A device's fields that no rule below reads apart from ``_attributes``: a device with no
+other field (nearly every device of a cluster) has nothing more to check, unless its slice
+uses perDeviceNodeSelection."""
+
+_DEVICE_PATHS = tuple(f"spec.devices[{i}]" for i in range(MAX_DEVICES))
+"""A slice's device paths, made once (a path per device of every slice otherwise)."""
+
+
 def _device(device: dict, path: str, per_device: bool, profile: Profile,
             problems: ProblemList) -> None:
     _attributes(device, path, problems)
+    if not per_device and _PLAIN_FIELDS.issuperset(device):
+        return
     for index, use in enumerate(device.get("consumesCounters") or ()):
         if len(use["counters"]) > MAX_COUNTERS:
             problems.add(f"{path}.consumesCounters[{index}].counters", f"has "
@@ -198,13 +236,14 @@ def _resource_slice(data: dict, profile: Profile, problems: ProblemList) -> None
     spec = data["spec"]
     _slice_node_fields(spec, profile, problems)
     devices = spec.get("devices") or []
-    limited = [d for d in devices if d.get("taints") or d.get("consumesCounters")]
-    if limited and len(devices) > MAX_DEVICES_TAINTED:
+    if len(devices) > MAX_DEVICES_TAINTED and any(
+            d.get("taints") or d.get("consumesCounters") for d in devices):
         problems.add("spec.devices", f"must have at most {MAX_DEVICES_TAINTED} items when a "
                      f"device has taints or consumesCounters, not {len(devices)}")
     per_device = spec.get("perDeviceNodeSelection") is True
     for index, device in enumerate(devices):
-        _device(device, f"spec.devices[{index}]", per_device, profile, problems)
+        path = _DEVICE_PATHS[index] if index < MAX_DEVICES else f"spec.devices[{index}]"
+        _device(device, path, per_device, profile, problems)
     for index, counter_set in enumerate(spec.get("sharedCounters") or ()):
         count = len(counter_set["counters"])
         if not 1 <= count <= MAX_COUNTERS:

@@ -48,7 +48,9 @@ from allocation.engine.manifests.v1_names import (
     MAX_VALID_VALUES,
     POOL_NAME,
     check_qualified_keys,
+    qualified_keys,
 )
+from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from allocation.engine.v1 import MAX_RESULTS
 
 __all__ = ["v1_schemas"]
@@ -66,24 +68,28 @@ _counter_set = Obj({"name": Str(DNS_LABEL), "counters": _counters},
 _consumption = Obj({"counterSet": Str(DNS_LABEL), "counters": _counters},
                    required=("counterSet", "counters"))
 
-_attribute = Obj({"int": Int(), "bool": Bool(), "string": Str(), "version": Str()},
-                 one_of=(("int", "bool", "string", "version"),))
+# Every slice of a cluster repeats the same attribute and capacity values (``string: A100``,
+# ``value: 80Gi``): each distinct one is checked once (remembered.py).
+_attribute = Remembered(Check(
+    Obj({"int": Int(), "bool": Bool(), "string": Str(), "version": Str()},
+        one_of=(("int", "bool", "string", "version"),)),
+    check_attribute_value, attribute_value_ok))
 _valid_range = Obj({"min": QuantityStr(), "max": QuantityStr(), "step": QuantityStr()},
                    required=("min",))
 _request_policy = Obj({"default": QuantityStr(),
                        "validValues": ListOf(QuantityStr(), max_items=MAX_VALID_VALUES),
                        "validRange": _valid_range},
                       at_most_one=(("validValues", "validRange"),))
-_capacity = Obj({"value": QuantityStr(non_negative=True), "requestPolicy": _request_policy},
-                required=("value",))
+_capacity = Remembered(Obj({"value": QuantityStr(non_negative=True),
+                           "requestPolicy": _request_policy}, required=("value",)))
 _taint = Obj({"key": Str(allow_empty=False), "value": Str(),
               "effect": Str(enum=("None", "NoSchedule", "NoExecute")),
               "timeAdded": timestamp_str}, required=("key", "effect"))
 
 _device = Obj({
     "name": Str(DNS_LABEL),
-    "attributes": Check(MapOf(_attribute), check_qualified_keys),
-    "capacity": Check(MapOf(_capacity), check_qualified_keys),
+    "attributes": Check(MapOf(_attribute), check_qualified_keys, qualified_keys),
+    "capacity": Check(MapOf(_capacity), check_qualified_keys, qualified_keys),
     "consumesCounters": ListOf(_consumption, max_items=MAX_CONSUMES_COUNTERS,
                                unique_key="counterSet"),
     "nodeName": Str(DNS_SUBDOMAIN), "nodeSelector": node_selector, "allNodes": Bool(),
@@ -119,7 +125,7 @@ def _request_fields(admin: bool) -> dict[str, Schema]:
         "count": Int(),
         "tolerations": ListOf(_toleration, max_items=MAX_TOLERATIONS),
         "capacity": Obj({"requests": Check(MapOf(QuantityStr(non_negative=True)),
-                                           check_qualified_keys)}),
+                                           check_qualified_keys, qualified_keys)}),
     }
     if admin:
         fields["adminAccess"] = Bool()

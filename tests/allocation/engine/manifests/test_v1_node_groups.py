@@ -28,7 +28,10 @@ def test_filled_in_fields_and_v1_slice_rules_are_problems_of_the_entry():
         "group's slices of driver 'gpu.example.com' (the pool of each new node), not 3",
         "spec.resourceSlices[0].devices[0].name: invalid name 'Bad_': must be a DNS label: "
         "lower case letters, digits and '-', starting and ending with a letter or digit, at "
-        "most 63 characters"]
+        "most 63 characters",
+        # an attribute's value is checked with the schema: reported beside the bad name
+        "spec.resourceSlices[0].devices[1].attributes.v.version: '1.0' is not a valid "
+        "semantic version (strict semver 2.0.0, e.g. 1.2.3)"]
     assert problems([_group({"driver": V1_DRIVER, "devices": [{"name": "ok", "attributes": {
         "v": {"version": "1.0"}}}]})]) == [
         "spec.resourceSlices[0].devices[0].attributes.v.version: '1.0' is not a valid "
