@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.manifests.v1_names import qualified_name_problem
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.v1_names import (
+    check_qualified_keys,
+    qualified_keys,
+    qualified_name_problem,
+)
 
 
 @pytest.mark.parametrize("name", ["model", "_x9", "a" * 32, "gpu.example.com/model",
@@ -35,3 +40,13 @@ def test_a_remembered_answer_is_the_one_computed_afresh(full):
     for name in names + names:
         assert qualified_name_problem(name, full) == \
             qualified_name_problem.__wrapped__(name, full)
+
+
+@pytest.mark.parametrize("keys", [
+    {}, {"memory": 1}, {"example.com/memory": 1}, {"memory": 1, "Bad-key": 2},
+    {"bad_domain_/x": 1}, {"x" * 33: 1}, {"memory": 1, "memory2": 2}])
+def test_qualified_keys_agrees_with_check_qualified_keys(keys):
+    for _ in range(2):  # the second time from the keys remembered valid
+        found = ProblemList()
+        check_qualified_keys(keys, "m", found)
+        assert qualified_keys(keys) is (not found)
