@@ -200,9 +200,7 @@ class Check(Schema):
                  accepts: Callable[[Any], bool] | None = None) -> None:
         self.inner = inner
         self.fn = fn
-        # ``fn``'s verdict without its messages, when the caller has a cheaper one: ``valid``
-        # runs for every object of a cluster, ``check`` only for an invalid one
-        self.accepts = accepts
+        self.accepts = accepts  # fn's verdict alone, cheaper: valid() runs for every object
 
     def check(self, value: Any, path: str, problems: ProblemList) -> None:
         before = len(problems)

@@ -8,10 +8,9 @@ are tried in name order (``v1_place.try_node`` on each): the node's own checks
 claims)`` for the pod's unallocated claims, as kube-scheduler's DRA plugin does (KEP-4381).
 A fit writes ``status.allocation``, the delete-protection finalizer and
 ``status.reservedFor``, then binds the pod (``binding.bind``). A fatal allocator error ends
-the attempt with
-``SchedulerError``, as kube-scheduler's failed Filter does. Extended resources served
-through DRA add the pod's extended-resource claim (``v1_extended.py``); devices with
-binding conditions make the pod wait before binding (``v1_prebind.py``).
+the attempt with ``SchedulerError``, as kube-scheduler's failed Filter does. Extended
+resources served through DRA add the pod's extended-resource claim (``v1_extended.py``);
+devices with binding conditions make the pod wait before binding (``v1_prebind.py``).
 
 The allocator lives as long as the state's slices and classes (one per settle in
 practice) and uses the state's Kubernetes profile (``ClusterState.profile``); its book
@@ -98,12 +97,11 @@ class V1Scheduling:
     def begin(self) -> None:
         """A new scheduler round: the book is synchronised again before the first v1 pod.
 
-        The failures (``_failed``, ``_rendered``) are kept for the rounds of one settle
-        (:meth:`begin_settle`): between rounds the other controllers change what a node
-        answers only through what ``_unchanged`` reads (capacity released or nodes added
-        move the epoch, allocations the book's version, binds and scale-ups record
-        Events), so the pending pods the next round visits again are answered without a
-        scan of every node and a second rendering."""
+        The failures (``_failed``, ``_rendered``) are kept for one settle's rounds
+        (:meth:`begin_settle`): between rounds other controllers change a node's answer only
+        through what ``_unchanged`` reads (released capacity and new nodes move the epoch,
+        allocations the book's version; binds and scale-ups record Events), so the pending
+        pods visited again are answered without a scan of every node or a rendering."""
         self.source.begin()
         self._has_classes = None
         self._placed = {}
@@ -119,8 +117,7 @@ class V1Scheduling:
     def node_doc(self, node: Node) -> dict:
         """``v1_views.node_doc(node)``, made once per pass and node object (a changed node
         is another object; the view shares the node's labels and status, never copies)."""
-        # by id, the node kept alive with its view (so an id found is that node's only if
-        # the node is the same): no name property read per call
+        # by id, the node kept alive with its view (an id is its own): no name read per call
         known = self._node_docs.get(id(node))
         if known is None or known[0] is not node:
             known = self._node_docs[id(node)] = (node, v1_views.node_doc(node))
@@ -398,7 +395,6 @@ class V1Scheduling:
 
     @property
     def allocator(self) -> Allocator | None:
-        """The current allocator (None before the first v1 pod); benchmarks read its
-        counters."""
+        """The current allocator (None before the first v1 pod), whose counters benchmarks read."""
         return self.source.allocator
 

@@ -1,6 +1,7 @@
 """The v1 scheduler's tests' shared cluster and output readers (test_v1*.py, test_cache.py):
-two nodes with one GPU each and three pods with a claim each; a simulation's objects of one
-kind by name, and a pod's PodScheduled reason and message."""
+two nodes with one GPU each and three pods with a claim each; a pod asking an extended
+resource that DRA serves, and its cluster; a simulation's objects of one kind by name, and a
+pod's PodScheduled reason and message."""
 
 from __future__ import annotations
 
@@ -18,6 +19,22 @@ def two_gpu_nodes_three_pods() -> list[dict]:
         docs.append(claim_doc(name=f"claim-{name}"))
         docs.append(pod(f"pod-{name}", claims={"gpu": f"claim-{name}"}))
     return docs
+
+
+def extended_pod(name: str = "p", count: str = "1") -> dict:
+    """A pod whose container requests ``count`` of the extended resource example.com/gpu."""
+    doc = pod(name)
+    doc["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": count,
+                                                              "cpu": "1"}}
+    return doc
+
+
+def extended_cluster(allocatable: dict | None = None) -> list[dict]:
+    """node-1 (with ``allocatable`` added), a class serving example.com/gpu, two GPUs."""
+    worker = node("node-1")
+    worker["status"]["allocatable"].update(allocatable or {})
+    return [worker, class_doc(extendedResourceName="example.com/gpu"),
+            slice_doc([device("gpu-0"), device("gpu-1")])]
 
 
 def items(output: dict, kind: str) -> dict[str, dict]:
