@@ -32,8 +32,7 @@ from allocation.engine.manifests.v1_policy import check_request_policy
 from allocation.engine.v1.features import Profile
 from allocation.engine.versions import parse_strict_version
 
-__all__ = ["check_v1_document", "admin_access_paths", "check_attribute_value",
-           "attribute_value_ok"]
+__all__ = ["check_v1_document", "admin_access_paths", "check_attribute_value"]
 
 
 def _json_size(value: Any) -> int:
@@ -137,7 +136,7 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
 def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None:
     """What is wrong with a device attribute's value ``value`` (at ``path``) that its
     schema's shape allows: a string or version longer than the limit, a version that is
-    not strict semver. The v1 schema runs it, remembered per distinct value
+    not strict semver. The v1 schema runs it, its verdict remembered per distinct value
     (``v1_schema``): a cluster's slices repeat the same few values."""
     for typed in ("string", "version"):
         text = value.get(typed)
@@ -149,25 +148,6 @@ def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None
             parse_strict_version(value["version"])
         except ValueError as exc:
             problems.add(f"{path}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
-
-
-def attribute_value_ok(value: dict) -> bool:
-    """Whether ``check_attribute_value`` finds nothing wrong with ``value``, a value its
-    schema's shape allows (the verdict alone, for the schema's ``valid``: a slice's
-    distinct values, a device's UUID say, are each checked once)."""
-    text = value.get("string")
-    if text is not None:
-        return len(text) <= MAX_STRING_LENGTH
-    version = value.get("version")
-    if version is None:
-        return True
-    if len(version) > MAX_STRING_LENGTH:
-        return False
-    try:
-        parse_strict_version(version)
-    except ValueError:
-        return False
-    return True
 
 
 def _conditions(device: dict, path: str, problems: ProblemList) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 
 from allocation.engine.manifests import InvalidManifests
-from allocation.engine.manifests.problems import ProblemList
-from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
@@ -353,17 +351,6 @@ def test_regex_extension_selectors_are_refused_in_every_release(release):
         "spec.selectors[0].cel.expression: invalid CEL selector: line 1, column 14: "
         "undeclared reference to 'extract' (in container ''): no Kubernetes release has the "
         f"CEL regex extension (Kubernetes {release})"]
-
-
-@pytest.mark.parametrize("value", [
-    {"string": "A100"}, {"string": "s" * 64}, {"string": "s" * 65}, {"int": 3},
-    {"bool": False}, {"version": "1.2.3"}, {"version": "1.0"}, {"version": "1" * 65},
-    {"version": "1.2.3-" + "a" * 59}, {"version": "1.2.3-" + "a" * 60}])
-def test_an_attribute_values_verdict_is_its_problems_absence(value):
-    # the schema takes the verdict (valid) and the messages (check) from two functions
-    found = ProblemList()
-    check_attribute_value(value, "a", found)
-    assert attribute_value_ok(value) is (not found)
 
 
 def test_a_repeated_invalid_attribute_value_is_reported_on_every_device():
