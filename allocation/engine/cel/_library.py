@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from itertools import product
 
 from cel_expr_python import cel
-from google.protobuf.duration_pb2 import Duration
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from allocation.engine.cel import (
     _checked,
@@ -33,17 +30,13 @@ from allocation.engine.cel import (
     _url,
 )
 from allocation.engine.cel import _semantics as sem
+from allocation.engine.cel._dispatch import dispatcher
 from allocation.engine.cel._errors import CelCompileError
 from allocation.engine.cel._messages import clean, go_message, library_compile_error
 from allocation.engine.cel._opaque import (
-    FORM_FIELD,
-    OPAQUE_FIELD,
-    OPAQUE_KINDS,
     OPAQUE_NAMES,
     descriptor_pool_of_opaque_types,
-    message_classes,
     opaque_text,
-    opaque_value,
 )
 
 __all__ = [
@@ -332,7 +325,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
         runtime = tuple("message" if kind in OPAQUE_NAMES else kind.split(":")[0]
                         for kind in overload.params)
         groups.setdefault((overload.function, overload.member, runtime), []).append(overload)
-    impls = {group[0].overload_id: _dispatcher(group, forms) for group in groups.values()}
+    impls = {group[0].overload_id: dispatcher(group, forms) for group in groups.values()}
     extending: dict[str, list[cel.Overload]] = {}  # the strings extension's indexOf: it is
     for overload in _lists.EXTENDING:  # declared already, so only an extension may add to it
         extending.setdefault(overload.function, []).append(_declared(overload, overload.impl))
@@ -355,48 +348,6 @@ def _declared(overload: _k8s.Overload, impl: Callable[..., object] | None = None
     return cel.Overload(overload.overload_id, _cel_type(overload.result),
                         [_cel_type(kind) for kind in overload.params],
                         is_member=overload.member, impl=impl)
-
-
-def _dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]:
-    classes = message_classes()
-
-    def call(*args: object) -> object:
-        kinds = tuple(OPAQUE_KINDS.get(type(arg)) for arg in args)
-        for overload in group:
-            if all(have == want or (have is None and want not in OPAQUE_NAMES)
-                   for have, want in zip(kinds, overload.params, strict=True)):
-                plain = [getattr(a, OPAQUE_FIELD) if k else a
-                         for a, k in zip(args, kinds, strict=True)]
-                if forms and overload.function in _qform.FORM_FUNCTIONS:
-                    plain = [_qform.Formed(p, _qform.decode(getattr(a, FORM_FIELD)))
-                             if k == _k8s.QUANTITY else p
-                             for p, a, k in zip(plain, args, kinds, strict=True)]
-                result = overload.impl(*plain)
-                if overload.result in OPAQUE_NAMES:
-                    if forms and overload.result == _k8s.QUANTITY:
-                        return opaque_value(_k8s.QUANTITY, str(result), result.form)
-                    return classes[overload.result](**{OPAQUE_FIELD: result})
-                if overload.result.removeprefix("map:") in OPAQUE_NAMES:  # format.named
-                    kind = overload.result.removeprefix("map:")
-                    return {k: classes[kind](**{OPAQUE_FIELD: v}) for k, v in result.items()}
-                return _as_dyn(result)
-        names = ", ".join(OPAQUE_NAMES.get(k, type(a).__name__) if k else type(a).__name__
-                          for a, k in zip(args, kinds, strict=True))
-        raise ValueError(f"no such overload: {group[0].function}({names})")
-
-    return call
-
-
-def _as_dyn(value: object) -> object:
-    """The library takes a datetime or timedelta as a ``dyn`` result only as its message."""
-    message: Timestamp | Duration
-    if isinstance(value, datetime):
-        (message := Timestamp()).FromDatetime(value)
-    elif isinstance(value, timedelta):
-        (message := Duration()).FromTimedelta(value)
-    else:
-        return value
-    return message
 
 
 def _result_name(value: object) -> str:

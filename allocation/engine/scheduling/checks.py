@@ -152,7 +152,7 @@ def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved
         body = v1_explain.detail(state, allocator, claims,
                                  [{"node": n, "reason": R_CLAIMS} for n in names], len(names))
         entries = {entry["node"]: entry.get("requests") or [] for entry in body["nodes"]}
-    devices = diagnosis_devices.V1Devices(state, allocator, claims, None)
+    devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, None)
     out = {}
     for name in names:
         reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims, docs)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from allocation.engine.allocator import explain_node
-from allocation.engine.scheduling import v1_prebind
+from allocation.engine.scheduling import v1_postfilter
 from allocation.engine.scheduling.reasons import CLAIM_REASONS
 from allocation.engine.v1 import INVALID_POOLS, TIMED_OUT
 
 if TYPE_CHECKING:
-    from allocation.engine.objects import ResourceClaimV1
+    from allocation.engine.objects import Pod, ResourceClaimV1
     from allocation.engine.scheduling.needs import PodNeeds
     from allocation.engine.scheduling.v1_explain import RequestMemo
     from allocation.engine.state import ClusterState
@@ -78,9 +78,10 @@ class V1Devices:
 
     explained = frozenset((*CLAIM_REASONS, INVALID_POOLS, TIMED_OUT))
 
-    def __init__(self, state: ClusterState, allocator: Allocator,
+    def __init__(self, state: ClusterState, pod: Pod, allocator: Allocator,
                  claims: list[ResourceClaimV1], memo: RequestMemo | None) -> None:
         self._state, self._allocator, self._claims, self._memo = state, allocator, claims, memo
+        self._pod = pod
         self._wants: dict[tuple[str, str], int | str] = {}
         for claim in claims:
             for request in claim.requests:
@@ -95,10 +96,9 @@ class V1Devices:
         return self._memo.requests(self._state, self._allocator, self._claims, node)[0]
 
     def unready(self) -> list[str]:
-        if not self._allocator.profile.binding_and_status:
-            return []
-        return [c.ref for c in self._claims
-                if c.allocated and v1_prebind.unavailable(self._state, c)]
+        binding = self._allocator.profile.binding_and_status
+        return [c.ref for c in self._claims if c.allocated and v1_postfilter.binding_unready(
+            self._state, self._pod, c, binding)]
 
     def items(self, entries: list[dict]) -> list[dict]:
         chosen: dict[tuple, tuple[dict, tuple]] = {}

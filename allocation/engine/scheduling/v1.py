@@ -292,8 +292,8 @@ class V1Scheduling:
         if text is None:
             body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
                                      self._memo)
-            diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details),
-                               diagnosis_devices.V1Devices(state, allocator, claims, self._memo))
+            devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, self._memo)
+            diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details), devices)
             rendered = v1_explain.render(message, body, claims)
             text = rendered.text
             if key is not None:

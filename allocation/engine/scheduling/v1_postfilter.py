@@ -28,18 +28,26 @@ if TYPE_CHECKING:
     from allocation.engine.scheduling.v1 import V1Scheduling
     from allocation.engine.state import ClusterState
 
-__all__ = ["deallocate_one", "unavailable_on"]
+__all__ = ["binding_unready", "deallocate_one", "unavailable_on"]
 
 
 def unavailable_on(state: ClusterState, pod: Pod, claim: ResourceClaimV1, node: dict,
                    binding: bool) -> bool:
     """Filter's check of one allocated ``claim`` of ``pod`` on ``node`` (a node document):
-    unavailable when its allocation's node selector excludes the node or, with the binding
-    gates (``binding``), when its binding failed or timed out. A claim the pod holds while
-    it waits on its node is PreBind's to judge (``v1_place._prebind``): upstream does not
-    filter a pod in its binding cycle."""
+    unavailable when its allocation's node selector excludes the node, or when its binding
+    is unready (``binding_unready``: on every node alike)."""
     if not allocated_claim_fits({"status": {"allocation": claim.allocation}}, node):
         return True
+    return binding_unready(state, pod, claim, binding)
+
+
+def binding_unready(state: ClusterState, pod: Pod, claim: ResourceClaimV1,
+                    binding: bool) -> bool:
+    """Whether Filter finds the allocated ``claim`` of ``pod`` unavailable on any node for
+    its binding: with the binding gates (``binding``), one that failed or timed out
+    (``v1_prebind.unavailable``). A claim the pod holds while it waits on its node is
+    PreBind's to judge (``v1_place._prebind``): upstream does not filter a pod in its
+    binding cycle."""
     if not binding or (pod.nominated_node_name and pod.meta.uid in claim.reserved_pod_uids):
         return False
     return v1_prebind.unavailable(state, claim)
