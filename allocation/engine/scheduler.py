@@ -20,7 +20,14 @@ from allocation.engine.models import Strategy
 from allocation.engine.objects import Pod
 from allocation.engine.quiet import Quiet
 from allocation.engine.resolve import ClaimPlan
-from allocation.engine.scheduling import binding, diagnosis, diagnosis_devices, fit, gates
+from allocation.engine.scheduling import (
+    binding,
+    diagnosis,
+    diagnosis_devices,
+    fit,
+    gates,
+    renaming,
+)
 from allocation.engine.scheduling.binding import context_key
 from allocation.engine.scheduling.cache import PlacementCache
 from allocation.engine.scheduling.needs import Plans, PodNeeds, no_negotiation, pod_needs
@@ -198,9 +205,12 @@ class Scheduler:
         if needs.controlled or self._involved(state, pod):
             return self.negotiation.schedule(state, pod, needs)
         key, epoch = needs.signature, state.epoch
+        # a twin's failure, its text naming this pod's own claims (``renaming``)
+        refs = [claim.ref for claim, _plan in needs.pending]
         failure = self.cache.failure(key, epoch)
-        if failure is not None:
-            return binding.mark_unschedulable(state, pod, failure[0], {}, explain=failure[1])
+        text = renaming.renamed(failure[1], refs) if failure is not None else None
+        if text is not None:
+            return binding.mark_unschedulable(state, pod, failure[0], {}, explain=text)
         nodes = state.nodes
         for index in self._scan(state, pod, self.cache.start(key, epoch), total):
             node = nodes[state.node_order[index]]
@@ -211,9 +221,9 @@ class Scheduler:
                 self._remember_bound(state, pod, needs)
                 return True
         message, detail = self._explain(state, pod, needs)
-        text = binding.explain_text(message, detail)
-        self.cache.failed(key, epoch, total, (message, text))
-        return binding.mark_unschedulable(state, pod, message, {}, explain=text)
+        rendered = renaming.render(message, detail, refs)
+        self.cache.failed(key, epoch, total, (message, rendered))
+        return binding.mark_unschedulable(state, pod, message, {}, explain=rendered.text)
 
     def _remember_bound(self, state: ClusterState, pod: Pod, needs: PodNeeds) -> None:
         """What the next visit of ``pod``, bound just now, would find (``_bound_pod``): its

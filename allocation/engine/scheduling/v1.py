@@ -35,6 +35,7 @@ from allocation.engine.scheduling import (
     binding,
     diagnosis,
     diagnosis_devices,
+    renaming,
     v1_book,
     v1_explain,
     v1_extended,
@@ -82,7 +83,7 @@ class V1Scheduling:
         # (what _unchanged gave when it was recorded, (message, details), per-node answers)
         self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
         # the annotation last rendered per signature, with the details it explained
-        self._rendered: dict[tuple, tuple[list[dict], v1_explain.Rendered]] = {}
+        self._rendered: dict[tuple, tuple[list[dict], renaming.Rendered]] = {}
         self._pool_keys: dict[str, tuple] = {}
         self._node_docs: dict[int, tuple] = {}
         # the memo calls back weakly: no cycle, so a scheduler nothing uses is freed by
@@ -288,13 +289,14 @@ class V1Scheduling:
             answers = self._failed[key][2]
         known = self._rendered.get(key) if key is not None else None
         # the same failure (its details) as the identical pod rendered: its text, renamed
-        text = v1_explain.renamed(known[1], claims) if known and known[0] is details else None
+        refs = v1_explain.pending_refs(claims)
+        text = renaming.renamed(known[1], refs) if known and known[0] is details else None
         if text is None:
             body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
                                      self._memo)
             devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, self._memo)
             diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details), devices)
-            rendered = v1_explain.render(message, body, claims)
+            rendered = renaming.render(message, body, refs)
             text = rendered.text
             if key is not None:
                 self._rendered[key] = (details, rendered)
@@ -314,7 +316,8 @@ class V1Scheduling:
         counted), so it is not recorded again (asked per pending pod)."""
         message, details = failure
         known = self._rendered.get(key)
-        text = v1_explain.renamed(known[1], claims) if known and known[0] is details else None
+        refs = v1_explain.pending_refs(claims)
+        text = renaming.renamed(known[1], refs) if known and known[0] is details else None
         if text is None:
             return self._fail(state, allocator, pod, claims, key, message, details)
         events = len(state.events.items)

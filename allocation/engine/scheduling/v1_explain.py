@@ -14,10 +14,8 @@ the same fields as the annotation's ``error``. docs/v1.md "Explanations" has the
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from allocation.engine.faults import SCHEDULER_ERROR
 from allocation.engine.scheduling import binding
@@ -37,8 +35,8 @@ if TYPE_CHECKING:
     from allocation.engine.v1 import Allocator, UnschedulableError
 
 __all__ = ["EXPLAINED_REASONS", "MAX_MATCHING", "MAX_CANDIDATES", "MAX_GROUPS",
-           "MAX_REQUESTS", "RequestMemo", "Rendered", "detail", "mark_failed", "render",
-           "renamed", "request_entry", "substitute", "verdict_text"]
+           "MAX_REQUESTS", "RequestMemo", "detail", "mark_failed", "pending_refs",
+           "request_entry", "verdict_text"]
 
 EXPLAINED_REASONS = (R_CLAIMS, INVALID_POOLS, TIMED_OUT)
 """Node reasons whose requests the annotation details (the claims, not the node, said no)."""
@@ -110,87 +108,10 @@ def _claim_indexes(entries: list[dict], names: list[str]) -> tuple | None:
     return tuple(index[e["claim"]] for e in entries)
 
 
-class Rendered(NamedTuple):
-    """A pending pod's annotation text, and what :func:`renamed` needs to give it to an
-    identical pod: the pod's unallocated claims (``ref``) and how many request entries
-    name each."""
-
-    text: str
-    refs: tuple[str, ...]
-    counts: Counter[str]
-    # ``refs`` JSON-quoted when each occurs in ``text`` only as a ``claim`` field (so a
-    # substitution changes those fields alone), else None: checked once per text
-    quoted: tuple[str, ...] | None = None
-    # one claim's ``quoted`` name substitutable: ``text`` split at it, once per text (the
-    # pods renamed join the parts: ``str.replace`` searched the whole text per pod)
-    parts: tuple[str, ...] | None = None
-
-
-def render(message: str, body: dict, claims: list[ResourceClaimV1]) -> Rendered:
-    """The annotation text of ``message`` and ``body`` (``binding.explain_text``).
-
-    Returns:
-        The text, with the claims it names in request entries.
-    """
-    counts: Counter[str] = Counter(
-        request["claim"] for node in body.get("nodes") or () for request in
-        node.get("requests") or ())
-    text = binding.explain_text(message, body)
-    refs = tuple(c.ref for c in claims if not c.allocated)
-    quoted = tuple(_quoted(ref) for ref in refs)
-    # A quoted name matches whole JSON strings only; every one must be a ``claim`` field.
-    substitutable = all(text.count(q) == counts[ref] for ref, q in zip(refs, quoted,
-                                                                        strict=True))
-    if not substitutable:
-        return Rendered(text, refs, counts)
-    parts = tuple(text.split(quoted[0])) if len(quoted) == 1 else None
-    return Rendered(text, refs, counts, quoted, parts)
-
-
-def renamed(rendered: Rendered, claims: list[ResourceClaimV1]) -> str | None:
-    """``rendered``'s text for an identical pod, whose unallocated ``claims`` take the
-    places of the rendered pod's (the pending pods of one template differ only in their
-    claims' names; encoding each annotation again was most of their time, docs/v1.md
-    "Speed").
-
-    Returns:
-        The text, byte-identical to rendering the pod's own body, or None when a claim
-        name appears elsewhere than in the request entries' ``claim`` fields (a CEL error
-        may quote it), where a substitution could change more than those fields.
-    """
-    refs = [c.ref for c in claims if not c.allocated]
-    if len(refs) != len(rendered.refs) or len(set(rendered.refs)) != len(refs):
-        return None
-    if rendered.quoted is None:  # a name occurs elsewhere than in a ``claim`` field
-        return None
-    if rendered.parts is not None:  # one claim (the usual pod): its one name, no mapping
-        new = _quoted(refs[0])
-        return rendered.text if new == rendered.quoted[0] else new.join(rendered.parts)
-    quoted = {old: _quoted(new) for old, new in zip(rendered.quoted, refs, strict=True)}
-    if all(old == new for old, new in quoted.items()):
-        return rendered.text
-    return substitute(rendered.text, quoted)
-
-
-def _quoted(ref: str) -> str:
-    """``json.dumps(ref)``: a claim's ``namespace/name`` as the annotation's JSON writes it.
-    Such a name is printable ASCII without ``"`` or ``\\`` (the API's names), which JSON
-    writes between quotes as it is; anything else goes through ``json.dumps`` (asked per
-    pending pod, where ``json.dumps`` was a fifth of renaming its annotation)."""
-    if ref.isascii() and ref.isprintable() and '"' not in ref and "\\" not in ref:
-        return f'"{ref}"'
-    return json.dumps(ref)
-
-
-def substitute(text: str, quoted: dict[str, str]) -> str:
-    """``text`` with every occurrence of a key of ``quoted`` replaced by its value, all at
-    once, left to right (no replacement is searched again). One key (a pod with one claim,
-    the usual case): ``str.replace``, which does exactly that for one literal."""
-    if len(quoted) == 1:
-        [(old, new)] = quoted.items()
-        return text.replace(old, new)
-    pattern = re.compile("|".join(re.escape(old) for old in quoted))
-    return pattern.sub(lambda match: quoted[match.group(0)], text)
+def pending_refs(claims: list[ResourceClaimV1]) -> list[str]:
+    """The ``namespace/name`` of each of ``claims`` not allocated yet: the names an
+    annotation's request entries give (``renaming``)."""
+    return [c.ref for c in claims if not c.allocated]
 
 
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],

@@ -186,6 +186,23 @@ def test_explanation_names_the_claim_holding_a_device():
                                    "candidates": ["d0"]}]
 
 
+def test_pending_twins_each_name_their_own_claim_as_if_explained_alone():
+    """Pods of one template share one failure (the placement cache), but the annotation
+    names each pod's own claim, byte for byte what explaining that pod alone writes."""
+    def annotations(*names: str) -> dict[str, str]:
+        docs = _cluster([device("d0")]) + [claim_parameters("any", "true"),
+                                           claim_template("t", params="any")]
+        sim = run(docs + [pod(name, templates={"g": "t"}) for name in names])
+        return {p.meta.name: p.meta.annotations.get(EXPLAIN_ANNOTATION)
+                for p in sim.state.pods()}
+
+    together = annotations("a", "b", "c")
+    for name in ("b", "c"):
+        [request] = json.loads(together[name])["nodes"][0]["requests"]
+        assert request["claim"] == f"default/{name}-g"
+    assert together["c"] == annotations("a", "c")["c"]
+
+
 def test_runtime_error_in_a_selector_is_no_match_and_explained():
     docs = _cluster([device("d0", size=("int", 1))]) + [
         claim_parameters("bad", 'quantities["missing"] >= "1Gi"'), claim("c", params="bad"),

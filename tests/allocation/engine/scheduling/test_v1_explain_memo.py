@@ -1,14 +1,13 @@
 """Pods alike share one explanation (``scheduling/v1_explain.py``): ``RequestMemo`` reuses a
 node's requests for claims that differ only in their names, and an identical pod's annotation
-is the rendered text with its own claims' names, unless the text quotes a claim's name."""
+is the rendered text with its own claims' names (``scheduling/renaming.py``), unless the text
+quotes a claim's name."""
 
 from __future__ import annotations
 
 import json
-import random
-import re
 
-from allocation.engine.scheduling import v1_explain
+from allocation.engine.scheduling import renaming, v1_explain
 from allocation.engine.scheduling.v1_explain import RequestMemo
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, load, request, slice_doc
@@ -81,14 +80,14 @@ def _bodies(sel: str) -> tuple[list, dict, dict]:
 
 def test_an_identical_pods_annotation_is_the_rendered_text_with_its_claims_renamed():
     (c1, c2), first, second = _bodies(f'device.attributes["{DRV}"].model == "b"')
-    rendered = v1_explain.render("0/1 nodes are available", first, [c1])
+    rendered = renaming.render("0/1 nodes are available", first, [c1.ref])
 
     assert rendered.counts == {"default/c1": 1}
     assert rendered.parts is not None  # one claim: renamed by joining the text's parts
-    assert v1_explain.renamed(rendered, [c2]) == v1_explain.render(
-        "0/1 nodes are available", second, [c2]).text == v1_explain.substitute(
+    assert renaming.renamed(rendered, [c2.ref]) == renaming.render(
+        "0/1 nodes are available", second, [c2.ref]).text == renaming.substitute(
         rendered.text, {'"default/c1"': '"default/c2"'})
-    assert v1_explain.renamed(rendered, [c1]) == rendered.text
+    assert renaming.renamed(rendered, [c1.ref]) == rendered.text
 
 
 def test_an_annotation_quoting_a_claims_name_elsewhere_is_not_renamed():
@@ -97,7 +96,7 @@ def test_an_annotation_quoting_a_claims_name_elsewhere_is_not_renamed():
     # a string equal to the name, outside the claim fields
     first["nodes"][0]["requests"][0]["selectors"].append("default/c1")
 
-    assert v1_explain.renamed(v1_explain.render("m", first, [c1]), [c2]) is None
+    assert renaming.renamed(renaming.render("m", first, [c1.ref]), [c2.ref]) is None
 
 
 def test_pending_pods_alike_each_name_their_own_claim_and_keep_what_they_quote():
@@ -115,42 +114,3 @@ def test_pending_pods_alike_each_name_their_own_claim_and_keep_what_they_quote()
         [req] = explained[f"p-{name}"]["nodes"][0]["requests"]
         assert req["claim"] == f"default/{name}"
         assert req["selectors"][-1] == f'device.attributes["{DRV}"].model == "default/c1"'
-
-
-def test_substitute_with_one_name_is_the_general_substitution():
-    """``substitute``'s one-name path (``str.replace``) against its general path (one
-    regular expression) on texts where names repeat, overlap and abut."""
-    def general(text: str, quoted: dict[str, str]) -> str:
-        pattern = re.compile("|".join(re.escape(old) for old in quoted))
-        return pattern.sub(lambda match: quoted[match.group(0)], text)
-
-    rng = random.Random(7)
-    for _ in range(500):
-        old = "".join(rng.choice('ab"/') for _ in range(rng.randint(1, 4)))
-        new = "".join(rng.choice('ab"/x') for _ in range(rng.randint(0, 5)))
-        text = "".join(rng.choice('ab"/ ') for _ in range(rng.randint(0, 30)))
-        assert v1_explain.substitute(text, {old: new}) == general(text, {old: new})
-    two = {'"a"': '"b"', '"b"': '"a"'}  # swapped at once, not one after the other
-    assert v1_explain.substitute('["a", "b"]', two) == '["b", "a"]'
-
-
-def test_renaming_writes_any_claim_name_as_the_annotations_json_does():
-    """``renamed`` quotes the new name itself (API names between plain quotes) but must
-    write every name as ``json.dumps`` would: escapes, non-ASCII and control characters
-    included."""
-    class Claim:  # what render and renamed read of a claim
-        allocated = False
-
-        def __init__(self, ref: str) -> None:
-            self.ref = ref
-
-    def body(ref: str) -> dict:
-        return {"nodes": [{"node": "n", "reason": "cannot allocate all claims",
-                           "requests": [{"claim": ref, "request": "gpu"}]}]}
-
-    rendered = v1_explain.render("0/1 nodes are available", body("default/c1"),
-                                 [Claim("default/c1")])
-    for ref in ("default/c2", "a b/c.d-e", 'ns/a"b', "ns/a\\b", "ns/\u00e9", "ns/\u2603",
-                "ns/a\tb", "ns/a\x7fb", "ns/a\x00b", "ns/\U0001f600"):
-        assert v1_explain.renamed(rendered, [Claim(ref)]) == v1_explain.render(
-            "0/1 nodes are available", body(ref), [Claim(ref)]).text
