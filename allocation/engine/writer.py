@@ -41,13 +41,33 @@ def as_list(items: list[dict]) -> dict:
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
-@lru_cache(maxsize=65536)
-def _scalar_str(value: str) -> str:
+def _str_text(value: str) -> str:
+    """A string's YAML text: plain when YAML reads it back as the same string, else
+    double-quoted with JSON escapes (orjson's, which are ``json.dumps(value,
+    ensure_ascii=False)``'s for every code point: ``test_writer.py``) and
+    :data:`_UNPRINTABLE` escaped."""
     if _PLAIN.fullmatch(value) and _RESOLVER.resolve(
             yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str":
         return value
-    quoted = json.dumps(value, ensure_ascii=False)
+    try:
+        quoted = orjson.dumps(value).decode()
+    except TypeError:  # a lone surrogate, which orjson refuses
+        quoted = json.dumps(value, ensure_ascii=False)
+    if quoted.isascii() and "\x7f" not in quoted:
+        return quoted  # nothing to escape: every other unprintable is beyond ASCII
     return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
+_KEPT = 512
+"""Strings up to this length have their text kept (``_kept_text``): a longer one is seldom
+written twice (a pending pod's explain annotation, kilobytes each), and keeping it would
+hold megabytes in a long-running process and hash each one for nothing."""
+_kept_text = lru_cache(maxsize=65536)(_str_text)
+
+
+def _scalar_str(value: str) -> str:
+    """:func:`_str_text`, kept for short strings."""
+    return _kept_text(value) if len(value) <= _KEPT else _str_text(value)
 
 
 def _scalar(value: Any) -> str:
@@ -92,6 +112,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
     prefix = indent if first is None else first
     add = out.append
     keys = _KEYS  # only string keys are kept, so no other key finds one
+    # a string's text is _scalar_str's, its choice written out (a call per string is 3%)
     if isinstance(value, dict):
         inner = indent + "  "
         for key in sorted(value, key=str):
@@ -99,7 +120,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
             kind = type(item)
             head = prefix + (keys.get(key) or _key(key))
             if kind is str:
-                add(f"{head} {_scalar_str(item)}")
+                add(f"{head} {_kept_text(item) if len(item) <= _KEPT else _str_text(item)}")
             elif item and (kind is dict or kind is not list and isinstance(item, dict)):
                 add(head)
                 _emit(item, inner, out)
@@ -114,7 +135,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
         for item in value:
             kind = type(item)
             if kind is str:
-                add(f"{prefix}- {_scalar_str(item)}")
+                add(f"{prefix}- {_kept_text(item) if len(item) <= _KEPT else _str_text(item)}")
             elif item and (kind is dict or kind is list or isinstance(item, dict | list)):
                 _emit(item, inner, out, prefix + "- ")
             else:

@@ -37,6 +37,35 @@ def test_tricky_strings_are_quoted():
     assert yaml.safe_load(to_yaml(doc)) == doc
 
 
+def test_a_quoted_string_is_the_standard_librarys_text_for_every_code_point():
+    """Quoted strings are written with orjson's escapes (the standard library's where orjson
+    refuses a lone surrogate), then YAML's unprintables escaped: the same text as
+    ``json.dumps(value, ensure_ascii=False)`` with those escaped, for every code point."""
+    from allocation.engine.writer import _UNPRINTABLE, _str_text
+
+    def reference(value: str) -> str:
+        quoted = json.dumps(value, ensure_ascii=False)
+        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+    for start in range(0, 0x110000, 128):
+        value = "{" + "".join(map(chr, range(start, start + 128)))  # never plain
+        assert _str_text(value) == reference(value)
+    for value in ("{\x7f", "{\x1f", '{"', "{\\", "{\u2028", "{\ud800", "{\U0001f600"):
+        assert _str_text(value) == reference(value)
+        assert yaml.safe_load(to_yaml({"k": value})) == {"k": value}
+
+
+def test_a_long_string_is_written_alike_but_not_kept():
+    from allocation.engine.writer import _KEPT, _kept_text
+
+    long, short = "{" + "x" * _KEPT, "{" + "y" * (_KEPT - 2)
+    _kept_text.cache_clear()  # a cache: emptied, nothing is lost
+    text = to_yaml({"a": long, "b": [long, short]})
+
+    assert yaml.safe_load(text) == {"a": long, "b": [long, short]}
+    assert _kept_text.cache_info().currsize == 1  # the short one only
+
+
 def test_output_is_sorted_and_stable():
     doc = {"b": [{"z": 1, "a": 2}], "a": "x"}
     text = dump(doc)
