@@ -206,9 +206,9 @@ class Scheduler:
             return self.negotiation.schedule(state, pod, needs)
         key, epoch = needs.signature, state.epoch
         # a twin's failure, its text naming this pod's own claims (``renaming``)
-        refs = [claim.ref for claim, _plan in needs.pending]
         failure = self.cache.failure(key, epoch)
-        text = renaming.renamed(failure[1], refs) if failure is not None else None
+        text = (renaming.renamed(failure[1], needs.pending_refs) if failure is not None
+                else None)
         if text is not None:
             return binding.mark_unschedulable(state, pod, failure[0], {}, explain=text)
         nodes = state.nodes
@@ -221,7 +221,7 @@ class Scheduler:
                 self._remember_bound(state, pod, needs)
                 return True
         message, detail = self._explain(state, pod, needs)
-        rendered = renaming.render(message, detail, refs)
+        rendered = renaming.render(message, detail, needs.pending_refs)
         self.cache.failed(key, epoch, total, (message, rendered))
         return binding.mark_unschedulable(state, pod, message, {}, explain=rendered.text)
 

@@ -59,6 +59,12 @@ class PodNeeds:
                 for request in plan.requests])
         return made[1]
 
+    @property
+    def pending_refs(self) -> list[str]:
+        """The ``namespace/name`` of each pending claim: the names the explanation's request
+        entries give (``renaming``)."""
+        return [claim.ref for claim, _plan in self.pending]
+
 
 class Plans:
     """Claim plans shared by claims with the same class and parameters, until ``clear``."""
