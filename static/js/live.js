@@ -37,6 +37,22 @@
     var live = liveOf(e);
     if (live && live.dataset.socket) { show(live, live.dataset.socket); }
   });
+  // A push re-renders a section whole: a group the person opened (a details element with
+  // data-open-key) is open in the new section too, rather than closing under their eyes.
+  document.addEventListener("htmx:oobBeforeSwap", function (e) {
+    var fragment = e.detail && e.detail.fragment;
+    var target = e.detail && e.detail.target;
+    if (!fragment || !fragment.querySelectorAll || !target || !target.querySelectorAll) {
+      return;
+    }
+    var opened = {};
+    target.querySelectorAll("details[open][data-open-key]").forEach(function (d) {
+      opened[d.dataset.openKey] = true;
+    });
+    fragment.querySelectorAll("details[data-open-key]").forEach(function (d) {
+      if (opened[d.dataset.openKey] === true) { d.open = true; }
+    });
+  });
   window.addEventListener("offline", function () {
     document.querySelectorAll(".live").forEach(function (live) { show(live, "closed"); });
   });

@@ -80,6 +80,24 @@ def test_an_imported_pod_appears_on_the_open_dashboard_without_reload(asgi_page,
     assert asgi_page.js_errors == []
 
 
+def test_a_reason_group_opened_stays_open_when_a_push_redraws_it(asgi_page, services):
+    _stored(services, [node("only", cpu="1"), pod("big", cpu="2")])
+    _open_live(asgi_page, "/dashboard/")
+    group = asgi_page.locator("details.reason-group")
+    group.locator("summary").click()
+    expect(asgi_page.locator('[data-pod="default/big"]')).to_be_visible()
+
+    services.import_texts([("more.yaml", to_yaml([pod("bigger", cpu="3")]))])
+    services.reconcile()
+
+    expect(group.locator("summary")).to_have_text(
+        "2 pods: 0/1 nodes are available: 1 Insufficient cpu.")
+    expect(asgi_page.locator('[data-pod="default/bigger"]')).to_be_visible()
+    expect(asgi_page.locator('[data-pod="default/big"]')).to_be_visible()
+    assert asgi_page.evaluate("window.loadedOnce") is True
+    assert asgi_page.js_errors == []
+
+
 def test_a_claim_turns_allocated_on_its_open_page(asgi_page, services):
     docs = cluster_docs()
     _stored(services, docs)
