@@ -21,7 +21,6 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
 from itertools import chain, islice
 from typing import Any
 
@@ -59,15 +58,24 @@ def _str_text(value: str) -> str:
 
 
 _KEPT = 512
-"""Strings up to this length have their text kept (``_kept_text``): a longer one is seldom
-written twice (a pending pod's explain annotation, kilobytes each), and keeping it would
-hold megabytes in a long-running process and hash each one for nothing."""
-_kept_text = lru_cache(maxsize=65536)(_str_text)
+"""Strings up to this length have their text kept in :data:`_TEXTS`: a longer one is
+seldom written twice (a pending pod's explain annotation, kilobytes each), and keeping it
+would hold megabytes in a long-running process."""
+_TEXTS: dict[str, str] = {}  # a cluster repeats its names, labels and values
+_TEXTS_KEPT = 65536  # then emptied, to keep what the current output repeats
 
 
 def _scalar_str(value: str) -> str:
-    """:func:`_str_text`, kept for short strings."""
-    return _kept_text(value) if len(value) <= _KEPT else _str_text(value)
+    """:func:`_str_text`, kept for short strings (``_TEXTS.get(value) or`` before it, as
+    the emitter calls it, costs a dict lookup per string)."""
+    text = _TEXTS.get(value)
+    if text is None:
+        text = _str_text(value)
+        if len(value) <= _KEPT:
+            if len(_TEXTS) >= _TEXTS_KEPT:
+                _TEXTS.clear()
+            _TEXTS[value] = text
+    return text
 
 
 def _scalar(value: Any) -> str:
@@ -112,7 +120,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
     prefix = indent if first is None else first
     add = out.append
     keys = _KEYS  # only string keys are kept, so no other key finds one
-    # a string's text is _scalar_str's, its choice written out (a call per string is 3%)
+    texts = _TEXTS  # a string's text: a lookup, a call only the first time
     if isinstance(value, dict):
         inner = indent + "  "
         for key in sorted(value, key=str):
@@ -120,7 +128,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
             kind = type(item)
             head = prefix + (keys.get(key) or _key(key))
             if kind is str:
-                add(f"{head} {_kept_text(item) if len(item) <= _KEPT else _str_text(item)}")
+                add(f"{head} {texts.get(item) or _scalar_str(item)}")
             elif item and (kind is dict or kind is not list and isinstance(item, dict)):
                 add(head)
                 _emit(item, inner, out)
@@ -135,7 +143,7 @@ def _emit(value: Any, indent: str, out: list[str], first: str | None = None) -> 
         for item in value:
             kind = type(item)
             if kind is str:
-                add(f"{prefix}- {_kept_text(item) if len(item) <= _KEPT else _str_text(item)}")
+                add(f"{prefix}- {texts.get(item) or _scalar_str(item)}")
             elif item and (kind is dict or kind is list or isinstance(item, dict | list)):
                 _emit(item, inner, out, prefix + "- ")
             else:

@@ -55,15 +55,20 @@ def test_a_quoted_string_is_the_standard_librarys_text_for_every_code_point():
         assert yaml.safe_load(to_yaml({"k": value})) == {"k": value}
 
 
-def test_a_long_string_is_written_alike_but_not_kept():
-    from allocation.engine.writer import _KEPT, _kept_text
+def test_a_long_string_is_written_alike_but_not_kept(monkeypatch):
+    from allocation.engine import writer
 
-    long, short = "{" + "x" * _KEPT, "{" + "y" * (_KEPT - 2)
-    _kept_text.cache_clear()  # a cache: emptied, nothing is lost
+    long, short = "{" + "x" * writer._KEPT, "{" + "y" * (writer._KEPT - 2)
     text = to_yaml({"a": long, "b": [long, short]})
 
     assert yaml.safe_load(text) == {"a": long, "b": [long, short]}
-    assert _kept_text.cache_info().currsize == 1  # the short one only
+    assert short in writer._TEXTS and long not in writer._TEXTS
+    # full, the texts kept are emptied before another is kept: never above the bound
+    monkeypatch.setattr(writer, "_TEXTS_KEPT", 2)
+    for value in ("{a", "{b", "{c"):
+        assert yaml.safe_load(to_yaml([value])) == [value]
+        assert len(writer._TEXTS) <= 2
+    assert "{c" in writer._TEXTS
 
 
 def test_output_is_sorted_and_stable():
