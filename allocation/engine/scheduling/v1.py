@@ -33,12 +33,10 @@ from allocation.engine.objects import DeviceClass, Pod, ResourceClaimV1
 from allocation.engine.quiet import Quiet
 from allocation.engine.scheduling import (
     binding,
-    diagnosis,
-    diagnosis_devices,
-    renaming,
     v1_book,
     v1_explain,
     v1_extended,
+    v1_failures,
     v1_place,
     v1_postfilter,
     v1_prebind,
@@ -80,10 +78,6 @@ class V1Scheduling:
         # (the nodes before it refused it and only fill up during a pass), and the refusal
         # of one that fit nowhere. Like the seed's PlacementCache.
         self._placed: dict[tuple, int] = {}
-        # (what _unchanged gave when it was recorded, (message, details), per-node answers)
-        self._failed: dict[tuple, tuple[tuple, tuple[str, list[dict]], dict]] = {}
-        # the annotation last rendered per signature, with the details it explained
-        self._rendered: dict[tuple, tuple[list[dict], renaming.Rendered]] = {}
         self._pool_keys: dict[str, tuple] = {}
         self._node_docs: dict[int, tuple] = {}
         # the memo calls back weakly: no cycle, so a scheduler nothing uses is freed by
@@ -91,16 +85,14 @@ class V1Scheduling:
         node_state = weakref.WeakMethod(self._node_state)
         self._memo = v1_explain.RequestMemo(lambda *args: node_state()(*args),
                                             v1_views.same_node_state)
-        # FailedScheduling events this half's _fail recorded: they change no node's answer,
-        # so _unchanged does not count them (pending pods of two signatures alternate)
-        self._own_events = 0
+        self.failures = v1_failures.Failures(self.source, self._memo)
 
     def begin(self) -> None:
         """A new scheduler round: the book is synchronised again before the first v1 pod.
 
-        The failures (``_failed``, ``_rendered``) are kept for one settle's rounds
+        The failures (``v1_failures``) are kept for one settle's rounds
         (:meth:`begin_settle`): between rounds other controllers change a node's answer only
-        through what ``_unchanged`` reads (released capacity and new nodes move the epoch,
+        through what ``Failures.unchanged`` reads (released capacity and new nodes move the epoch,
         allocations the book's version; binds and scale-ups record Events), so the pending
         pods visited again are answered without a scan of every node or a rendering."""
         self.source.begin()
@@ -113,7 +105,7 @@ class V1Scheduling:
     def begin_settle(self) -> None:
         """A new settle: the state may have been changed by anyone since the last round
         (a kept pass's writes, a caller's edits), so no failure is reused."""
-        self._failed, self._rendered = {}, {}
+        self.failures.begin_settle()
 
     def node_doc(self, node: Node) -> dict:
         """``v1_views.node_doc(node)``, made once per pass and node object (a changed node
@@ -171,16 +163,16 @@ class V1Scheduling:
         if extended is None:
             attempt.extended = v1_extended.wanted(allocator.profile, pod)
         key = v1_views.signature(pod, attempt)
-        failed = self._failed.get(key)
-        if failed is not None and failed[0] == self._unchanged(state):
+        failed = self.failures.get(key)
+        if failed is not None and failed.seen == self.failures.unchanged(state):
             # an identical pod found no node earlier in this pass, and nothing changed since
-            return self._fail_again(state, allocator, pod, found, key, failed[1])
+            return self.failures.fail_again(state, allocator, pod, found, key, failed.failure)
         # an identical pod failed since the last release (the epoch): this one fits nowhere
         # either, so one scan from the first node gives the counts (no shortened scan first)
-        same_epoch = failed is not None and failed[0][0] == state.epoch
+        same_epoch = failed is not None and failed.seen[0] == state.epoch
         start = 0 if same_epoch else self._placed.get(key, 0)
         # that failure's answer per node, reused for a node whose state is the same
-        prior = failed[2] if same_epoch else {}
+        prior = failed.answers if same_epoch else {}
         answers: dict | None = {} if key is not None else None
         counts: dict[str, int] = {}  # a plain dict: made for every pod, most fit at once
         details = []
@@ -213,7 +205,7 @@ class V1Scheduling:
                     return True
                 if refusal is v1_place.WAITING:
                     return False
-                if answers is not None:  # (read only when the scan fails: _fail)
+                if answers is not None:  # (read only when the scan fails: Failures.fail)
                     answers[name] = (seen, refusal)
                 if refusal == NOT_AVAILABLE:  # (read only when the scan fails: PostFilter)
                     not_available.append(name)
@@ -237,8 +229,8 @@ class V1Scheduling:
             self, state, pod, resolved.claims,
             [self.node_doc(state.nodes[n]) for n in not_available],
             allocator.profile.binding_and_status)
-        return self._fail(state, allocator, pod, found, key, summary(counts, total), details,
-                          answers) or bool(freed)
+        return self.failures.fail(state, allocator, pod, found, key, summary(counts, total),
+                                  details, answers) or bool(freed)
 
     def _remember_placed(self, state: ClusterState, pod: Pod,
                          found: list[ResourceClaimV1], extended: bool) -> None:
@@ -276,61 +268,6 @@ class V1Scheduling:
             self._pool_keys[name] = known
         versions = allocator.book.pool_version
         return (node, state.usage.get(name), tuple([versions.get(k, 0) for k in known[1]]))
-
-    def _fail(self, state: ClusterState, allocator: Allocator, pod: Pod,
-              claims: list[ResourceClaimV1], key: tuple | None, message: str,
-              details: list[dict], answers: dict | None = None) -> bool:
-        """Mark ``pod`` unschedulable, explained with its own claims (``v1_explain``);
-        identical pods get the same answer while nothing that could change a node's answer
-        happened (``_unchanged``), and each node's answer while that node's state is the
-        same (``answers``: node name -> (state, reason))."""
-        events = len(state.events.items)
-        if key is not None and answers is None:
-            answers = self._failed[key][2]
-        known = self._rendered.get(key) if key is not None else None
-        # the same failure (its details) as the identical pod rendered: its text, renamed
-        refs = v1_explain.pending_refs(claims)
-        text = renaming.renamed(known[1], refs) if known and known[0] is details else None
-        if text is None:
-            body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
-                                     self._memo)
-            devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, self._memo)
-            diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details), devices)
-            rendered = renaming.render(message, body, refs)
-            text = rendered.text
-            if key is not None:
-                self._rendered[key] = (details, rendered)
-        binding.mark_unschedulable(state, pod, message, {}, explain=text)
-        self._own_events += len(state.events.items) - events
-        if key is not None:
-            self._failed[key] = (self._unchanged(state), (message, details), answers)
-        return False
-
-    def _fail_again(self, state: ClusterState, allocator: Allocator, pod: Pod,
-                    claims: list[ResourceClaimV1], key: tuple,
-                    failure: tuple[str, list[dict]]) -> bool:
-        """:meth:`_fail` for a pod whose identical pod failed with ``failure`` (message,
-        details) while nothing changed since (``_unchanged``): the rendered annotation
-        renamed for ``claims``. What ``_fail`` would record again it has already (this
-        marking changes neither the epoch nor the book, and its own events are not
-        counted), so it is not recorded again (asked per pending pod)."""
-        message, details = failure
-        known = self._rendered.get(key)
-        refs = v1_explain.pending_refs(claims)
-        text = renaming.renamed(known[1], refs) if known and known[0] is details else None
-        if text is None:
-            return self._fail(state, allocator, pod, claims, key, message, details)
-        events = len(state.events.items)
-        binding.mark_unschedulable(state, pod, message, {}, explain=text)
-        self._own_events += len(state.events.items) - events
-        return False
-
-    def _unchanged(self, state: ClusterState) -> tuple:
-        """What moves whenever a node's answer to a pod may change within a settle: the epoch
-        (pod capacity released, nodes), the book's version (every commit, release and
-        sync), and the events (every bind records Scheduled, whichever scheduler half made
-        it) but this half's own FailedScheduling ones."""
-        return (state.epoch, self.source.version, len(state.events.items) - self._own_events)
 
     def try_nodes(self, state: ClusterState, pod: Pod, nodes: list[Node],
                   claims: list[ResourceClaimV1]) -> tuple[str | None, Counter[str]]:
@@ -385,7 +322,8 @@ class V1Scheduling:
 
     def forget_placements(self) -> None:
         """Devices were freed within the pass: no identical pod's node or failure holds."""
-        self._placed, self._failed = {}, {}
+        self._placed = {}
+        self.failures.forget()
 
     def _ready(self, state: ClusterState) -> Allocator:
         """The allocator (``AllocatorSource.ready``), built for the state's profile

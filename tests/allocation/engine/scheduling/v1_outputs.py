@@ -1,11 +1,18 @@
 """The v1 scheduler's tests' shared cluster and output readers (test_v1*.py, test_cache.py):
-two nodes with one GPU each and three pods with a claim each; a pod asking an extended
-resource that DRA serves, and its cluster; a simulation's objects of one kind by name, and a
-pod's PodScheduled reason and message."""
+two nodes with one GPU each and three pods with a claim each; pods of a few shapes on nodes
+of two devices (``twins``); a pod asking an extended resource that DRA serves, and its
+cluster; a simulation's objects of one kind by name, and a pod's PodScheduled reason and
+message."""
 
 from __future__ import annotations
 
-from tests.allocation.engine.manifests.v1_docs import claim_doc, class_doc, device, slice_doc
+from tests.allocation.engine.manifests.v1_docs import (
+    claim_doc,
+    class_doc,
+    device,
+    request,
+    slice_doc,
+)
 from tests.factories import node, pod
 
 
@@ -35,6 +42,25 @@ def extended_cluster(allocatable: dict | None = None) -> list[dict]:
     worker["status"]["allocatable"].update(allocatable or {})
     return [worker, class_doc(extendedResourceName="example.com/gpu"),
             slice_doc([device("gpu-0"), device("gpu-1")])]
+
+
+def twins(shapes: list[tuple[int, int]], nodes: int = 3) -> list[dict]:
+    """``nodes`` nodes of 3 CPUs with two devices each (one "big"); a pod per shape: its
+    claim asks for 1 or 2 devices (``count``; 3 means one big device), its CPU is ``cpu``."""
+    docs = [node(f"node-{n}", cpu="3") for n in range(nodes)] + [class_doc()]
+    for n in range(nodes):
+        docs.append(slice_doc([device("gpu-0", attributes={"big": {"bool": True}}),
+                               device("gpu-1", attributes={"big": {"bool": False}})],
+                              name=f"node-{n}-gpus", nodeName=f"node-{n}",
+                              pool={"name": f"node-{n}", "resourceSliceCount": 1}))
+    for i, (count, cpu) in enumerate(shapes):
+        big = count > 2
+        selectors = ([{"cel": {"expression": 'device.attributes["gpu.example.com"].big'}}]
+                     if big else [])
+        docs.append(claim_doc([request(count=1 if big else count, selectors=selectors)],
+                              name=f"claim-{i}"))
+        docs.append(pod(f"pod-{i}", claims={"gpu": f"claim-{i}"}, cpu=str(cpu)))
+    return docs
 
 
 def items(output: dict, kind: str) -> dict[str, dict]:
