@@ -61,8 +61,19 @@ _KEPT = 512
 """Strings up to this length have their text kept in :data:`_TEXTS`: a longer one is
 seldom written twice (a pending pod's explain annotation, kilobytes each), and keeping it
 would hold megabytes in a long-running process."""
-_TEXTS: dict[str, str] = {}  # a cluster repeats its names, labels and values
-_TEXTS_KEPT = 65536  # then emptied, to keep what the current output repeats
+_ENTRIES = 65536
+"""Entries :data:`_TEXTS` and :data:`_KEYS` each hold before they are emptied, to keep what
+the current output repeats (a cluster repeats its names, keys, labels and values)."""
+_TEXTS: dict[str, str] = {}  # a string's text
+_KEYS: dict[str, str] = {}  # a string key's text with its ":"
+
+
+def _keep(cache: dict[str, str], value: str, text: str) -> None:
+    """Keep ``text`` as ``value``'s in ``cache``, emptied first when full (one rule for
+    both caches: never above :data:`_ENTRIES`, and what is written now is kept)."""
+    if len(cache) >= _ENTRIES:
+        cache.clear()
+    cache[value] = text
 
 
 def _scalar_str(value: str) -> str:
@@ -71,8 +82,8 @@ def _scalar_str(value: str) -> str:
     text = _TEXTS.get(value)
     if text is None:
         text = _str_text(value)
-        if len(value) <= _KEPT:
-            if len(_TEXTS) >= _TEXTS_KEPT:
+        if len(value) <= _KEPT:  # _keep's rule, inline: a call per new string cost 14 M
+            if len(_TEXTS) >= _ENTRIES:  # instructions of templates-500's 3,250 M write
                 _TEXTS.clear()
             _TEXTS[value] = text
     return text
@@ -98,17 +109,15 @@ def _scalar(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
 
 
-_KEYS: dict[str, str] = {}  # "key:" per string key; a cluster repeats a few hundred keys
-_KEYS_KEPT = 65536
-
-
 def _key(key: Any) -> str:
+    """A mapping key's text with its ":" (``_KEYS.get(key) or`` before it, as in
+    :func:`_scalar_str`); only string keys are kept."""
     if type(key) is str:
         text = _KEYS.get(key)
         if text is None:
             text = _scalar_str(key) + ":"
-            if len(_KEYS) < _KEYS_KEPT:
-                _KEYS[key] = text
+            if len(key) <= _KEPT:
+                _keep(_KEYS, key, text)
         return text
     return _scalar_str(str(key)) + ":"
 

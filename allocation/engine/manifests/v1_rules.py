@@ -32,7 +32,8 @@ from allocation.engine.manifests.v1_policy import check_request_policy
 from allocation.engine.v1.features import Profile
 from allocation.engine.versions import parse_strict_version
 
-__all__ = ["check_v1_document", "admin_access_paths", "check_attribute_value"]
+__all__ = ["check_v1_document", "admin_access_paths", "attribute_value_ok",
+           "check_attribute_value"]
 
 
 def _json_size(value: Any) -> int:
@@ -136,8 +137,8 @@ def _attributes(device: dict, path: str, problems: ProblemList) -> None:
 def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None:
     """What is wrong with a device attribute's value ``value`` (at ``path``) that its
     schema's shape allows: a string or version longer than the limit, a version that is
-    not strict semver. The v1 schema runs it, its verdict remembered per distinct value
-    (``v1_schema``): a cluster's slices repeat the same few values."""
+    not strict semver. The v1 schema runs it on an invalid document; a valid one's values
+    are judged by :func:`attribute_value_ok`, each distinct value once (``v1_schema``)."""
     for typed in ("string", "version"):
         text = value.get(typed)
         if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
@@ -148,6 +149,26 @@ def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None
             parse_strict_version(value["version"])
         except ValueError as exc:
             problems.add(f"{path}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
+
+
+def attribute_value_ok(value: dict) -> bool:
+    """Whether :func:`check_attribute_value` finds nothing wrong with ``value``, whose shape
+    the schema accepted (one value type set, strings where strings belong): its verdict
+    alone, without a problem list (a slice's thousands of devices each have a distinct
+    ``uuid``, so each is asked)."""
+    text = value.get("string")
+    if text is not None:  # the value's one type
+        return len(text) <= MAX_STRING_LENGTH
+    text = value.get("version")
+    if text is None:
+        return True
+    if len(text) > MAX_STRING_LENGTH:
+        return False
+    try:
+        parse_strict_version(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _conditions(device: dict, path: str, problems: ProblemList) -> None:

@@ -50,7 +50,7 @@ from allocation.engine.manifests.v1_names import (
     check_qualified_keys,
     qualified_keys,
 )
-from allocation.engine.manifests.v1_rules import check_attribute_value
+from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from allocation.engine.v1 import MAX_RESULTS
 
 __all__ = ["v1_schemas"]
@@ -73,7 +73,7 @@ _consumption = Obj({"counterSet": Str(DNS_LABEL), "counters": _counters},
 _attribute = Remembered(Check(
     Obj({"int": Int(), "bool": Bool(), "string": Str(), "version": Str()},
         one_of=(("int", "bool", "string", "version"),)),
-    check_attribute_value))
+    check_attribute_value, attribute_value_ok))
 _valid_range = Obj({"min": QuantityStr(), "max": QuantityStr(), "step": QuantityStr()},
                    required=("min",))
 _request_policy = Obj({"default": QuantityStr(),

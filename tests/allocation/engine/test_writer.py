@@ -59,16 +59,18 @@ def test_a_long_string_is_written_alike_but_not_kept(monkeypatch):
     from allocation.engine import writer
 
     long, short = "{" + "x" * writer._KEPT, "{" + "y" * (writer._KEPT - 2)
-    text = to_yaml({"a": long, "b": [long, short]})
+    text = to_yaml({"a": long, "b": [long, short], long: 1, short: 2})
 
-    assert yaml.safe_load(text) == {"a": long, "b": [long, short]}
+    assert yaml.safe_load(text) == {"a": long, "b": [long, short], long: 1, short: 2}
     assert short in writer._TEXTS and long not in writer._TEXTS
-    # full, the texts kept are emptied before another is kept: never above the bound
-    monkeypatch.setattr(writer, "_TEXTS_KEPT", 2)
+    assert short in writer._KEYS and long not in writer._KEYS
+    # full, a cache is emptied before another text is kept: never above the bound, and
+    # what is written now is kept (keys and values alike)
+    monkeypatch.setattr(writer, "_ENTRIES", 2)
     for value in ("{a", "{b", "{c"):
-        assert yaml.safe_load(to_yaml([value])) == [value]
-        assert len(writer._TEXTS) <= 2
-    assert "{c" in writer._TEXTS
+        assert yaml.safe_load(to_yaml([value, {value: value}])) == [value, {value: value}]
+        assert len(writer._TEXTS) <= 2 and len(writer._KEYS) <= 2
+    assert "{c" in writer._TEXTS and "{c" in writer._KEYS
 
 
 def test_output_is_sorted_and_stable():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from allocation.engine.manifests import InvalidManifests
+from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
@@ -71,6 +73,19 @@ def test_string_and_version_attributes_at_most_64_characters():
     assert problems([slice_doc([device(attributes=bad)])]) == [
         "spec.devices[0].attributes.s.string: is 65 characters, longer than the limit of 64",
         "spec.devices[0].attributes.v.version: is 65 characters, longer than the limit of 64"]
+
+
+@pytest.mark.parametrize("value", [
+    {"string": "x" * 64}, {"string": "x" * 65}, {"string": ""}, {"int": 3}, {"bool": False},
+    {"version": "1.2.3"}, {"version": "1.0.0-" + "a" * 58}, {"version": "1.0.0-" + "a" * 59},
+    {"version": "v1.2.3"}, {"version": "1.2.3-01"}, {"string": None, "version": "1.2"},
+    {"string": None, "int": 1}, {"version": None, "string": "a"}])
+def test_an_attribute_values_verdict_alone_is_its_checks(value):
+    # the loader asks attribute_value_ok of a valid document, and check_attribute_value only
+    # of an invalid one: they must agree on every value the schema's shape allows
+    found = ProblemList()
+    check_attribute_value(value, "v", found)
+    assert attribute_value_ok(value) is (not found)
 
 
 @pytest.mark.parametrize("version", ["v1.2.3", "1.2", "01.2.3", "1.2.3-01"])
