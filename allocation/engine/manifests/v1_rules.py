@@ -117,21 +117,19 @@ def _slice_node_fields(spec: dict, profile: Profile, problems: ProblemList) -> N
 
 
 def _attributes(device: dict, path: str, problems: ProblemList) -> None:
-    attributes, capacity = device.get("attributes") or {}, device.get("capacity") or {}
-    total = len(attributes) + len(capacity)
+    # asked of every device of a cluster: as few steps as the checks allow
+    capacity = device.get("capacity") or {}
+    total = len(device.get("attributes") or ()) + len(capacity)
     if total > MAX_ATTRIBUTES_AND_CAPACITIES:
         problems.add(path, f"attributes and capacity have {total} entries together, more "
                      f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
-    if not capacity:
-        return
     for name, entry in capacity.items():
-        if entry.get("requestPolicy") is None:
-            continue
-        where = join(join(path, "capacity"), name)
-        if device.get("allowMultipleAllocations") is not True:
-            problems.add(f"{where}.requestPolicy", "may only be set when "
-                         "allowMultipleAllocations is true")
-        check_request_policy(entry, where, problems)
+        if entry.get("requestPolicy") is not None:
+            where = join(join(path, "capacity"), name)
+            if device.get("allowMultipleAllocations") is not True:
+                problems.add(f"{where}.requestPolicy", "may only be set when "
+                             "allowMultipleAllocations is true")
+            check_request_policy(entry, where, problems)
 
 
 def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None:
