@@ -18,6 +18,7 @@ from allocation.engine.cel.releases import check_new_device_selector
 from allocation.engine.manifests.common import label_key_problem, label_value_problem
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
+from allocation.engine.manifests.schema_base import suggest
 from allocation.engine.manifests.v1_names import (
     MAX_ATTRIBUTES_AND_CAPACITIES,
     MAX_COUNTERS,
@@ -248,6 +249,31 @@ def _resource_slice(data: dict, profile: Profile, problems: ProblemList) -> None
         if not 1 <= count <= MAX_COUNTERS:
             problems.add(f"spec.sharedCounters[{index}].counters", f"must have 1 to "
                          f"{MAX_COUNTERS} counters, not {count}")
+    if profile.legacy_pools and profile.partitionable_devices:
+        _slice_local_counters(spec, devices, problems)
+
+
+def _slice_local_counters(spec: dict, devices: list, problems: ProblemList) -> None:
+    """[1.34] A device consumes counters of its own slice's sets: the API server refuses a
+    reference to another set or counter, and the 1.34 allocator relies on that. From 1.35
+    the sets live in slices of their own and a wrong reference makes the pool invalid
+    instead (``v1/pools.py``)."""
+    sets = {s["name"]: s["counters"] for s in spec.get("sharedCounters") or ()}
+    for index, device in enumerate(devices):
+        for use_index, use in enumerate(device.get("consumesCounters") or ()):
+            path = f"spec.devices[{index}].consumesCounters[{use_index}]"
+            known = sets.get(use["counterSet"])
+            if known is None:
+                problems.add(f"{path}.counterSet", f"{use['counterSet']!r} must reference a "
+                             "counterSet defined in the ResourceSlice sharedCounters"
+                             f"{suggest(use['counterSet'], sets)} (Kubernetes 1.34)")
+                continue
+            for name in use["counters"]:
+                if name not in known:
+                    problems.add(f"{path}.counters", f"{name!r} must reference a counter "
+                                 f"defined in the ResourceSlice sharedCounters (set "
+                                 f"{use['counterSet']}){suggest(name, known)} "
+                                 "(Kubernetes 1.34)")
 
 
 def _toleration(toleration: dict, path: str, problems: ProblemList) -> None:

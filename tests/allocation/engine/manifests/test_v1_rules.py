@@ -165,6 +165,30 @@ def test_devices_and_shared_counters_in_one_slice():
     assert problems([doc], "1.34", "DRAPartitionableDevices=true") == []
 
 
+def test_a_device_consumes_counters_of_its_own_slice_in_1_34():
+    # 1.34's API server checks every reference against the slice's own sets (the 1.34
+    # allocator relies on it); from 1.35 the sets live in slices of their own
+    counters = [{"name": "gpu-0", "counters": {"memory": {"value": "8Gi"}}}]
+    uses = [device("a", consumesCounters=[{"counterSet": "gpu-o", "counters": {
+                "memory": {"value": "1Gi"}}}]),
+            device("b", consumesCounters=[{"counterSet": "gpu-0", "counters": {
+                "memroy": {"value": "1Gi"}, "memory": {"value": "1Gi"}}}]),
+            device("c", consumesCounters=[{"counterSet": "gpu-0", "counters": {
+                "memory": {"value": "1Gi"}}}])]
+    doc = slice_doc(uses, sharedCounters=counters)
+    assert problems([doc], "1.34", "DRAPartitionableDevices=true") == [
+        "spec.devices[0].consumesCounters[0].counterSet: 'gpu-o' must reference a counterSet "
+        "defined in the ResourceSlice sharedCounters (did you mean gpu-0?) (Kubernetes 1.34)",
+        "spec.devices[1].consumesCounters[0].counters: 'memroy' must reference a counter "
+        "defined in the ResourceSlice sharedCounters (set gpu-0) (did you mean memory?) "
+        "(Kubernetes 1.34)"]
+    # a set published in another slice of the pool (the 1.35 layout) is not this slice's
+    assert problems([slice_doc(uses[2:])], "1.34", "DRAPartitionableDevices=true") == [
+        "spec.devices[0].consumesCounters[0].counterSet: 'gpu-0' must reference a counterSet "
+        "defined in the ResourceSlice sharedCounters (Kubernetes 1.34)"]
+    assert problems([slice_doc(uses[2:])], "1.36") == []  # the pool's validity: v1/pools.py
+
+
 def test_per_device_node_selection():
     per_device = {"nodeName": None, "perDeviceNodeSelection": True}
     assert problems([slice_doc([device(nodeName="node-1"), device("b", allNodes=True)],
