@@ -27,7 +27,11 @@ from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
 from allocation.engine.manifests.semantics import check_document
 from allocation.engine.manifests.uids import duplicate_uids
-from allocation.engine.manifests.unsimulated import gathered, unsimulated_fields
+from allocation.engine.manifests.unsimulated import (
+    field_pattern,
+    gathered,
+    unsimulated_fields,
+)
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
 from allocation.engine.manifests.v1_rules import admin_access_paths, check_v1_document
@@ -217,7 +221,10 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
     found: list[Problem] = []
     result = LoadResult(profile=profile)
     seen: dict[tuple, tuple[str, int]] = {}  # where each object was first defined
-    unsimulated: list[tuple[str, Problem]] = []  # warned of after the loop, gathered
+    # warned of after the loop, gathered: a field on every device of a slice, or on every
+    # replica, is said a few times and then counted (unsimulated.gathered)
+    dropped: list[tuple[str, Problem]] = []
+    unsimulated: list[tuple[str, Problem]] = []
     for file_name, raw in raws:
         if raw.error is not None:
             hint = raw.hint or {}
@@ -236,19 +243,21 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 prepared = prepare(data, profile, owned=raw.fresh)
                 data, version = prepared.data, prepared.original_version
                 kind, namespace, name = _ident(data)
-                result.warnings.extend(
-                    Problem(file_name, raw.doc, kind, namespace, name,
-                            join(prefix, source_path(path, version)) if prefix else
-                            source_path(path, version),
-                            f"field dropped: feature gate {gate} is off in Kubernetes "
-                            f"{profile.release}") for path, gate in prepared.dropped)
+                dropped.extend(
+                    (field_pattern(source_path(path, version)),
+                     Problem(file_name, raw.doc, kind, namespace, name,
+                             join(prefix, source_path(path, version)) if prefix else
+                             source_path(path, version),
+                             f"field dropped: feature gate {gate} is off in Kubernetes "
+                             f"{profile.release}")) for path, gate in prepared.dropped)
             elif isinstance(data, dict) and data.get("kind") == kinds.NODE_GROUP.name:
-                data, dropped = prepare_node_group(data, profile)  # its v1 slice specs
+                data, group_dropped = prepare_node_group(data, profile)  # its v1 slices
                 kind, namespace, name = _ident(data)
-                result.warnings.extend(
-                    Problem(file_name, raw.doc, kind, namespace, name, join(prefix, path),
-                            f"field dropped: feature gate {gate} is off in Kubernetes "
-                            f"{profile.release}") for path, gate in dropped)
+                dropped.extend(
+                    (field_pattern(path),
+                     Problem(file_name, raw.doc, kind, namespace, name, join(prefix, path),
+                             f"field dropped: feature gate {gate} is off in Kubernetes "
+                             f"{profile.release}")) for path, gate in group_dropped)
             if trusted is None or not trusted(data):
                 _validate(data, problems, profile)
             if problems:
@@ -289,6 +298,7 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
     found.extend(cluster_problems(result.objects))
     if found:
         raise InvalidManifests(found)
+    result.warnings.extend(gathered(dropped))
     result.warnings.extend(gathered(unsimulated))
     return result
 

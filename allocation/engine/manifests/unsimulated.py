@@ -11,11 +11,12 @@ exported from a real one does not bury the other warnings under one line per rep
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from allocation.engine.manifests.problems import Problem
 
-__all__ = ["unsimulated_fields", "gathered", "SHOWN", "NAMED"]
+__all__ = ["unsimulated_fields", "gathered", "field_pattern", "SHOWN", "NAMED"]
 
 SHOWN = 3
 """The objects whose warning for one field is said in full."""
@@ -59,26 +60,39 @@ def _warning(what: str) -> str:
 
 
 def gathered(warnings: list[tuple[str, Problem]]) -> list[Problem]:
-    """The warnings of :func:`unsimulated_fields`, each given with its field path as the
-    document has it (no List prefix), gathered: per kind, path and message, the first
-    :data:`SHOWN` as they are, then one at the next object's place naming it, up to
-    :data:`NAMED` - 1 more, and how many others set the field too.
+    """Warnings gathered, each given with the key of its group: the field path as the
+    document has it (no List prefix) for :func:`unsimulated_fields`, or with its indexes
+    left out (:func:`field_pattern`) for a field that every device of a slice may carry.
+    Per kind, key and message: the first :data:`SHOWN` as they are, then one at the next
+    one's place naming its object, up to :data:`NAMED` - 1 more, and how many others.
 
     Returns:
         The warnings, grouped in the order each group first appears.
     """
     groups: dict[tuple[str, str, str], list[Problem]] = {}
-    for path, problem in warnings:
-        groups.setdefault((problem.kind, path, problem.message), []).append(problem)
+    for key, problem in warnings:
+        groups.setdefault((problem.kind, key, problem.message), []).append(problem)
     out: list[Problem] = []
-    for (kind, _path, message), problems in groups.items():
+    for (kind, _key, message), problems in groups.items():
         out.extend(problems[:SHOWN])
         rest = problems[SHOWN:]
         if not rest:
             continue
-        names = ", ".join(p.object_ref.partition(" ")[2] for p in rest[:NAMED])
-        others = len(rest) - NAMED
+        objects = list(dict.fromkeys(p.object_ref.partition(" ")[2] for p in rest))
+        names = ", ".join(objects[:NAMED])
+        others = len(objects) - NAMED
+        count = (f"{len(rest)} more {kind} objects set this field" if len(objects) == len(rest)
+                 else f"{len(rest)} more such fields in {len(objects)} {kind} object"
+                 f"{'s' if len(objects) > 1 else ''}")
         out.append(replace(rest[0], message=(
-            f"{message} ({len(rest)} more {kind} objects set this field: {names}"
-            f"{f', and {others} others' if others > 0 else ''})")))
+            f"{message} ({count}: {names}{f', and {others} others' if others > 0 else ''})")))
     return out
+
+
+def field_pattern(path: str) -> str:
+    """``path`` with its list indexes left out (``spec.devices[*].taints``): the key that
+    gathers a field repeated on every device or request (:func:`gathered`)."""
+    return _INDEX.sub("[*]", path) if "[" in path else path
+
+
+_INDEX = re.compile(r"\[\d+\]")

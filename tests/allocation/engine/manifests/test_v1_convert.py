@@ -124,6 +124,21 @@ def test_fields_of_disabled_gates_are_dropped_with_a_warning():
     assert load(docs[:1]).warnings == []
 
 
+def test_a_field_dropped_from_every_device_is_warned_of_a_few_times_then_counted():
+    # a driver's slices carry the field on every device: 80 lines would bury the rest
+    taint = [{"key": "k", "effect": "NoSchedule"}]
+    docs = [slice_doc([device(f"d{i}", taints=taint) for i in range(5)]),
+            slice_doc([device("e", taints=taint)], name="s2", nodeName="node-2",
+                      pool={"name": "node-2", "resourceSliceCount": 1})]
+    warnings = [str(w) for w in load(docs, "1.36", "DRADeviceTaints=false").warnings]
+    dropped = "field dropped: feature gate DRADeviceTaints is off in Kubernetes 1.36"
+    assert warnings == [
+        *(f"v1.yaml:1 (ResourceSlice s1): spec.devices[{i}].taints: {dropped}"
+          for i in range(3)),
+        f"v1.yaml:1 (ResourceSlice s1): spec.devices[3].taints: {dropped} (3 more such "
+        "fields in 2 ResourceSlice objects: s1, s2)"]
+
+
 def test_gate_off_warning_in_1_34_and_a_constraint_left_empty():
     claim = claim_doc(constraints=[{"distinctAttribute": "gpu.example.com/x"}])
     assert problems([claim], "1.34") == [
