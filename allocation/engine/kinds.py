@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from allocation.engine.constants import PLANNER_GROUP, PROVISIONING_GROUP, RESOURCE_GROUP
 
 __all__ = [
-    "KindSpec", "KINDS", "lookup", "specs_named", "specs_in_group", "namespaced",
+    "KindSpec", "KINDS", "UNSIMULATED_KINDS", "lookup", "specs_named", "specs_in_group",
+    "namespaced",
     "NODE_RESOURCE_SLICE", "NODE_RESOURCE_CAPACITY", "RESOURCE_CLASS",
     "RESOURCE_CLASS_PARAMETERS", "RESOURCE_CLAIM_PARAMETERS", "RESOURCE_CLAIM",
     "RESOURCE_CLAIM_TEMPLATE", "POD_SCHEDULING_CONTEXT", "NODE_GROUP", "DRIVER_SIMULATION",
@@ -110,6 +111,11 @@ KINDS: tuple[KindSpec, ...] = (
     NAMESPACE, *V1_KINDS,
 )
 """Every kind the planner reads, in the order problems and suggestions list them."""
+
+UNSIMULATED_KINDS: dict[str, frozenset[str]] = {RESOURCE_GROUP: frozenset({"DeviceTaintRule"})}
+"""Kinds of the planner's own groups that Kubernetes serves and the planner does not
+simulate: read as vendor objects are (kept, written back unchanged) and warned of at
+loading, not refused as unknown (docs/v1.md, "Not built yet")."""
 
 _BY_API: dict[tuple[str, str], KindSpec] = {}
 for _kind in KINDS:

@@ -52,9 +52,12 @@ class ImportResult:
                 f"(revision {self.revision})")
 
     @classmethod
-    def of(cls, result: WriteResult, objects: Sequence = ()) -> ImportResult:
+    def of(cls, result: WriteResult, objects: Sequence = (),
+           loading: Sequence[Problem] = ()) -> ImportResult:
+        """``loading``: the load's own warnings (fields dropped for a disabled gate, what
+        is not simulated), said before those about the objects written."""
         return cls(result.created, result.updated, result.unchanged, result.deleted,
-                   result.revision, attribute_warnings(objects))
+                   result.revision, [*loading, *attribute_warnings(objects)])
 
 
 def import_texts(texts: Sequence[tuple[str, str]], user=None,
@@ -69,7 +72,7 @@ def import_texts(texts: Sequence[tuple[str, str]], user=None,
     loaded = load_texts(list(texts), console_profile())
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace),
-                           loaded.objects)
+                           loaded.objects, loaded.warnings)
 
 
 def export_documents(events: bool = True) -> list[dict]:
@@ -93,4 +96,4 @@ def import_files(paths: Sequence[str], user=None, replace: bool = False) -> Impo
     loaded = load_files(paths, console_profile())
     check_write(user, [*loaded.objects, *loaded.events])
     return ImportResult.of(write(loaded.objects, loaded.events, replace_all=replace),
-                           loaded.objects)
+                           loaded.objects, loaded.warnings)

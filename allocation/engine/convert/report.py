@@ -6,27 +6,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from allocation.engine.manifests import Problem
+from allocation.engine.manifests import Problem, lists
 from allocation.engine.manifests.reader import read_text
 from allocation.engine.objects import KObject
 
 __all__ = ["Report", "list_items"]
 
-#: (file, document, kind, name) of an item of a ``kind: List`` -> its index in ``items``.
+#: (file, document, kind, name) of an item of a list (``kind: List``, a typed list) -> its
+#: index in ``items``.
 ListItems = dict[tuple[str, int, str, str], int]
 
 
 def list_items(texts: Iterable[tuple[str, str]]) -> ListItems:
-    """Where the items of ``kind: List`` documents are, so that a warning's path starts with
-    ``items[i].`` as the loader's problems do (``docs/manifests.md``)."""
+    """Where the items of list documents (``lists.list_items``) are, so that a warning's
+    path starts with ``items[i].`` as the loader's problems do (``docs/manifests.md``)."""
     found: ListItems = {}
     for file_name, text in texts:
         for raw in read_text(text, json_hint=file_name.endswith(".json")):
             data = raw.data
-            if raw.error is not None or not isinstance(data, dict) \
-                    or data.get("kind") != "List" or not isinstance(data.get("items"), list):
+            if raw.error is not None or not isinstance(lists.list_items(data), list):
                 continue
             for index, item in enumerate(data["items"]):
+                item = lists.list_item(data, item)
                 meta = item.get("metadata") if isinstance(item, dict) else None
                 if isinstance(meta, dict):
                     found.setdefault((file_name, raw.doc, str(item.get("kind")),

@@ -22,6 +22,7 @@ from allocation.engine.constants import ADMIN_ACCESS_LABEL, OWN_GROUPS
 from allocation.engine.gcpause import paused_gc
 from allocation.engine.manifests.common import metadata_schema
 from allocation.engine.manifests.kinds import schema_of
+from allocation.engine.manifests.lists import list_item, list_items
 from allocation.engine.manifests.problems import InvalidManifests, Problem, ProblemList
 from allocation.engine.manifests.reader import RawDocument, read_text
 from allocation.engine.manifests.schema import join, suggest
@@ -31,6 +32,7 @@ from allocation.engine.manifests.unsimulated import (
     field_pattern,
     gathered,
     unsimulated_fields,
+    unsimulated_kind,
 )
 from allocation.engine.manifests.v1_convert import is_v1_kind, prepare, source_path
 from allocation.engine.manifests.v1_node_groups import check_v1_slices, prepare_node_group
@@ -121,8 +123,9 @@ def _validate_unknown(data: dict, api_version: str, kind: str, problems: Problem
     named = kinds.specs_named(kind)
     group = api_version.split("/", 1)[0] if "/" in api_version else ""
     if not named:
-        if group in OWN_GROUPS:
-            ours = [spec.name for spec in kinds.specs_in_group(group)]
+        if group in OWN_GROUPS and kind not in kinds.UNSIMULATED_KINDS.get(group, ()):
+            ours = [*(spec.name for spec in kinds.specs_in_group(group)),
+                    *sorted(kinds.UNSIMULATED_KINDS.get(group, ()))]
             problems.add("kind", f"unknown kind {kind!r} in {api_version}{suggest(kind, ours)}")
             return
         # A vendor object: only its metadata is the planner's to check (it names and keys
@@ -148,15 +151,14 @@ def build_object(data: dict, source: Source | None = None) -> KObject:
 
 def _expand(raw: RawDocument) -> Iterable[tuple[str, Any]]:
     data = raw.data
-    if isinstance(data, dict) and data.get("kind") == "List" and "items" in data:
-        items = data.get("items")
-        if not isinstance(items, list):
-            yield "items", None
-            return
-        for index, item in enumerate(items):
-            yield f"items[{index}]", item
-    else:
+    items = list_items(data)
+    if items is None:
         yield "", data
+    elif not isinstance(items, list):
+        yield "items", None
+    else:
+        for index, item in enumerate(items):
+            yield f"items[{index}]", list_item(data, item)
 
 
 def load_texts(texts: Sequence[tuple[str, str]], profile: Profile | None = None
@@ -284,7 +286,13 @@ def _load_all(raws: Iterable[tuple[str, RawDocument]],
                 continue
             seen[ident] = (file_name, raw.doc)
             result.objects.append(obj)
-            if type(obj) in _SCHEDULED:  # a filter the planner does not run, said
+            if type(obj) is OpaqueObject and obj.api_group in OWN_GROUPS:  # a kind not
+                # simulated (UNSIMULATED_KINDS): said once per object
+                kind, namespace, name = _ident(data)
+                unsimulated.append(("kind", Problem(
+                    file_name, raw.doc, kind, namespace, name, join(prefix, "kind"),
+                    unsimulated_kind(kind, profile))))
+            elif type(obj) in _SCHEDULED:  # a filter the planner does not run, said
                 fields = unsimulated_fields(data)  # none for most pods: nothing more
                 if fields:
                     kind, namespace, name = _ident(data)

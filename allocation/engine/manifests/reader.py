@@ -26,6 +26,7 @@ from allocation.engine.manifests.limits import (
     MAX_FILE_BYTES,
     MAX_NESTING_DEPTH,
 )
+from allocation.engine.manifests.lists import list_items
 from allocation.engine.manifests.yaml_documents import iter_yaml_documents
 
 __all__ = ["RawDocument", "read_text", "read_json_value", "MAX_DOCUMENT_BYTES",
@@ -295,8 +296,7 @@ def _read_json(text: str) -> list[RawDocument]:
                             hint=_hint_from_json_text(text))]
     if len(text.encode()) > MAX_DOCUMENT_BYTES:
         # A List may be larger than one document; each of its items may not.
-        items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" \
-            else None
+        items = list_items(data)
         if not isinstance(items, list):
             return [RawDocument(1, error=f"document is {len(text.encode())} bytes, larger "
                                 f"than the {MAX_DOCUMENT_BYTES}-byte (4 MiB) limit",

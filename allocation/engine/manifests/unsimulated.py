@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from allocation.engine.manifests.problems import Problem
 
-__all__ = ["unsimulated_fields", "gathered", "field_pattern", "SHOWN", "NAMED"]
+if TYPE_CHECKING:
+    from allocation.engine.v1.features import Profile
+
+__all__ = ["unsimulated_fields", "unsimulated_kind", "gathered", "field_pattern", "SHOWN",
+           "NAMED"]
 
 SHOWN = 3
 """The objects whose warning for one field is said in full."""
@@ -52,6 +57,26 @@ def unsimulated_fields(data: dict) -> list[tuple[str, str]]:
             out.append((f"{prefix}.topologySpreadConstraints[{index}]",
                         _warning("PodTopologySpread's DoNotSchedule constraint")))
     return out
+
+
+_KIND_GATES = {"DeviceTaintRule": (("DRADeviceTaintRules", "DRADeviceTaints"),
+                                    "its taint is not applied to the devices it selects, so "
+                                    "the planner may allocate them where Kubernetes would not")}
+"""Per kind of ``kinds.UNSIMULATED_KINDS``: the gates that make Kubernetes act on it, the
+first a release knows (1.34 served DeviceTaintRule under DRADeviceTaints), and what the
+planner then misses."""
+
+
+def unsimulated_kind(kind: str, profile: Profile) -> str:
+    """The warning for an object of a kind the planner keeps without simulating it
+    (``kinds.UNSIMULATED_KINDS``): what it misses when the profile's gate is on, else
+    that Kubernetes ignores the object too."""
+    gates, missed = _KIND_GATES[kind]
+    gate = next((g for g in gates if g in profile.gates), gates[-1])
+    if profile.enabled(gate):
+        return f"not simulated: {kind} ({gate}); {missed}; kept and written back unchanged"
+    return (f"has no effect: feature gate {gate} is off in Kubernetes {profile.release}; "
+            "kept and written back unchanged")
 
 
 def _warning(what: str) -> str:

@@ -58,12 +58,14 @@ class CelRuntimeError(AllocationError):
 
     @property
     def detail(self) -> str:
-        """One line naming the claim, request, device, selector, expression and error."""
+        """One line naming the claim, request, device, selector, expression and error (an
+        expression written over several lines, as drivers' examples are, on one line with
+        its runs of white space as one space; ``fields`` keeps it as written)."""
         where = ", ".join(p for p in (f"claim {self.claim}" if self.claim else "",
                                       f"request {self.request}" if self.request else "",
                                       f"device {self.device}") if p)
-        return (f"{where}: {selector_name(self.owner, self.index)} `{self.expression}`: "
-                f"CEL runtime error: {self.error}")
+        return (f"{where}: {selector_name(self.owner, self.index)} "
+                f"`{' '.join(self.expression.split())}`: CEL runtime error: {self.error}")
 
     def fields(self) -> dict[str, str]:
         """The same as a dict (the explain annotation's ``error``)."""

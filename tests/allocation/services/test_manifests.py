@@ -184,6 +184,30 @@ def test_an_import_reports_selector_attributes_no_stored_device_has():
         "(did you mean productName?)"]
 
 
+def test_an_import_says_what_loading_warned_of_and_keeps_a_device_taint_rule(settings):
+    # a field dropped for a disabled gate and a kind not simulated: said on the upload page,
+    # as simulate says them on stderr; the rule is stored and exported unchanged
+    settings.DRA_FEATURE_GATES = "DRADeviceTaints=false"
+    rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+            "metadata": {"name": "unhealthy"},
+            "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                     "taint": {"key": "k", "effect": "NoExecute"}}}
+    tainted = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+               "metadata": {"name": "n1-gpus"},
+               "spec": {"driver": v1.DRIVER, "nodeName": "n1",
+                        "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": "gpu-0", "taints": [
+                            {"key": "k", "effect": "NoSchedule"}]}]}}
+    result = import_texts([("s.yaml", f.to_yaml([f.node("n1"), tainted, rule]))])
+
+    assert [str(w) for w in result.warnings] == [
+        "s.yaml:2 (ResourceSlice n1-gpus): spec.devices[0].taints: field dropped: feature gate "
+        "DRADeviceTaints is off in Kubernetes 1.36",
+        "s.yaml:3 (DeviceTaintRule unhealthy): kind: has no effect: feature gate "
+        "DRADeviceTaintRules is off in Kubernetes 1.36; kept and written back unchanged"]
+    assert [i for i in _items(export_text()) if i["kind"] == "DeviceTaintRule"] == [rule]
+
+
 def test_export_without_events_reads_no_event_row(cluster_docs):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext

@@ -1,7 +1,9 @@
-"""Filters the planner does not run, warned of at loading
+"""Filters and kinds the planner does not simulate, warned of at loading
 (``allocation/engine/manifests/unsimulated.py``)."""
 
 from __future__ import annotations
+
+import pytest
 
 from allocation.engine.manifests import load_texts
 from allocation.engine.manifests.unsimulated import unsimulated_fields
@@ -62,3 +64,40 @@ def test_the_replicas_of_a_workload_are_warned_of_together():
         f"{warnings[0].message} (7 more Pod objects set this field: default/web-3, "
         "default/web-4, default/web-5, default/web-6, default/web-7, and 2 others)")
     assert str(warnings[3]).startswith("in.yaml:5 (Pod default/web-3): spec.affinity.")
+
+
+_RULE = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+         "metadata": {"name": "unhealthy"},
+         "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                  "taint": {"key": "gpu.example.com/unhealthy", "effect": "NoExecute"}}}
+
+
+def test_a_device_taint_rule_is_kept_unchanged_and_warned_of_by_its_gate():
+    from allocation.engine.v1 import make_profile
+
+    text = to_yaml([node("n1"), _RULE])
+    loaded = load_texts([("in.yaml", text)])
+    [rule] = [o for o in loaded.objects if o.kind_name == "DeviceTaintRule"]
+    assert rule.to_manifest() == _RULE
+    assert [str(w) for w in loaded.warnings] == [
+        "in.yaml:2 (DeviceTaintRule unhealthy): kind: has no effect: feature gate "
+        "DRADeviceTaintRules is off in Kubernetes 1.36; kept and written back unchanged"]
+    on = load_texts([("in.yaml", text)], make_profile("1.36", "DRADeviceTaintRules=true"))
+    assert [w.message for w in on.warnings] == [
+        "not simulated: DeviceTaintRule (DRADeviceTaintRules); its taint is not applied to "
+        "the devices it selects, so the planner may allocate them where Kubernetes would "
+        "not; kept and written back unchanged"]
+    # 1.34 served the kind under DRADeviceTaints, before DRADeviceTaintRules existed
+    old = load_texts([("in.yaml", text)], make_profile("1.34", "DRADeviceTaints=true"))
+    assert [w.message for w in old.warnings][0].startswith(
+        "not simulated: DeviceTaintRule (DRADeviceTaints)")
+
+
+def test_another_unknown_kind_of_the_resource_group_is_still_refused():
+    from allocation.engine.manifests import InvalidManifests
+
+    with pytest.raises(InvalidManifests) as error:
+        load_texts([("in.yaml", to_yaml([{**_RULE, "kind": "DeviceTaintRules"}]))])
+    assert [p.message for p in error.value.problems] == [
+        "unknown kind 'DeviceTaintRules' in resource.k8s.io/v1beta2 (did you mean "
+        "DeviceTaintRule?)"]

@@ -131,6 +131,19 @@ def test_a_cel_runtime_error_in_a_class_selector_names_the_class():
     assert annotation["error"]["selector"] == "class gpu selector #0"
 
 
+def test_a_selector_written_over_lines_is_one_line_in_the_message_and_whole_in_the_error():
+    # drivers' examples write selectors as YAML block text (NVIDIA's gpu-test6)
+    sel = f'device.attributes["{DRV}"].cores > 1 &&\n  device.attributes["{DRV}"].cores < 9\n'
+    docs = _waiting(claim_doc([request("big", selectors=cel(sel))]), gpu("gpu-0", "a"))
+
+    condition, annotation = _pending(docs)
+
+    assert "\n" not in condition["message"] and condition["message"].endswith(
+        f'`device.attributes["{DRV}"].cores > 1 && device.attributes["{DRV}"].cores < 9`: '
+        "CEL runtime error: no such key: cores")
+    assert annotation["error"]["expression"] == sel
+
+
 def test_other_fatal_errors_are_scheduler_errors_with_the_allocator_text():
     docs = _waiting(claim_doc([request(allocationMode="All")]), gpu("gpu-0", "a"),
                     pool={"name": "node-1", "resourceSliceCount": 2})
