@@ -115,10 +115,13 @@ def pending_refs(claims: list[ResourceClaimV1]) -> list[str]:
 
 
 def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaimV1],
-           details: list[dict], total: int, memo: RequestMemo | None = None) -> dict:
+           details: list[dict], total: int, memo: RequestMemo | None = None,
+           extended: Callable[[str], dict | None] | None = None) -> dict:
     """The annotation's body for a pod no node takes: ``details`` (the scheduler's
     ``{"node", "reason"}`` entries) with ``requests`` where claims were the reason
-    (from ``memo`` when it knows them).
+    (from ``memo`` when it knows them). ``extended(node name)`` is the claim the pod's
+    extended resources would get on that node (``v1_extended.claim_view``; None: none
+    there), explained after the pod's own claims.
 
     Returns:
         ``reasons.detail_of`` of the completed entries.
@@ -127,9 +130,10 @@ def detail(state: ClusterState, allocator: Allocator, claims: list[ResourceClaim
     details = [dict(entry) for entry in details]  # the scheduler may reuse its entries
     for entry in details:
         if entry["reason"] in EXPLAINED_REASONS:
-            if memo is None:
+            view = extended(entry["node"]) if extended is not None else None
+            if memo is None or view is not None:  # (the memo knows claims, not views)
                 pending = pending if pending is not None else _pending(claims)
-                _add_requests(state, allocator, pending, entry)
+                _add_requests(state, allocator, [*pending, view] if view else pending, entry)
                 continue
             entry["requests"], omitted = memo.requests(state, allocator, claims,
                                                        entry["node"])

@@ -5,6 +5,8 @@ through a device plugin."""
 
 from __future__ import annotations
 
+import json
+
 from allocation.engine.objects import stable_uid
 from allocation.engine.simulation import simulate
 from allocation.engine.v1.templates import extended_claim_name
@@ -64,6 +66,20 @@ def test_more_extended_resources_than_devices_cannot_allocate():
     assert pod_condition(output, "p") == (
         "Unschedulable", "0/1 nodes are available: 1 cannot allocate all claims.")
     assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
+
+
+def test_a_pending_pods_explanation_details_the_claim_its_extended_resources_would_get():
+    # nothing names that claim yet: the annotation explains it as the scheduler tried it
+    docs = [*extended_cluster(), extended_pod("taker", count="2"), extended_pod(count="1")]
+    output = simulate(load(docs)).output()
+    explain = json.loads(items(output, "Pod")["p"]["metadata"]["annotations"][
+        "draplanner.io/explain"])
+    [entry] = explain["nodes"][0]["requests"]
+    assert (entry["claim"], entry["class"], entry["matching"]) == (
+        "default/<extended-resources>", "gpu", [])
+    [group] = entry["refused"]  # both GPUs, taken by taker's claim
+    assert (group["code"], len(group["candidates"])) == ("in-use", 2)
+    assert group["reason"].startswith("allocated to claim default/taker-extended-resources-")
 
 
 def test_without_the_gate_extended_resources_are_not_dra_backed():
