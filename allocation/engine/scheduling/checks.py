@@ -21,6 +21,7 @@ from allocation.engine.scheduling import (
     diagnosis_devices,
     fit,
     v1_explain,
+    v1_extended,
     v1_postfilter,
     v1_views,
 )
@@ -145,17 +146,23 @@ def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved
     if resolved.error is not None:
         return resolved.error
     claims: list[ResourceClaimV1] = resolved.claims
-    allocator = AllocatorSource().ready(state, state.profile or make_profile())
+    source = AllocatorSource()
+    allocator = source.ready(state, state.profile or make_profile())
     docs = [v1_views.claim_doc(c) for c in claims if not c.allocated]
+    # the claim the pod's extended resources would get on each node, tried with the rest
+    extended = v1_extended.claims_by_node(state, pod, allocator.profile, source.class_docs)
     entries: dict[str, list[dict]] = {}
-    if docs:
+    if docs or extended is not None:
         body = v1_explain.detail(state, allocator, claims,
-                                 [{"node": n, "reason": R_CLAIMS} for n in names], len(names))
+                                 [{"node": n, "reason": R_CLAIMS} for n in names], len(names),
+                                 extended=extended)
         entries = {entry["node"]: entry.get("requests") or [] for entry in body["nodes"]}
     devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, None)
     out = {}
     for name in names:
-        reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims, docs)
+        view = extended(name) if extended is not None else None
+        reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims,
+                             [*docs, view] if view else docs)
         out[name] = (reason, entries.get(name), devices)
     return out
 

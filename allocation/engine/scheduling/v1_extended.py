@@ -14,10 +14,12 @@ resource serves it through its device plugin (counted against that allocatable b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from allocation.engine.objects import ResourceClaimV1, stable_uid
 from allocation.engine.objects.requests import container_requests, is_sidecar
+from allocation.engine.scheduling.v1_views import node_doc
 from allocation.engine.v1.extended import (
     extended_resource_names,
     extended_resource_requests,
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from allocation.engine.v1 import Profile
 
 __all__ = ["IN_MEMORY_NAME", "wanted", "existing_claim", "node_requests", "claim_view",
-           "make_claim", "claim_status"]
+           "claims_by_node", "make_claim", "claim_status"]
 
 
 def wanted(profile: Profile, pod: Pod) -> list[str]:
@@ -81,6 +83,20 @@ def claim_view(state: ClusterState, pod: Pod, requests: list[dict]) -> dict:
                          "ownerReferences": [pod_owner_reference(
                              pod_doc, state_profile(state).block_owner_deletion)]},
             "spec": {"devices": {"requests": requests}}}
+
+
+def claims_by_node(state: ClusterState, pod: Pod, profile: Profile, classes: list[dict]
+                   ) -> Callable[[str], dict | None] | None:
+    """For explaining a pod that is not placed: per node name, the claim its extended
+    resources served by DRA would get there (:func:`claim_view`; None: none there). None
+    when the pod asks none, or has its claim already (then it is one of its claims)."""
+    if existing_claim(state, pod) is not None or not wanted(profile, pod):
+        return None
+
+    def view(name: str) -> dict | None:
+        requests = node_requests(pod, node_doc(state.nodes[name]), classes)
+        return claim_view(state, pod, requests) if requests else None
+    return view
 
 
 def _final_name(state: ClusterState, pod: Pod) -> str:

@@ -11,7 +11,6 @@ same epoch to reuse on a node whose state is the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.scheduling import (
@@ -21,7 +20,6 @@ from allocation.engine.scheduling import (
     renaming,
     v1_explain,
     v1_extended,
-    v1_views,
 )
 
 if TYPE_CHECKING:
@@ -96,7 +94,9 @@ class Failures:
         text = self._renamed(key, details, refs)
         if text is None:
             body = v1_explain.detail(state, allocator, claims, details, len(state.node_order),
-                                     self._memo, self._extended(state, allocator, pod))
+                                     self._memo, v1_extended.claims_by_node(
+                                         state, pod, allocator.profile,
+                                         self._source.class_docs))
             devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, self._memo)
             diagnosis.annotate(body, state, pod, diagnosis.v1_reasons(answers, details), devices)
             rendered = renaming.render(message, body, refs)
@@ -126,22 +126,6 @@ class Failures:
             return self.fail(state, allocator, pod, claims, key, message, details)
         self._mark(state, pod, message, text)
         return False
-
-    def _extended(self, state: ClusterState, allocator: Allocator, pod: Pod
-                  ) -> Callable[[str], dict | None] | None:
-        """Per node, the claim the pod's extended resources served by DRA would get there
-        (``v1_extended``; None: none there), for the explanation; None when the pod asks
-        none or has its claim already (then it is among its claims)."""
-        if v1_extended.existing_claim(state, pod) is not None or not v1_extended.wanted(
-                allocator.profile, pod):
-            return None
-        classes = self._source.class_docs
-
-        def view(name: str) -> dict | None:
-            requests = v1_extended.node_requests(pod, v1_views.node_doc(state.nodes[name]),
-                                                 classes)
-            return v1_extended.claim_view(state, pod, requests) if requests else None
-        return view
 
     def _renamed(self, key: tuple | None, details: list[dict], refs: list[str]) -> str | None:
         """The text rendered for ``key``'s failure with these very ``details``, renamed

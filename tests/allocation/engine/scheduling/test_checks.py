@@ -12,6 +12,7 @@ from allocation.engine.scheduling.checks import PLUGINS, pod_checks
 from allocation.engine.simulation import simulate
 from tests.allocation.engine.manifests.v1_docs import load
 from tests.allocation.engine.scheduling.v1_binding_docs import held_cluster
+from tests.allocation.engine.scheduling.v1_outputs import extended_cluster, extended_pod
 from tests.factories import claim, node, pod, run
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -118,3 +119,15 @@ def test_a_claim_whose_binding_failed_is_not_available_on_any_node():
     [row] = checks.rows
     assert row.claims_reason == "resourceclaim not available on the node"
     assert row.failed["DynamicResources"] == [{"check": "claimUnready", "claims": ["default/c"]}]
+
+
+def test_extended_resources_served_by_dra_are_searched_on_every_node():
+    # no claim names them before the pod is placed: the page tries the claim they would get
+    docs = [*extended_cluster(), extended_pod("taker", count="2"), extended_pod(count="1")]
+    state = simulate(load(docs)).state
+
+    checks = pod_checks(state, state.get("Pod", "default", "p"))
+
+    [row] = checks.rows
+    assert (row.fits, row.claims_reason) == (False, "cannot allocate all claims")
+    assert row.devices[0]["wants"] == 1
