@@ -163,7 +163,7 @@ class V1Scheduling:
         if extended is None:
             attempt.extended = v1_extended.wanted(allocator.profile, pod)
         key = v1_views.signature(pod, attempt)
-        failed = self.failures.get(key)
+        failed = self.failures.kept.get(key)  # (a key None is never kept)
         if failed is not None and failed.seen == self.failures.unchanged(state):
             # an identical pod found no node earlier in this pass, and nothing changed since
             return self.failures.fail_again(state, allocator, pod, found, key, failed.failure)

@@ -50,7 +50,8 @@ class Failures:
 
     def __init__(self, source: AllocatorSource, memo: v1_explain.RequestMemo) -> None:
         self._source, self._memo = source, memo
-        self._failed: dict[tuple, Failure] = {}
+        # read by the scheduler for every pod (a lookup, not a call): written only here
+        self.kept: dict[tuple | None, Failure] = {}
         # the annotation last rendered per signature, with the details it explained
         self._rendered: dict[tuple, tuple[list[dict], renaming.Rendered]] = {}
         # FailedScheduling events fail() recorded: they change no node's answer, so
@@ -60,16 +61,12 @@ class Failures:
     def begin_settle(self) -> None:
         """A new settle: the state may have been changed by anyone since the last round
         (a kept pass's writes, a caller's edits), so no failure is reused."""
-        self._failed, self._rendered = {}, {}
+        self.kept, self._rendered = {}, {}
 
     def forget(self) -> None:
         """Devices were freed within the pass: no failure holds (the renderings stay, as
         each is reused only for the very details it explained)."""
-        self._failed = {}
-
-    def get(self, key: tuple | None) -> Failure | None:
-        """The failure of pods of signature ``key``, if one is kept."""
-        return self._failed.get(key) if key is not None else None
+        self.kept = {}
 
     def unchanged(self, state: ClusterState) -> tuple:
         """What moves whenever a node's answer to a pod may change within a settle: the epoch
@@ -89,7 +86,7 @@ class Failures:
             False (nothing was placed).
         """
         if key is not None and answers is None:
-            answers = self._failed[key].answers
+            answers = self.kept[key].answers
         refs = v1_explain.pending_refs(claims)
         text = self._renamed(key, details, refs)
         if text is None:
@@ -105,7 +102,7 @@ class Failures:
                 self._rendered[key] = (details, rendered)
         self._mark(state, pod, message, text)
         if key is not None:
-            self._failed[key] = Failure(self.unchanged(state), (message, details), answers)
+            self.kept[key] = Failure(self.unchanged(state), (message, details), answers)
         return False
 
     def fail_again(self, state: ClusterState, allocator: Allocator, pod: Pod,
