@@ -101,3 +101,15 @@ def test_another_unknown_kind_of_the_resource_group_is_still_refused():
     assert [p.message for p in error.value.problems] == [
         "unknown kind 'DeviceTaintRules' in resource.k8s.io/v1beta2 (did you mean "
         "DeviceTaintRule?)"]
+
+
+def test_every_kind_kept_without_simulation_has_its_warning():
+    from allocation.engine import kinds
+    from allocation.engine.manifests.unsimulated import unsimulated_kind
+    from allocation.engine.v1 import make_profile
+
+    for names in kinds.UNSIMULATED_KINDS.values():
+        for kind in names:
+            for release in ("1.34", "1.35", "1.36"):
+                assert unsimulated_kind(kind, make_profile(release)).endswith(
+                    "kept and written back unchanged")
