@@ -44,6 +44,8 @@ def test_policy_needs_multiple_allocations():
      [f"{_BASE}.validRange.max: must not be less than min"]),
     ({"validRange": {"min": "10", "max": "200"}},
      [f"{_BASE}.validRange.max: exceeds the capacity's value"]),
+    ({"validRange": {"min": "101"}},
+     [f"{_BASE}.validRange.min: exceeds the capacity's value"]),
     ({"validRange": {"min": "10", "step": "0"}},
      [f"{_BASE}.validRange.step: must be greater than zero"]),
     ({"validRange": {"min": "10", "step": "91"}},

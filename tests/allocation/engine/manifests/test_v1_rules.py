@@ -154,6 +154,9 @@ def test_exactly_one_node_selection():
     two_terms = {"nodeSelectorTerms": [{"matchExpressions": []}, {"matchExpressions": []}]}
     assert problems([slice_doc([device()], nodeName=None, nodeSelector=two_terms)]) == [
         "spec.nodeSelector.nodeSelectorTerms: must have exactly 1 term, not 2"]
+    assert problems([slice_doc([device()], nodeName=None, nodeSelector={
+        "nodeSelectorTerms": []})]) == [
+        "spec.nodeSelector.nodeSelectorTerms: must have exactly 1 term, not 0"]
 
 
 def test_devices_and_shared_counters_in_one_slice():

@@ -52,6 +52,10 @@ def test_a_node_with_allocatable_serves_it_through_the_device_plugin():
                             extended_pod()])).output()
     assert "ResourceClaim" not in {i["kind"] for i in output["items"]}
     assert items(output, "Pod")["p"]["spec"]["nodeName"] == "node-1"
+    # an allocatable of 0 is no device plugin's: DRA serves it (1.35's rule)
+    output = simulate(load([*extended_cluster({"example.com/gpu": "0"}),
+                            extended_pod()])).output()
+    assert "ResourceClaim" in {i["kind"] for i in output["items"]}
 
 
 def test_an_extended_resource_nothing_serves_is_insufficient():

@@ -74,6 +74,10 @@ def test_valid_values_round_up():
     a = allocator([slice_("s1", [_shared("nic", policy=policy)])])
     out = a.allocate(node(), [claim("c0", _cap(amount="2"))])
     assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "5"}
+    # a request equal to a valid value takes that value, not the next one
+    out = allocator([slice_("s1", [_shared("nic", policy=policy)])]).allocate(
+        node(), [claim("c1", _cap(amount="5"))])
+    assert out.allocations[0]["devices"]["results"][0]["consumedCapacity"] == {"bw": "5"}
 
 
 def test_unknown_capacity_request_skips_the_device():

@@ -99,6 +99,9 @@ def test_attribute_lookup_uses_the_bare_id_only_in_the_drivers_domain():
     assert picked(a.allocate(node(), [c])) == [[("req", "d1")]]
     c = claim("c1", constraints=[{"matchAttribute": "other.example.com/model"}])
     assert picked(a.allocate(node(), [c])) == [[("req", "d0")]]
+    # a bare id belongs to the driver's domain only: under another, d1 has no such attribute
+    a = allocator([slice_("s", devs[1:])])
+    assert a.allocate(node(), [c]).allocations is None
 
 
 def test_match_attribute_needs_the_same_type():
@@ -109,6 +112,9 @@ def test_match_attribute_needs_the_same_type():
     a = allocator([slice_("s", devs)])
     c = claim("c0", request(count=2), constraints=[{"matchAttribute": f"{DRIVER}/v"}])
     assert picked(a.allocate(node(), [c])) == [[("req", "d0"), ("req", "d2")]]
+    # bool true is not int 1 either (equal values in Python)
+    a = allocator([slice_("s", [devs[0], {"name": "d3", "attributes": {"v": {"bool": True}}}])])
+    assert a.allocate(node(), [c]).allocations is None
 
 
 def test_admin_request_may_take_a_device_an_earlier_normal_claim_took():
