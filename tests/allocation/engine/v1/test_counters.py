@@ -55,6 +55,20 @@ def test_overallocated_counter_blocks_every_consumer():
     assert not a.allocate(node(), [claim("c0")]).fits
 
 
+def test_an_overallocated_set_blocks_even_devices_that_consume_another():
+    # spec 3.4: a device is refused when any counter of any set of the pool would go
+    # negative, one it does not consume included (upstream's check walks every set)
+    sets = slice_("counters", [], sharedCounters=[
+        {"name": "gpu-0", "counters": {"memory": {"value": "8Gi"}}},
+        {"name": "gpu-1", "counters": {"memory": {"value": "8Gi"}}}], count=2, pool="node-1")
+    other = {"name": "other", "consumesCounters": [
+        {"counterSet": "gpu-1", "counters": {"memory": {"value": "1Gi"}}}]}
+    a = allocator([sets, _devices(_part("big", "20Gi"), other)])
+    a.book.commit("default/x", {"devices": {"results": [
+        {"request": "r", "driver": DRIVER, "pool": "node-1", "device": "big"}]}})
+    assert not a.allocate(node(), [claim("c0")]).fits
+
+
 def test_counters_need_the_partitionable_gate():
     a = allocator([_counters(), _devices(_part("whole", "8Gi"))], release="1.35")
     assert not a.allocate(node(), [claim("c0")]).fits
