@@ -150,17 +150,19 @@ def _v1_claims(state: ClusterState, pod: Pod, names: list[str], resolved
     allocator = source.ready(state, state.profile or make_profile())
     docs = [v1_views.claim_doc(c) for c in claims if not c.allocated]
     # the claim the pod's extended resources would get on each node, tried with the rest
+    # (made once per node, for the explanation and the search alike)
     extended = v1_extended.claims_by_node(state, pod, allocator.profile, source.class_docs)
+    views = {name: extended(name) for name in names} if extended is not None else {}
     entries: dict[str, list[dict]] = {}
-    if docs or extended is not None:
+    if docs or views:
         body = v1_explain.detail(state, allocator, claims,
                                  [{"node": n, "reason": R_CLAIMS} for n in names], len(names),
-                                 extended=extended)
+                                 extended=views.get if views else None)
         entries = {entry["node"]: entry.get("requests") or [] for entry in body["nodes"]}
     devices = diagnosis_devices.V1Devices(state, pod, allocator, claims, None)
     out = {}
     for name in names:
-        view = extended(name) if extended is not None else None
+        view = views.get(name)
         reason = _v1_refusal(state, pod, allocator, state.nodes[name], claims,
                              [*docs, view] if view else docs)
         out[name] = (reason, entries.get(name), devices)
