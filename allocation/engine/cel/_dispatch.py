@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from allocation.engine.cel import _k8s, _qform
+from allocation.engine.cel import _k8s, _qform, _url
 from allocation.engine.cel._opaque import (
     FORM_FIELD,
     OPAQUE_FIELD,
@@ -21,6 +21,8 @@ from allocation.engine.cel._opaque import (
     OPAQUE_NAMES,
     message_classes,
     opaque_value,
+    url_text_of,
+    url_value,
 )
 
 __all__ = ["dispatcher"]
@@ -42,8 +44,8 @@ def dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]
         for overload in group:
             if all(have == want or (have is None and want not in OPAQUE_NAMES)
                    for have, want in zip(kinds, overload.params, strict=True)):
-                plain = [getattr(a, OPAQUE_FIELD) if k else a
-                         for a, k in zip(args, kinds, strict=True)]
+                plain = [url_text_of(a) if k == _url.URL else getattr(a, OPAQUE_FIELD) if k
+                         else a for a, k in zip(args, kinds, strict=True)]
                 if forms and overload.function in _qform.FORM_FUNCTIONS:
                     plain = [_qform.Formed(p, _qform.decode(getattr(a, FORM_FIELD)))
                              if k == _k8s.QUANTITY else p
@@ -52,6 +54,8 @@ def dispatcher(group: list[_k8s.Overload], forms: bool) -> Callable[..., object]
                 if overload.result in OPAQUE_NAMES:
                     if forms and overload.result == _k8s.QUANTITY:
                         return opaque_value(_k8s.QUANTITY, str(result), result.form)
+                    if overload.result == _url.URL:
+                        return url_value(result)
                     return classes[overload.result](**{OPAQUE_FIELD: result})
                 if overload.result.removeprefix("map:") in OPAQUE_NAMES:  # format.named
                     kind = overload.result.removeprefix("map:")

@@ -205,6 +205,14 @@ class GoURL:
             out += b"#" + self.escaped_fragment()
         return bytes(out)
 
+    def string_drops_authority(self) -> bool:
+        """Whether ``string()`` writes a path starting with ``//`` and no authority before
+        it (no scheme, host and user, or OmitHost), so ``parse_url`` reads the path's first
+        segment as a host this URL does not have (``url("/%2Fx")``: path ``//x``)."""
+        if self.opaque or self.host or self.user or (self.scheme and not self.omit_host):
+            return False
+        return self.escaped_path().startswith(b"//")
+
 
 def _unescape_or_none(s: bytes, mode: int) -> bytes | None:
     try:
@@ -283,9 +291,10 @@ def _parse_authority(scheme: bytes,
     return (_unescape(name, _USER), _unescape(password, _USER) if colon else None), host
 
 
-def parse(raw: bytes, via_request: bool) -> GoURL:
+def parse(raw: bytes, via_request: bool, authority: bool = True) -> GoURL:
     """net/url's parse: ``ParseRequestURI`` with ``via_request``, else ``Parse`` of the
-    text before a fragment.
+    text before a fragment; without ``authority``, a ``//`` after the scheme starts the
+    path (the text of a URL whose ``string_drops_authority``).
 
     Returns:
         The URL's fields.
@@ -315,11 +324,11 @@ def parse(raw: bytes, via_request: bool) -> GoURL:
         if b":" in rest.partition(b"/")[0]:
             raise URLError("first path segment in URL cannot contain colon")
     user, host, omit_host = None, b"", False
-    if (scheme or (not via_request and not rest.startswith(b"///"))) \
+    if authority and (scheme or (not via_request and not rest.startswith(b"///"))) \
             and rest.startswith(b"//"):
-        authority, slash, path = rest[2:].partition(b"/")
+        written, slash, path = rest[2:].partition(b"/")
         rest = slash + path
-        user, host = _parse_authority(scheme, authority)
+        user, host = _parse_authority(scheme, written)
     elif scheme and rest.startswith(b"/"):
         omit_host = True
     path = _unescape(rest, _PATH)
@@ -328,8 +337,8 @@ def parse(raw: bytes, via_request: bool) -> GoURL:
                 omit_host=omit_host, force_query=force_query, raw_query=raw_query)
 
 
-def parse_url(raw: bytes) -> GoURL:
-    """``url.Parse``: the fragment cut off first.
+def parse_url(raw: bytes, authority: bool = True) -> GoURL:
+    """``url.Parse``: the fragment cut off first (``authority`` as for :func:`parse`).
 
     Returns:
         The URL's fields, the fragment's included.
@@ -340,7 +349,7 @@ def parse_url(raw: bytes) -> GoURL:
     """
     head, _hash, fragment = raw.partition(b"#")
     try:
-        url = parse(head, False)
+        url = parse(head, False, authority)
     except URLError as error:
         raise URLError(f"parse {quote(head)}: {error}") from None
     if not fragment:

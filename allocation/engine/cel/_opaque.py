@@ -3,15 +3,17 @@ net.IP and net.CIDR.
 
 The CEL library declares object types only as protobuf messages, so each opaque type is a
 message with one string field holding the value's canonical text (``_k8s``, ``_net``,
-``_url``, ``_format``) and, for a quantity, the form upstream holds it in (``_qform``).
-Messages have no ordering operators, so ``q < q2`` fails to type-check as upstream, and
-message equality is equality of the canonical text, i.e. of the values (the form's floats
-are signed zeros, equal to each other). This module makes the message types and converts
+``_url``, ``_format``) and, for a quantity, the form upstream holds it in (``_qform``), for
+a URL whether its text drops its empty authority (``_url.URLText``). Messages have no
+ordering operators, so ``q < q2`` fails to type-check as upstream, and message equality is
+equality of the canonical text, i.e. of the values: a form is signed zeros, equal to each
+other, of one length per type. This module makes the message types and converts
 between them and (kind, text); ``_library`` declares them to the CEL library.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -20,12 +22,13 @@ from allocation.engine.cel import _format, _k8s, _net, _qform, _url
 
 __all__ = ["OPAQUE_FIELD", "FORM_FIELD", "OPAQUE_NAMES", "OPAQUE_KINDS",
            "descriptor_pool_of_opaque_types", "message_classes", "opaque_value",
-           "opaque_text"]
+           "opaque_text", "url_value", "url_text_of"]
 
-#: The message field holding the canonical text; selectors must not name it (``device``). It is
-#: longer than any attribute or capacity id (32 characters), so refusing it refuses no name.
+#: The message fields holding the canonical text and the form (±0.0 floats, equality-neutral);
+#: selectors must not name them (``device``). They are longer than any attribute or capacity
+#: id (32 characters), so refusing them refuses no name.
 OPAQUE_FIELD = "draplanner_canonical_text_of_the_value"
-FORM_FIELD = "draplanner_form_of_the_quantity"  # _qform: ±0.0 floats, equality-neutral
+FORM_FIELD = "draplanner_form_of_the_value"
 OPAQUE_NAMES = {_k8s.QUANTITY: "kubernetes.Quantity", _k8s.SEMVER: "kubernetes.Semver",
                 _net.IP: "net.IP", _net.CIDR: "net.CIDR", _url.URL: "kubernetes.URL",
                 _format.FORMAT: "kubernetes.NamedFormat"}
@@ -44,7 +47,7 @@ def _protobuf() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
                 message.field.add(name=OPAQUE_FIELD, number=1,
                                   type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
                                   label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
-                if full_name == OPAQUE_NAMES[_k8s.QUANTITY]:  # the form's bits (_qform)
+                if full_name in (OPAQUE_NAMES[_k8s.QUANTITY], OPAQUE_NAMES[_url.URL]):
                     message.field.add(name=FORM_FIELD, number=2,
                                       type=descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT,
                                       label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
@@ -61,6 +64,20 @@ def opaque_value(kind: str, text: str, form: _qform.Form | None = None) -> objec
     if form is None:
         return _protobuf()[1][kind](**{OPAQUE_FIELD: text})
     return _protobuf()[1][kind](**{OPAQUE_FIELD: text, FORM_FIELD: _qform.encode(form)})
+
+
+def url_value(text: _url.URLText) -> object:
+    """The CEL value of a URL: its text, and one float of form, -0.0 when the text drops
+    the URL's authority."""
+    return _protobuf()[1][_url.URL](**{OPAQUE_FIELD: text,
+                                       FORM_FIELD: (-0.0 if text.drops_authority else 0.0,)})
+
+
+def url_text_of(value: object) -> _url.URLText:
+    """The URL value :func:`url_value` made."""
+    form = getattr(value, FORM_FIELD)
+    return _url.URLText(getattr(value, OPAQUE_FIELD),
+                        bool(form) and math.copysign(1.0, form[0]) < 0)
 
 
 def opaque_text(value: object) -> tuple[str, str] | None:

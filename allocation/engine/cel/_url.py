@@ -4,9 +4,11 @@ resource.k8s.io/v1 selectors compile in Kubernetes' base environment, which has 
 ``k8s.io/apiserver/pkg/cel/library`` urls.go since 1.0: ``url(s)`` checks ``s`` with Go's
 ``net/url.ParseRequestURI`` (an absolute URI or an absolute path) and keeps the result of
 ``url.Parse``; ``kubernetes.URL`` (``pkg/cel/url.go``) is an opaque type whose equality is
-that of ``URL.String()``. Here a value is that text, Go's ``String()``: the accessors parse
-it again (``Parse(String())`` gives back the same scheme, host, escaped path and query),
-so equal texts are exactly equal values. Go's parsing is ``_neturl``; the messages are
+that of ``URL.String()``. Here a value is that text, Go's ``String()`` (:class:`URLText`),
+which the accessors parse again: ``Parse(String())`` gives back the same scheme, host,
+escaped path and query, except where ``String()`` writes a path starting with ``//`` and
+no authority (``url("/%2Fx")``), which the text keeps as a flag read with the path (the
+message's equality-neutral form, ``_opaque``). Go's parsing is ``_neturl``; the messages are
 upstream's, which embed Go's (``parse "x": invalid URI for request``). docs/cel.md ("URL")
 lists what was compared with upstream.
 
@@ -31,11 +33,24 @@ from allocation.engine.cel._neturl import (
     split_host_port,
 )
 
-__all__ = ["URL", "QUERY", "FUNCTIONS", "url_text", "request_uri_error"]
+__all__ = ["URL", "QUERY", "FUNCTIONS", "URLText", "url_text", "request_uri_error"]
 
 URL = "url"
 #: The kind of ``getQuery()``'s result: a map of string to list of string.
 QUERY = "map:list:string"
+
+
+class URLText(str):
+    """A URL value: Go's ``String()`` of the URL (equal texts, equal values, as upstream's
+    ``Equal``) and ``drops_authority``, whether that text reads back with a host the URL
+    does not have (``GoURL.string_drops_authority``), so the accessors read it without."""
+
+    drops_authority: bool
+
+    def __new__(cls, text: str, drops_authority: bool = False) -> URLText:
+        made = super().__new__(cls, text)
+        made.drops_authority = drops_authority
+        return made
 
 
 @lru_cache(maxsize=4096)
@@ -51,7 +66,7 @@ def request_uri_error(text: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def url_text(text: str) -> str:
+def url_text(text: str) -> URLText:
     """``url(s)``: the canonical text of ``s`` (Go's ``String()`` of ``url.Parse(s)``).
 
     Raises:
@@ -65,7 +80,7 @@ def url_text(text: str) -> str:
         url = parse_url(text.encode("utf-8"))
     except URLError as error:
         raise ValueError(f"{head}{error}") from None
-    return _decode(url.string())
+    return URLText(_decode(url.string()), url.string_drops_authority())
 
 
 def _decode(value: bytes) -> str:
@@ -74,13 +89,17 @@ def _decode(value: bytes) -> str:
     return value.decode("utf-8", "replace")
 
 
+def _url(text: URLText) -> GoURL:
+    """The URL of a value (``url_text``'s result parses again to the same parts)."""
+    return _parsed(str(text), text.drops_authority)
+
+
 @lru_cache(maxsize=4096)
-def _url(text: str) -> GoURL:
-    """The URL of a canonical text (``url_text``'s result parses again unchanged)."""
-    return parse_url(text.encode("utf-8"))
+def _parsed(text: str, drops_authority: bool) -> GoURL:
+    return parse_url(text.encode("utf-8"), not drops_authority)
 
 
-def _query(text: str) -> dict[str, list[str]]:
+def _query(text: URLText) -> dict[str, list[str]]:
     """``getQuery()``: the query's values by key, repeated keys in order."""
     values: dict[str, list[str]] = {}
     for key, value in parse_query(_url(text).raw_query):
@@ -88,8 +107,8 @@ def _query(text: str) -> dict[str, list[str]]:
     return values
 
 
-def _read(part: Callable[[GoURL], bytes]) -> Callable[[str], str]:
-    """An accessor of a URL value (its canonical text)."""
+def _read(part: Callable[[GoURL], bytes]) -> Callable[[URLText], str]:
+    """An accessor of a URL value."""
     return lambda text: _decode(part(_url(text)))
 
 

@@ -23,7 +23,7 @@ from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_re
 from allocation.engine.cel._cache import CompiledCache, ResultCache
 from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
 from allocation.engine.cel._library import Program, compile_device_program
-from allocation.engine.cel._opaque import OPAQUE_FIELD, opaque_value
+from allocation.engine.cel._opaque import FORM_FIELD, OPAQUE_FIELD, opaque_value
 from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source
@@ -162,7 +162,7 @@ def _refuse_internals(source: str) -> None:
                     f"undeclared reference to '{name}' (in container '')", source, brace.start)
             raise CelCompileError.at("undeclared reference to 'kubernetes' (in container '')",
                                      source, token.start)
-        if token.kind == "ident" and token.text == OPAQUE_FIELD:
+        if token.kind == "ident" and token.text in (OPAQUE_FIELD, FORM_FIELD):
             raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
                                      token.start)
         # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but

@@ -132,6 +132,8 @@ def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> No
     ('device.driver == "x" &&', "the expression ends too early"),
     ('quantity("1").draplanner_canonical_text_of_the_value == "1"',
      "undeclared reference to 'draplanner_canonical_text_of_the_value'"),
+    ('size(url("/").draplanner_form_of_the_value) == 1',
+     "undeclared reference to 'draplanner_form_of_the_value'"),
     ('kubernetes.Quantity{} == quantity("0")',
      "undeclared reference to 'kubernetes.Quantity' (in container '')"),
     ('.kubernetes.Semver{} == semver("0.0.0")',
