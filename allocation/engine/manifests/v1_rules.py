@@ -88,7 +88,13 @@ def _device_class(data: dict, profile: Profile, problems: ProblemList) -> None:
                                 problems)
 
 
-def _set_fields(obj: dict, names: tuple[str, ...]) -> list[str]:
+def _set_fields(obj: dict, names: tuple[str, ...], path: str,
+                problems: ProblemList) -> list[str]:
+    """The node fields ``obj`` sets; ``allNodes``/``perDeviceNodeSelection`` false is no
+    choice, and refused, as the API server does (set them true or leave them out)."""
+    for name in ("allNodes", "perDeviceNodeSelection"):
+        if name in names and obj.get(name) is False:
+            problems.add(f"{path}.{name}", "must be true or unset, not false")
     return [n for n in names if obj.get(n) not in (None, False)]
 
 
@@ -100,7 +106,7 @@ def _one_term(selector: dict | None, path: str, problems: ProblemList) -> None:
 
 def _slice_node_fields(spec: dict, profile: Profile, problems: ProblemList) -> None:
     present = _set_fields(spec, ("nodeName", "nodeSelector", "allNodes",
-                                 "perDeviceNodeSelection"))
+                                 "perDeviceNodeSelection"), "spec", problems)
     counters_only = spec.get("sharedCounters") and not spec.get("devices") and \
         not profile.legacy_pools
     if len(present) > 1:
@@ -109,8 +115,6 @@ def _slice_node_fields(spec: dict, profile: Profile, problems: ProblemList) -> N
     elif not present and not counters_only:
         problems.add("spec", "exactly one of nodeName, nodeSelector, allNodes: true, "
                      "perDeviceNodeSelection: true must be set")
-    if spec.get("nodeName") == "":
-        problems.add("spec.nodeName", "must not be empty")
     _one_term(spec.get("nodeSelector"), "spec.nodeSelector", problems)
     if spec.get("devices") and spec.get("sharedCounters") and not profile.legacy_pools:
         problems.add("spec", "at most one of devices and sharedCounters may be set "
@@ -198,6 +202,9 @@ _DEVICE_PATHS = tuple(f"spec.devices[{i}]" for i in range(MAX_DEVICES))
 """A slice's device paths, made once (a path per device of every slice otherwise)."""
 
 
+_DEVICE_NODE_FIELDS = ("nodeName", "nodeSelector", "allNodes")
+
+
 def _device(device: dict, path: str, per_device: bool, profile: Profile,
             problems: ProblemList) -> None:
     _attributes(device, path, problems)
@@ -208,12 +215,13 @@ def _device(device: dict, path: str, per_device: bool, profile: Profile,
             problems.add(f"{path}.consumesCounters[{index}].counters", f"has "
                          f"{len(use['counters'])} counters, more than the limit of "
                          f"{MAX_COUNTERS}")
-    node_fields = _set_fields(device, ("nodeName", "nodeSelector", "allNodes"))
-    if per_device and len(node_fields) != 1:
-        problems.add(path, "exactly one of nodeName, nodeSelector, allNodes: true must be "
-                     "set when the slice uses perDeviceNodeSelection"
-                     + (f", found {', '.join(node_fields)}" if node_fields else ""))
-    elif not per_device and node_fields:
+    if per_device:
+        node_fields = _set_fields(device, _DEVICE_NODE_FIELDS, path, problems)
+        if len(node_fields) != 1:
+            problems.add(path, "exactly one of nodeName, nodeSelector, allNodes: true must "
+                         "be set when the slice uses perDeviceNodeSelection"
+                         + (f", found {', '.join(node_fields)}" if node_fields else ""))
+    elif node_fields := [n for n in _DEVICE_NODE_FIELDS if device.get(n) is not None]:
         problems.add(path, f"{', '.join(node_fields)} may only be set when the slice sets "
                      "perDeviceNodeSelection: true")
     _one_term(device.get("nodeSelector"), f"{path}.nodeSelector", problems)
@@ -309,12 +317,16 @@ def _request_body(request: dict, path: str, profile: Profile, problems: ProblemL
 
 def _references(refs: list, names: dict[str, set[str]], path: str,
                 problems: ProblemList) -> None:
+    first: dict[str, int] = {}
     for index, ref in enumerate(refs or ()):
         request, slash, sub = ref.partition("/")
         if request not in names or (slash and sub not in names[request]):
             known = ", ".join(sorted(names)) or "none"
             problems.add(f"{path}[{index}]", f"{ref!r} names no request of this claim "
                          f"(requests: {known}; a subrequest is <request>/<subrequest>)")
+        if first.setdefault(ref, index) != index:
+            problems.add(f"{path}[{index}]", f"{ref!r} is listed twice (first at "
+                         f"{path}[{first[ref]}])")
 
 
 def _claim_spec(spec: dict, path: str, profile: Profile, problems: ProblemList) -> None:

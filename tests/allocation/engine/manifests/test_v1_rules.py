@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.manifests import InvalidManifests
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
     device,
-    load,
     problems,
     request,
     slice_doc,
@@ -159,6 +157,20 @@ def test_exactly_one_node_selection():
         "spec.nodeSelector.nodeSelectorTerms: must have exactly 1 term, not 0"]
 
 
+def test_all_nodes_and_per_device_node_selection_false_are_refused():
+    # The API server refuses false ("must be either unset or set to true"), even beside
+    # another node field that would make the choice.
+    assert problems([slice_doc([device()], nodeName="node-1", allNodes=False)]) == [
+        "spec.allNodes: must be true or unset, not false"]
+    assert problems([slice_doc([device()], nodeName="node-1",
+                               perDeviceNodeSelection=False)]) == [
+        "spec.perDeviceNodeSelection: must be true or unset, not false"]
+    assert problems([slice_doc([device()], allNodes=False)]) == [
+        "spec.allNodes: must be true or unset, not false",
+        "spec: exactly one of nodeName, nodeSelector, allNodes: true, "
+        "perDeviceNodeSelection: true must be set"]
+
+
 def test_devices_and_shared_counters_in_one_slice():
     counters = [{"name": "s", "counters": {"c": {"value": "1"}}}]
     doc = slice_doc([device()], sharedCounters=counters)
@@ -201,6 +213,12 @@ def test_per_device_node_selection():
         "when the slice uses perDeviceNodeSelection"]
     assert problems([slice_doc([device(nodeName="node-1")])]) == [
         "spec.devices[0]: nodeName may only be set when the slice sets "
+        "perDeviceNodeSelection: true"]
+    # false is still set: refused where the slice chooses per device, and where it does not
+    assert problems([slice_doc([device(nodeName="node-1", allNodes=False)], **per_device)]) == [
+        "spec.devices[0].allNodes: must be true or unset, not false"]
+    assert problems([slice_doc([device(allNodes=False)])]) == [
+        "spec.devices[0]: allNodes may only be set when the slice sets "
         "perDeviceNodeSelection: true"]
 
 
@@ -287,112 +305,22 @@ def test_constraint_and_config_references():
         "(requests: p, r; a subrequest is <request>/<subrequest>)"]
 
 
+def test_a_request_is_named_once_per_constraint_and_config():
+    config = {"driver": "gpu.example.com", "parameters": {}}
+    doc = claim_doc([request("r"), request("q")], constraints=[
+        {"requests": ["r", "q", "r"], "matchAttribute": "gpu.example.com/model"}],
+        config=[{"requests": ["q", "q"], "opaque": config}])
+    assert problems([doc]) == [
+        "spec.devices.constraints[0].requests[2]: 'r' is listed twice (first at "
+        "spec.devices.constraints[0].requests[0])",
+        "spec.devices.config[0].requests[1]: 'q' is listed twice (first at "
+        "spec.devices.config[0].requests[0])"]
+
+
 def test_constraint_needs_exactly_one_attribute():
     assert problems([claim_doc(constraints=[{"requests": ["r"]}])]) == [
         "spec.devices.constraints[0]: exactly one of matchAttribute, distinctAttribute must "
         "be set"]
-
-
-def test_cel_selectors_compile_with_the_v1_environment():
-    quantity_operator = 'device.capacity["gpu.example.com"].memory >= "8Gi"'
-    lines = problems([class_doc(selectors=[{"cel": {"expression": quantity_operator}}]),
-                      claim_doc([request(selectors=[{"cel": {"expression": "device.x"}}])])])
-    assert lines[0].startswith("spec.selectors[0].cel.expression: invalid CEL selector: ")
-    assert "_>=_" in lines[0]
-    assert lines[1].startswith(
-        "spec.devices.requests[0].exactly.selectors[0].cel.expression: invalid CEL selector")
-    good = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("8Gi")) >= 0'
-    assert problems([class_doc(selectors=[{"cel": {"expression": good}}])]) == []
-
-
-def test_cel_expression_at_most_10_kib():
-    def doc(n):  # device.driver == "" is 19 characters
-        return [class_doc(selectors=[{"cel": {"expression": f'device.driver == "{"x" * n}"'}}])]
-    assert problems(doc(10240 - 19)) == []
-    assert problems(doc(10240 - 18)) == [
-        "spec.selectors[0].cel.expression: invalid CEL selector: compile error: expression "
-        "is 10241 bytes, longer than the 10240-byte limit"]
-
-
-def test_allow_multiple_allocations_is_gated_in_cel():
-    expression = "device.allowMultipleAllocations"
-    assert problems([class_doc(selectors=[{"cel": {"expression": expression}}])]) == []
-    lines = problems([class_doc(selectors=[{"cel": {"expression": expression}}])], "1.35")
-    assert len(lines) == 1
-    assert lines[0].startswith("spec.selectors[0].cel.expression: invalid CEL selector")
-
-
-def test_cel_estimated_cost_at_most_one_million():
-    domain = 'device.attributes["d"]'
-    below = f"{domain}.all(x, {domain}.all(y, {domain}.all(z, x != y || y != z)))"
-    above = f"{domain}.all(w, {domain}.all(x, {domain}.all(y, {domain}.all(z, w != z))))"
-    assert problems([claim_doc([request(selectors=[{"cel": {"expression": below}}])])]) == []
-    lines = problems([claim_doc([request(selectors=[{"cel": {"expression": above}}])])])
-    assert len(lines) == 1
-    assert lines[0].startswith("spec.devices.requests[0].exactly.selectors[0].cel.expression: ")
-    assert "exceeds the limit of 1,000,000" in lines[0]
-
-
-# A new selector of each function family of the CEL lists extension, which Kubernetes 1.34's
-# API server (compatibility version 1.33) refuses and 1.35 and later accept.
-_LISTS_SELECTORS = {
-    "slice": 'device.attributes["d"].all(k, [k, k].slice(0, 1) == [k])',
-    "flatten": "[[1], [2]].flatten().size() == 2",
-    "sort": "[2, 1].sort()[0] == 1",
-    "sortBy": "[{'a': 2}, {'a': 1}].sortBy(e, e.a)[0].a == 1",
-    "range": "lists.range(3).size() == 3",
-    "reverse": "[1, 2].reverse()[0] == 2",
-    "distinct": "[1, 1].distinct().size() == 1",
-}
-
-
-def _template_doc(selectors: list) -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "t", "namespace": "default"},
-            "spec": {"spec": {"devices": {"requests": [
-                {"name": "r", "firstAvailable": [
-                    {"name": "s", "deviceClassName": "gpu", "selectors": selectors}]}]}}}}
-
-
-@pytest.mark.parametrize("function", sorted(_LISTS_SELECTORS))
-def test_new_selectors_using_the_lists_extension_need_kubernetes_135(function):
-    selectors = [{"cel": {"expression": _LISTS_SELECTORS[function]}}]
-    docs = [class_doc(selectors=selectors), claim_doc([request(selectors=selectors)]),
-            _template_doc(selectors)]
-    lines = problems(docs, "1.34")
-    paths = ["spec.selectors[0]", "spec.devices.requests[0].exactly.selectors[0]",
-             "spec.spec.devices.requests[0].firstAvailable[0].selectors[0]"]
-    assert len(lines) == 3
-    for line, path in zip(lines, paths, strict=True):
-        assert line.startswith(f"{path}.cel.expression: invalid CEL selector: line 1, column ")
-        assert line.endswith(
-            f"undeclared reference to '{function}' (in container ''): new selectors may use the "
-            "CEL lists extension from compatibility version 1.34 on, not at 1.33 "
-            "(Kubernetes 1.34)")
-    assert problems(docs, "1.35") == []
-    assert problems(docs, "1.36") == []
-
-
-def test_refused_new_selector_names_the_object():
-    selectors = [{"cel": {"expression": "[2, 1].sort()[0] == 1"}}]
-    docs = [class_doc(name="sorted", selectors=selectors)]
-    with pytest.raises(InvalidManifests) as caught:
-        load(docs, "1.34")
-    assert str(caught.value) == (
-        "v1.yaml:1 (DeviceClass sorted): spec.selectors[0].cel.expression: invalid CEL "
-        "selector: line 1, column 12: undeclared reference to 'sort' (in container ''): new "
-        "selectors may use the CEL lists extension from compatibility version 1.34 on, not at "
-        "1.33 (Kubernetes 1.34)")
-
-
-@pytest.mark.parametrize("release", ["1.34", "1.35", "1.36"])
-def test_regex_extension_selectors_are_refused_in_every_release(release):
-    expression = 'regex.extract("ab", "b").hasValue()'
-    docs = [class_doc(selectors=[{"cel": {"expression": expression}}])]
-    assert problems(docs, release) == [
-        "spec.selectors[0].cel.expression: invalid CEL selector: line 1, column 14: "
-        "undeclared reference to 'extract' (in container ''): no Kubernetes release has the "
-        f"CEL regex extension (Kubernetes {release})"]
 
 
 def test_a_repeated_invalid_attribute_value_is_reported_on_every_device():

@@ -176,14 +176,15 @@ def test_exhausted_counters_say_how_much_is_left_and_needed():
 
 def test_a_capacity_request_outside_the_policy_names_the_policy():
     shared = {"name": "nic", "allowMultipleAllocations": True, "capacity": {"bandwidth": {
-        "value": "10G", "requestPolicy": {"validRange": {"min": "1G", "max": "4G",
-                                                         "step": "1G"}}}}}
+        "value": "10G", "requestPolicy": {"default": "1G", "validRange": {
+            "min": "1G", "max": "4G", "step": "1G"}}}}}
     claim = claim_doc([request(capacity={"requests": {"bandwidth": "5G"}})])
 
     [group] = _only_request(_pending(_waiting(claim, shared))[1])["refused"]
 
     assert group == {"reason": "capacity bandwidth: 5G violates the request policy "
-                               "(validRange min 1G, max 4G, step 1G)", "code": "capacity",
+                               "(validRange min 1G, max 4G, step 1G; default 1G)",
+                     "code": "capacity",
                      "candidates": [_dev("nic")]}
 
 
