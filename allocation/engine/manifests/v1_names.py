@@ -7,7 +7,9 @@ agree. The seed rule "identifiers of at most 63 characters" does not apply to v1
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -23,6 +25,8 @@ __all__ = [
     "MAX_TOLERATIONS", "MAX_CONSTRAINTS", "MAX_RESERVED_FOR",
     "MAX_ALLOCATION_CONFIGS", "MAX_DEVICE_CONDITIONS", "MAX_DEVICE_DATA_BYTES",
     "MAX_VALID_VALUES", "MAX_ID_LENGTH", "MAX_DOMAIN_LENGTH",
+    "request_names", "reference_problem", "check_references", "check_listed_once",
+    "check_json_size",
 ]
 
 MAX_SELECTORS = 32
@@ -110,3 +114,51 @@ def check_qualified_keys(value: Any, path: str, problems: ProblemList) -> None:
         message = qualified_name_problem(key)
         if message:
             problems.add(join(path, key), message)
+
+
+def check_json_size(value: Any, limit: int, path: str, problems: ProblemList) -> None:
+    """``value`` (opaque parameters, device-status data) is at most ``limit`` bytes of
+    JSON."""
+    size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    if size > limit:
+        problems.add(path, f"is {size} bytes of JSON, more than the limit of {limit} bytes")
+
+
+def request_names(devices: dict) -> dict[str, set[str]]:
+    """Each request of a claim's ``spec.devices`` with the names of its subrequests."""
+    return {request["name"]: {sub["name"] for sub in request.get("firstAvailable") or ()}
+            for request in devices.get("requests") or ()}
+
+
+def reference_problem(ref: str, names: dict[str, set[str]]) -> str | None:
+    """Why ``ref`` (``req`` or ``req/sub``) names no request of a claim whose
+    :func:`request_names` are ``names``, or None."""
+    request, slash, sub = ref.partition("/")
+    if request in names and (not slash or sub in names[request]):
+        return None
+    known = ", ".join(sorted(names)) or "none"
+    return (f"{ref!r} names no request of this claim (requests: {known}; a subrequest is "
+            "<request>/<subrequest>)")
+
+
+def check_listed_once(values: Iterable[Any], path: str, problems: ProblemList,
+                      suffix: str = "") -> None:
+    """Each of ``values`` (the items of the list at ``path``) appears once, as the API
+    server's sets require (``suffix``: the field of an item the value is, ``.uid``)."""
+    first: dict[Any, int] = {}
+    for index, value in enumerate(values):
+        if first.setdefault(value, index) != index:
+            shown = value if isinstance(value, str) else "/".join(
+                str(part) for part in value if part is not None)
+            problems.add(f"{path}[{index}]{suffix}", f"{shown!r} is listed twice (first at "
+                         f"{path}[{first[value]}]{suffix})")
+
+
+def check_references(refs: list | None, names: dict[str, set[str]], path: str,
+                     problems: ProblemList) -> None:
+    """A constraint's or config's ``requests``: each names a request of the claim, once."""
+    for index, ref in enumerate(refs or ()):
+        message = reference_problem(ref, names)
+        if message:
+            problems.add(f"{path}[{index}]", message)
+    check_listed_once(refs or (), path, problems)

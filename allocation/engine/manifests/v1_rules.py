@@ -9,9 +9,6 @@ schema (``v1_schema``), already converted to v1 and defaulted (``v1_convert``).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from allocation.engine.cel import CelCompileError, compile_problem
 from allocation.engine.cel.device import compile_device_selector
 from allocation.engine.cel.releases import check_new_device_selector
@@ -19,15 +16,19 @@ from allocation.engine.manifests.common import label_key_problem, label_value_pr
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
 from allocation.engine.manifests.schema_base import suggest
+from allocation.engine.manifests.v1_claim_status import check_claim_status
 from allocation.engine.manifests.v1_names import (
     MAX_ATTRIBUTES_AND_CAPACITIES,
     MAX_COUNTERS,
-    MAX_DEVICE_DATA_BYTES,
     MAX_DEVICES,
     MAX_DEVICES_TAINTED,
     MAX_OPAQUE_BYTES,
     MAX_STRING_LENGTH,
+    check_json_size,
+    check_listed_once,
+    check_references,
     qualified_name_problem,
+    request_names,
 )
 from allocation.engine.manifests.v1_policy import check_request_policy
 from allocation.engine.v1.features import Profile
@@ -37,15 +38,8 @@ __all__ = ["check_v1_document", "admin_access_paths", "attribute_value_ok",
            "check_attribute_value"]
 
 
-def _json_size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-
-
 def _opaque(opaque: dict, path: str, problems: ProblemList) -> None:
-    size = _json_size(opaque["parameters"])
-    if size > MAX_OPAQUE_BYTES:
-        problems.add(join(path, "parameters"), f"is {size} bytes of JSON, more than the "
-                     f"limit of {MAX_OPAQUE_BYTES} bytes")
+    check_json_size(opaque["parameters"], MAX_OPAQUE_BYTES, join(path, "parameters"), problems)
 
 
 def _selectors(entries: list, path: str, profile: Profile, problems: ProblemList) -> None:
@@ -184,6 +178,7 @@ def _conditions(device: dict, path: str, problems: ProblemList) -> None:
             message = label_key_problem(value)
             if message:
                 problems.add(f"{path}.{name}[{index}]", message)
+        check_listed_once(values, f"{path}.{name}", problems)
     if bool(lists["bindingConditions"]) != bool(lists["bindingFailureConditions"]):
         problems.add(path, "bindingConditions and bindingFailureConditions must be set "
                      "together (both or neither)")
@@ -211,7 +206,10 @@ def _device(device: dict, path: str, per_device: bool, profile: Profile,
     if not per_device and _PLAIN_FIELDS.issuperset(device):
         return
     for index, use in enumerate(device.get("consumesCounters") or ()):
-        if len(use["counters"]) > MAX_COUNTERS:
+        if not use["counters"]:
+            problems.add(f"{path}.consumesCounters[{index}].counters", "must name at least "
+                         "one counter")
+        elif len(use["counters"]) > MAX_COUNTERS:
             problems.add(f"{path}.consumesCounters[{index}].counters", f"has "
                          f"{len(use['counters'])} counters, more than the limit of "
                          f"{MAX_COUNTERS}")
@@ -313,33 +311,18 @@ def _request_body(request: dict, path: str, profile: Profile, problems: ProblemL
         _toleration(toleration, f"{path}.tolerations[{index}]", problems)
 
 
-def _references(refs: list, names: dict[str, set[str]], path: str,
-                problems: ProblemList) -> None:
-    first: dict[str, int] = {}
-    for index, ref in enumerate(refs or ()):
-        request, slash, sub = ref.partition("/")
-        if request not in names or (slash and sub not in names[request]):
-            known = ", ".join(sorted(names)) or "none"
-            problems.add(f"{path}[{index}]", f"{ref!r} names no request of this claim "
-                         f"(requests: {known}; a subrequest is <request>/<subrequest>)")
-        if first.setdefault(ref, index) != index:
-            problems.add(f"{path}[{index}]", f"{ref!r} is listed twice (first at "
-                         f"{path}[{first[ref]}])")
-
-
 def _claim_spec(spec: dict, path: str, profile: Profile, problems: ProblemList) -> None:
     devices = spec.get("devices") or {}
-    names: dict[str, set[str]] = {}
+    names = request_names(devices)
     for index, request in enumerate(devices.get("requests") or ()):
         where = f"{path}.devices.requests[{index}]"
-        names[request["name"]] = {s["name"] for s in request.get("firstAvailable") or ()}
         if request.get("exactly") is not None:
             _request_body(request["exactly"], f"{where}.exactly", profile, problems)
         for position, sub in enumerate(request.get("firstAvailable") or ()):
             _request_body(sub, f"{where}.firstAvailable[{position}]", profile, problems)
     for index, constraint in enumerate(devices.get("constraints") or ()):
         where = f"{path}.devices.constraints[{index}]"
-        _references(constraint.get("requests"), names, f"{where}.requests", problems)
+        check_references(constraint.get("requests"), names, f"{where}.requests", problems)
         for name in ("matchAttribute", "distinctAttribute"):
             if constraint.get(name) is not None:
                 message = qualified_name_problem(constraint[name], full=True)
@@ -347,21 +330,8 @@ def _claim_spec(spec: dict, path: str, profile: Profile, problems: ProblemList) 
                     problems.add(f"{where}.{name}", message)
     for index, config in enumerate(devices.get("config") or ()):
         where = f"{path}.devices.config[{index}]"
-        _references(config.get("requests"), names, f"{where}.requests", problems)
+        check_references(config.get("requests"), names, f"{where}.requests", problems)
         _opaque(config["opaque"], f"{where}.opaque", problems)
-
-
-def _claim_status(status: dict, problems: ProblemList) -> None:
-    allocation = status.get("allocation") or {}
-    for index, config in enumerate((allocation.get("devices") or {}).get("config") or ()):
-        _opaque(config["opaque"], f"status.allocation.devices.config[{index}].opaque",
-                problems)
-    for index, device in enumerate(status.get("devices") or ()):
-        if device.get("data") is not None:
-            size = _json_size(device["data"])
-            if size > MAX_DEVICE_DATA_BYTES:
-                problems.add(f"status.devices[{index}].data", f"is {size} bytes of JSON, "
-                             f"more than the limit of {MAX_DEVICE_DATA_BYTES} bytes")
 
 
 def check_v1_document(kind: str, data: dict, profile: Profile, problems: ProblemList) -> None:
@@ -372,7 +342,8 @@ def check_v1_document(kind: str, data: dict, profile: Profile, problems: Problem
         _resource_slice(data, profile, problems)
     elif kind == "ResourceClaim":
         _claim_spec(data["spec"], "spec", profile, problems)
-        _claim_status(data.get("status") or {}, problems)
+        check_claim_status(data["spec"].get("devices") or {}, data.get("status") or {},
+                           problems)
     elif kind == "ResourceClaimTemplate":
         _claim_spec(data["spec"]["spec"], "spec.spec", profile, problems)
 

@@ -51,6 +51,8 @@ def test_consumed_counters_per_set_are_limited_to_32():
     assert problems(doc(32)) == []
     assert problems(doc(33)) == ["spec.devices[0].consumesCounters[0].counters: has 33 "
                                  "counters, more than the limit of 32"]
+    assert problems(doc(0)) == ["spec.devices[0].consumesCounters[0].counters: must name at "
+                                "least one counter"]
 
 
 def test_attributes_and_capacity_together_at_most_32():
@@ -140,6 +142,12 @@ def test_binding_conditions_both_or_neither_and_no_overlap():
     assert problems([slice_doc([device(bindingConditions=["no spaces"],
                                        bindingFailureConditions=["f"])])])[0].startswith(
         "spec.devices[0].bindingConditions[0]: invalid key 'no spaces'")
+    assert problems([slice_doc([device(bindingConditions=["a", "a"],
+                                       bindingFailureConditions=["f", "g", "f"])])]) == [
+        "spec.devices[0].bindingConditions[1]: 'a' is listed twice (first at "
+        "spec.devices[0].bindingConditions[0])",
+        "spec.devices[0].bindingFailureConditions[2]: 'f' is listed twice (first at "
+        "spec.devices[0].bindingFailureConditions[0])"]
 
 
 def test_exactly_one_node_selection():
@@ -237,8 +245,9 @@ def test_opaque_parameters_at_most_10_kib():
 
 def test_device_status_data_at_most_10_kib():
     def status(n):
-        return {"devices": [{"driver": "gpu.example.com", "pool": "p", "device": "d",
-                             "data": {"a": "x" * n}}]}
+        device = {"driver": "gpu.example.com", "pool": "p", "device": "d"}
+        return {"allocation": {"devices": {"results": [{"request": "r", **device}]}},
+                "devices": [{**device, "data": {"a": "x" * n}}]}
     assert problems([claim_doc(status=status(10240 - 8))]) == []
     assert problems([claim_doc(status=status(10240 - 7))]) == [
         "status.devices[0].data: is 10241 bytes of JSON, more than the limit of 10240 bytes"]

@@ -27,15 +27,18 @@ def _alloc_config(n: int) -> dict:
     return {"allocation": {"devices": {"config": [{"source": "FromClass", **_OPAQUE}] * n}}}
 
 
+_DEVICE = {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}
+_ALLOCATED = {"allocation": {"devices": {"results": [{"request": "r", **_DEVICE}]}}}
+
+
 def _reserved(n: int) -> dict:
-    return {"reservedFor": [{"resource": "pods", "name": f"p{i}", "uid": f"u{i}"}
-                            for i in range(n)]}
+    return {**_ALLOCATED, "reservedFor": [{"resource": "pods", "name": f"p{i}",
+                                           "uid": f"u{i}"} for i in range(n)]}
 
 
 def _conditions(n: int) -> dict:
-    return {"devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
-                         "conditions": [{"type": f"t{i}", "status": "True"}
-                                        for i in range(n)]}]}
+    return {**_ALLOCATED, "devices": [{**_DEVICE, "conditions": [
+        {"type": f"t{i}", "status": "True"} for i in range(n)]}]}
 
 
 def _policy(n: int) -> dict:
