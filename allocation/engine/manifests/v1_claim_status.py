@@ -9,6 +9,7 @@ problem naming the field, as the API server's answer would be.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from allocation.engine.manifests.problems import ProblemList
@@ -26,6 +27,8 @@ __all__ = ["check_claim_status"]
 
 _RESULTS = "status.allocation.devices.results"
 _CONFIG = "status.allocation.devices.config"
+# NetworkDeviceData's limits (k8s.io/api resource/v1 types.go)
+_MAX_INTERFACE_NAME, _MAX_HARDWARE_ADDRESS, _MAX_IPS = 256, 128, 16
 # uuid.Validate plus upstream's "RFC 4122 normalized form": 36 lower-case characters
 _SHARE_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -44,6 +47,31 @@ def _results(results: list[dict], names: dict[str, set[str]], problems: ProblemL
         if share is not None and not _SHARE_ID.match(share):
             problems.add(f"{where}.shareID", f"invalid share ID {share!r}: must be a UUID "
                          "in RFC 4122 normalized form (36 lower-case characters)")
+
+
+def _network_data(data: dict, path: str, problems: ProblemList) -> None:
+    for name, limit in (("interfaceName", _MAX_INTERFACE_NAME),
+                        ("hardwareAddress", _MAX_HARDWARE_ADDRESS)):
+        if len(data.get(name) or "") > limit:
+            problems.add(f"{path}.{name}", f"is {len(data[name])} characters, longer than "
+                         f"the limit of {limit}")
+    ips = data.get("ips") or []
+    if len(ips) > _MAX_IPS:
+        problems.add(f"{path}.ips", f"must have at most {_MAX_IPS} items, not {len(ips)}")
+        return
+    for index, text in enumerate(ips):
+        try:
+            if "/" not in text:  # ip_interface reads a bare address as /32 or /128
+                raise ValueError(text)
+            canonical = str(ipaddress.ip_interface(text))
+        except ValueError:
+            problems.add(f"{path}.ips[{index}]", f"invalid address {text!r}: must be an "
+                         "address in CIDR form (10.9.8.7/24 or 2001:db8::1/64)")
+            continue
+        if canonical != text:
+            problems.add(f"{path}.ips[{index}]", f"{text!r} must be in canonical form "
+                         f"({canonical!r})")
+    check_listed_once(ips, f"{path}.ips", problems)
 
 
 def check_claim_status(devices: dict, status: dict, problems: ProblemList) -> None:
@@ -74,4 +102,7 @@ def check_claim_status(devices: dict, status: dict, problems: ProblemList) -> No
         if device.get("data") is not None:
             check_json_size(device["data"], MAX_DEVICE_DATA_BYTES,
                             f"status.devices[{index}].data", problems)
+        if device.get("networkData") is not None:
+            _network_data(device["networkData"], f"status.devices[{index}].networkData",
+                          problems)
     check_listed_once([_device_key(d) for d in statuses], "status.devices", problems)

@@ -74,3 +74,24 @@ def test_a_device_status_is_of_an_allocated_device_once():
     assert problems([_claim(devices=[_DEVICE])]) == [
         "status.devices[0]: must name a device of status.allocation.devices.results "
         "(driver, pool, device and shareID)"]
+
+
+def test_network_data_limits_and_addresses():
+    def lines(**data):
+        return problems([_claim([_result()], devices=[{**_DEVICE, "networkData": data}])])
+    assert lines(interfaceName="e" * 256, hardwareAddress="a" * 128,
+                 ips=["10.9.8.7/24", "2001:db8::1/64"]) == []
+    base = "status.devices[0].networkData"
+    assert lines(interfaceName="e" * 257, hardwareAddress="a" * 129) == [
+        f"{base}.interfaceName: is 257 characters, longer than the limit of 256",
+        f"{base}.hardwareAddress: is 129 characters, longer than the limit of 128"]
+    assert lines(ips=[f"10.0.0.{i}/24" for i in range(17)]) == [
+        f"{base}.ips: must have at most 16 items, not 17"]
+    assert lines(ips=["10.9.8.7", "2001:DB8::1/64", "10.9.8.7/24", "10.9.8.7/24"]) == [
+        f"{base}.ips[0]: invalid address '10.9.8.7': must be an address in CIDR form "
+        "(10.9.8.7/24 or 2001:db8::1/64)",
+        f"{base}.ips[1]: '2001:DB8::1/64' must be in canonical form ('2001:db8::1/64')",
+        f"{base}.ips[3]: '10.9.8.7/24' is listed twice (first at {base}.ips[2])"]
+    assert lines(ips=["nope/24"]) == [
+        f"{base}.ips[0]: invalid address 'nope/24': must be an address in CIDR form "
+        "(10.9.8.7/24 or 2001:db8::1/64)"]
