@@ -111,7 +111,9 @@ def _driver_simulation(data: dict, problems: ProblemList) -> None:
 
 
 def _container_claims(spec: Any, path: str, problems: ProblemList) -> None:
-    """A container may only use claims its pod declares, each once (as the API server says)."""
+    """A container may only use claims its pod declares, each once, or each request of
+    one once (as the API server says: ``{name: a, request: r}`` and ``{name: a, request: q}``
+    are two uses)."""
     if not isinstance(spec, dict):
         return
     declared = {c.get("name") for c in spec.get("resourceClaims") or ()
@@ -120,18 +122,21 @@ def _container_claims(spec: Any, path: str, problems: ProblemList) -> None:
         for index, container in enumerate(spec.get(group) or ()):
             resources = container.get("resources") if isinstance(container, dict) else None
             claims = resources.get("claims") if isinstance(resources, dict) else None
-            seen: set[str] = set()
+            seen: set[tuple] = set()
             for position, claim in enumerate(claims or ()):
                 name = claim.get("name") if isinstance(claim, dict) else None
+                use = (name, claim.get("request") or "") if isinstance(claim, dict) else None
                 if name not in declared:
                     known = ", ".join(sorted(n for n in declared if isinstance(n, str)))
                     problems.add(_claim_path(path, group, index, position),
                                  f"claim {name!r} is not declared in {path}.resourceClaims"
                                  + (f" (declared: {known})" if known else ""))
-                elif name in seen:
+                elif use in seen:
+                    twice = f"request {use[1]!r} of claim {name!r}" if use[1] else \
+                        f"claim {name!r}"
                     problems.add(_claim_path(path, group, index, position),
-                                 f"duplicate claim {name!r} in this container")
-                seen.add(name)
+                                 f"duplicate {twice} in this container")
+                seen.add(use)
 
 
 def _scheduling_gates(spec: Any, problems: ProblemList) -> None:

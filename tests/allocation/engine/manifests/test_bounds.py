@@ -95,6 +95,18 @@ def test_container_claims_must_be_declared_by_the_pod():
                     "claim 'gpu' is not declared in spec.resourceClaims (declared: net)")
 
 
+def test_a_container_uses_a_claim_or_each_of_its_requests_once():
+    uses = [{"name": "gpu"}, {"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"},
+            {"name": "gpu", "request": "a"}, {"name": "gpu"}]
+    pod = _pod(spec__containers=[{"name": "c", "resources": {"claims": uses}}],
+               spec__resourceClaims=[{"name": "gpu", "resourceClaimName": "g"}])
+    assert problems_of(to_yaml([pod])) == [
+        "bad.yaml:1 (Pod default/p): spec.containers[0].resources.claims[3].name: duplicate "
+        "request 'a' of claim 'gpu' in this container",
+        "bad.yaml:1 (Pod default/p): spec.containers[0].resources.claims[4].name: duplicate "
+        "claim 'gpu' in this container"]
+
+
 def test_handle_data_over_16_kib_is_refused_at_its_field():
     sim = {"apiVersion": "draplanner.io/v1alpha1", "kind": "DriverSimulation",
            "metadata": {"name": "d"},
