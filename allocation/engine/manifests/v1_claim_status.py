@@ -15,6 +15,9 @@ import re
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.v1_names import (
     MAX_DEVICE_DATA_BYTES,
+    MAX_HARDWARE_ADDRESS,
+    MAX_INTERFACE_NAME,
+    MAX_IPS,
     MAX_OPAQUE_BYTES,
     check_json_size,
     check_listed_once,
@@ -27,10 +30,8 @@ __all__ = ["check_claim_status"]
 
 _RESULTS = "status.allocation.devices.results"
 _CONFIG = "status.allocation.devices.config"
-# NetworkDeviceData's limits (k8s.io/api resource/v1 types.go)
-_MAX_INTERFACE_NAME, _MAX_HARDWARE_ADDRESS, _MAX_IPS = 256, 128, 16
 # uuid.Validate plus upstream's "RFC 4122 normalized form": 36 lower-case characters
-_SHARE_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_SHARE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _device_key(entry: dict) -> tuple[str, str, str, str | None]:
@@ -44,24 +45,26 @@ def _results(results: list[dict], names: dict[str, set[str]], problems: ProblemL
         if message:
             problems.add(f"{where}.request", message)
         share = result.get("shareID")
-        if share is not None and not _SHARE_ID.match(share):
+        if share is not None and not _SHARE_ID.fullmatch(share):
             problems.add(f"{where}.shareID", f"invalid share ID {share!r}: must be a UUID "
                          "in RFC 4122 normalized form (36 lower-case characters)")
 
 
 def _network_data(data: dict, path: str, problems: ProblemList) -> None:
-    for name, limit in (("interfaceName", _MAX_INTERFACE_NAME),
-                        ("hardwareAddress", _MAX_HARDWARE_ADDRESS)):
+    for name, limit in (("interfaceName", MAX_INTERFACE_NAME),
+                        ("hardwareAddress", MAX_HARDWARE_ADDRESS)):
         if len(data.get(name) or "") > limit:
             problems.add(f"{path}.{name}", f"is {len(data[name])} characters, longer than "
                          f"the limit of {limit}")
     ips = data.get("ips") or []
-    if len(ips) > _MAX_IPS:
-        problems.add(f"{path}.ips", f"must have at most {_MAX_IPS} items, not {len(ips)}")
+    if len(ips) > MAX_IPS:
+        problems.add(f"{path}.ips", f"must have at most {MAX_IPS} items, not {len(ips)}")
         return
     for index, text in enumerate(ips):
         try:
-            if "/" not in text:  # ip_interface reads a bare address as /32 or /128
+            # Go's ParseCIDR takes neither a bare address (ip_interface: /32, /128) nor a
+            # zone (fe80::1%eth0)
+            if "/" not in text or "%" in text:
                 raise ValueError(text)
             canonical = str(ipaddress.ip_interface(text))
         except ValueError:

@@ -24,9 +24,9 @@ __all__ = [
     "MAX_CONSUMES_COUNTERS", "MAX_BINDING_CONDITIONS", "MAX_REQUESTS", "MAX_SUBREQUESTS",
     "MAX_TOLERATIONS", "MAX_CONSTRAINTS", "MAX_RESERVED_FOR",
     "MAX_ALLOCATION_CONFIGS", "MAX_DEVICE_CONDITIONS", "MAX_DEVICE_DATA_BYTES",
-    "MAX_VALID_VALUES", "MAX_ID_LENGTH", "MAX_DOMAIN_LENGTH",
-    "request_names", "reference_problem", "check_references", "check_listed_once",
-    "check_json_size",
+    "MAX_VALID_VALUES", "MAX_ID_LENGTH", "MAX_DOMAIN_LENGTH", "MAX_INTERFACE_NAME",
+    "MAX_HARDWARE_ADDRESS", "MAX_IPS", "request_names", "reference_problem",
+    "check_references", "check_listed_once", "check_json_size",
 ]
 
 MAX_SELECTORS = 32
@@ -50,6 +50,10 @@ MAX_RESERVED_FOR = 256
 MAX_ALLOCATION_CONFIGS = 64
 MAX_DEVICE_CONDITIONS = 8
 MAX_DEVICE_DATA_BYTES = 10 * 1024
+MAX_INTERFACE_NAME = 256
+"""Characters of a device status's ``networkData.interfaceName``."""
+MAX_HARDWARE_ADDRESS = 128
+MAX_IPS = 16
 MAX_VALID_VALUES = 10
 MAX_ID_LENGTH = 32
 MAX_DOMAIN_LENGTH = 63

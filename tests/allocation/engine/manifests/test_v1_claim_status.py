@@ -92,6 +92,7 @@ def test_network_data_limits_and_addresses():
         "(10.9.8.7/24 or 2001:db8::1/64)",
         f"{base}.ips[1]: '2001:DB8::1/64' must be in canonical form ('2001:db8::1/64')",
         f"{base}.ips[3]: '10.9.8.7/24' is listed twice (first at {base}.ips[2])"]
-    assert lines(ips=["nope/24"]) == [
-        f"{base}.ips[0]: invalid address 'nope/24': must be an address in CIDR form "
-        "(10.9.8.7/24 or 2001:db8::1/64)"]
+    for text in ("nope/24", "fe80::1%eth0/64"):
+        assert lines(ips=[text]) == [
+            f"{base}.ips[0]: invalid address {text!r}: must be an address in CIDR form "
+            "(10.9.8.7/24 or 2001:db8::1/64)"]
