@@ -85,8 +85,30 @@ class DocumentError(ValueError):
 
 
 _KIND = re.compile(r"^kind:\s*([A-Za-z0-9]+)\s*$", re.M)
-_META_NAME = re.compile(r"^metadata:\s*\n(?:[ ]+.*\n)*?[ ]+name:\s*([^\s#]+)", re.M)
-_META_NS = re.compile(r"^metadata:\s*\n(?:[ ]+.*\n)*?[ ]+namespace:\s*([^\s#]+)", re.M)
+_METADATA = re.compile(r"^metadata:[ \t\r]*(?:#.*)?$", re.M)
+_META_FIELD = re.compile(r"( +)(name|namespace):[ \t]*([^\s#]+)")
+
+
+def _metadata_hint(segment: str) -> dict[str, str]:
+    """``metadata.name`` and ``.namespace`` of a block-YAML document's text, read line by
+    line at the first indentation under ``metadata:`` (a regular expression spanning the
+    lines backtracked exponentially on a long metadata block)."""
+    found: dict[str, str] = {}
+    head = _METADATA.search(segment)
+    if head is None:
+        return found
+    indent = None
+    for line in segment[head.end():].split("\n")[1:]:
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            break
+        depth = len(line) - len(line.lstrip(" "))
+        indent = depth if indent is None else indent
+        match = _META_FIELD.match(line) if depth == indent else None
+        if match:
+            found.setdefault(match.group(2), match.group(3).strip("'\""))
+    return found
 
 
 def _hint_from_text(text: str, index: int) -> dict | None:
@@ -95,8 +117,9 @@ def _hint_from_text(text: str, index: int) -> dict | None:
     start = starts[-1] if starts else 0
     end = re.compile(r"^---", re.M).search(text, index)
     segment = text[start:end.start() if end else len(text)]
-    found = {k: m.group(1) for k, rx in (("kind", _KIND), ("name", _META_NAME),
-                                         ("namespace", _META_NS)) if (m := rx.search(segment))}
+    found = _metadata_hint(segment)
+    if kind := _KIND.search(segment):
+        found["kind"] = kind.group(1)
     return found or None
 
 

@@ -102,6 +102,21 @@ def test_syntax_errors_are_one_line_with_position():
     assert doc.error == "invalid JSON at line 2, column 7: Expecting value"
 
 
+def test_a_syntax_error_names_the_object_from_its_metadata_lines():
+    # the name and namespace at metadata's first indentation, past a long labels block
+    # (a pattern over the lines backtracked exponentially there: 16 labels took minutes)
+    labels = "".join(f"    example.com/label-{i}: v\n" for i in range(40))
+    text = (f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  labels:\n"
+            f"{labels}    name: not-this\n  name: 'gpu'\nspec:\n  config: [\n")
+    [doc] = read_text(text)
+    assert doc.error.startswith("invalid YAML")
+    assert doc.hint == {"kind": "DeviceClass", "name": "gpu"}
+    claim = text.replace("DeviceClass", "ResourceClaim").replace(
+        "  name: 'gpu'", "  name: gpu\n  namespace: team").replace("\n", "\r\n")
+    [line] = problems_of(claim)
+    assert line.startswith("bad.yaml:1 (ResourceClaim team/gpu): ")
+
+
 def test_a_key_with_a_line_break_keeps_its_problem_on_one_line():
     lines = problems_of('apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"a\\nb": 1\n'
                         'spec: {"x\\u2028y": 1}\n')
