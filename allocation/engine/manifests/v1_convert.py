@@ -9,7 +9,10 @@ would store (spec section 6, input versions; docs/v1.md, reading v1 manifests):
 - the fields of disabled feature gates are dropped, each with a warning
   (``allocation.engine.v1.gated``), as the API server drops them on create;
 - API-server defaults are set (``allocationMode: ExactCount``, ``count: 1``, a toleration's
-  ``operator: Equal``, a pool's ``generation: 0``, a taint's ``timeAdded``).
+  ``operator: Equal``, a pool's ``generation: 0``, a taint's ``timeAdded``);
+- a quantity written as a JSON number (``value: 80``, as the API server takes it) becomes
+  its text, and a null policy bound (``max:`` left empty) is absent, as Go decodes a null
+  pointer, so that everything after the schema reads quantities as texts.
 
 Conversion and defaulting touch only well-formed parts; anything else is left for the
 schema to report. Problems are found on the v1 document; ``source_path`` maps their paths
@@ -18,14 +21,16 @@ back to the v1beta1 document the user wrote.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from allocation.engine import kinds
 from allocation.engine.constants import RESOURCE_GROUP
 from allocation.engine.objects.meta import json_copy
 from allocation.engine.v1.features import Profile
-from allocation.engine.v1.gated import drop_disabled_fields
+from allocation.engine.v1.gated import as_mapping, drop_disabled_fields, mappings
 
 __all__ = ["Prepared", "prepare", "is_v1_kind", "source_path", "V1_API_VERSION",
            "DEFAULT_TIME_ADDED"]
@@ -104,20 +109,16 @@ def _from_v1beta1(doc: dict) -> None:
         return
     kind = doc.get("kind")
     if kind == "ResourceSlice":
-        for device in spec.get("devices") or ():
-            basic = device.pop("basic", None) if isinstance(device, dict) else None
+        for _index, device in mappings(spec.get("devices")):
+            basic = device.pop("basic", None)
             if isinstance(basic, dict):
                 for key, value in basic.items():
                     device.setdefault(key, value)
             elif basic is not None:
                 device["basic"] = basic  # the schema reports it
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
-        claim_spec = spec.get("spec") if kind == "ResourceClaimTemplate" else spec
-        devices = claim_spec.get("devices") if isinstance(claim_spec, dict) else None
-        for request in (devices or {}).get("requests") or () if isinstance(devices, dict) \
-                else ():
-            if not isinstance(request, dict):
-                continue
+        claim_spec = as_mapping(spec.get("spec")) if kind == "ResourceClaimTemplate" else spec
+        for _index, request in mappings(as_mapping(claim_spec.get("devices")).get("requests")):
             exactly = {key: request.pop(key) for key in _EXACT_FIELDS if key in request}
             if exactly or "firstAvailable" not in request:
                 request["exactly"] = exactly
@@ -132,12 +133,14 @@ def _claim_devices(doc: dict) -> dict | None:
 
 
 def _default_request(request: dict) -> None:
+    wanted = as_mapping(as_mapping(request.get("capacity")).get("requests"))
+    for name, amount in wanted.items():
+        wanted[name] = _number_text(amount)
     request.setdefault("allocationMode", "ExactCount")
     if request["allocationMode"] == "ExactCount":
         request.setdefault("count", 1)
-    for toleration in request.get("tolerations") or ():
-        if isinstance(toleration, dict):
-            toleration.setdefault("operator", "Equal")
+    for _index, toleration in mappings(request.get("tolerations")):
+        toleration.setdefault("operator", "Equal")
 
 
 def _defaults(doc: dict) -> None:
@@ -145,21 +148,63 @@ def _defaults(doc: dict) -> None:
     spec = doc.get("spec")
     if kind == "ResourceSlice" and isinstance(spec, dict):
         pool = spec.get("pool")
-        if isinstance(pool, dict):
-            pool.setdefault("generation", 0)
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-        added = meta.get("creationTimestamp") or DEFAULT_TIME_ADDED
-        for device in spec.get("devices") or ():
-            for taint in (device.get("taints") or ()) if isinstance(device, dict) else ():
-                if isinstance(taint, dict):
-                    taint.setdefault("timeAdded", added)
+        if isinstance(pool, dict) and pool.get("generation") is None:
+            pool["generation"] = 0  # absent or null: Go's int64 decodes both as 0
+        added = as_mapping(doc.get("metadata")).get("creationTimestamp") or DEFAULT_TIME_ADDED
+        for _index, device in mappings(spec.get("devices")):
+            for _position, taint in mappings(device.get("taints")):
+                taint.setdefault("timeAdded", added)
+            for capacity in as_mapping(device.get("capacity")).values():
+                _quantity_texts(capacity)
+            for _position, use in mappings(device.get("consumesCounters")):
+                _counter_texts(use)
+        for _index, counter_set in mappings(spec.get("sharedCounters")):
+            _counter_texts(counter_set)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
-        devices = _claim_devices(doc)
-        for request in (devices or {}).get("requests") or ():
-            if not isinstance(request, dict):
-                continue
+        for _index, request in mappings(as_mapping(_claim_devices(doc)).get("requests")):
             if isinstance(request.get("exactly"), dict):
                 _default_request(request["exactly"])
-            for sub in request.get("firstAvailable") or ():
-                if isinstance(sub, dict):
-                    _default_request(sub)
+            for _position, sub in mappings(request.get("firstAvailable")):
+                _default_request(sub)
+
+
+def _number_text(value: Any) -> Any:
+    """A quantity given as a finite JSON number, as text (``str``, as the schema parses
+    it); anything else unchanged, for the schema to judge."""
+    if type(value) is str or isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return str(value) if math.isfinite(value) else value
+
+
+def _counter_texts(owner: dict) -> None:
+    """``counters: {name: {value}}`` of a counter set or of a device's consumption."""
+    for counter in as_mapping(owner.get("counters")).values():
+        if isinstance(counter, dict) and "value" in counter:
+            counter["value"] = _number_text(counter["value"])
+
+
+def _quantity_texts(capacity: Any) -> None:
+    """A device capacity ``{value, requestPolicy}``."""
+    if not isinstance(capacity, dict):
+        return
+    if "value" in capacity:
+        capacity["value"] = _number_text(capacity["value"])
+    policy = capacity.get("requestPolicy")
+    if not isinstance(policy, dict):
+        return
+    _bounds(policy, ("default",))
+    values = policy.get("validValues")
+    if isinstance(values, list):
+        policy["validValues"] = [_number_text(v) for v in values]
+    if isinstance(policy.get("validRange"), dict):
+        _bounds(policy["validRange"], ("min", "max", "step"))
+
+
+def _bounds(owner: dict, names: tuple[str, ...]) -> None:
+    """Optional quantities (Go pointers): null is absent, a number its text."""
+    for name in names:
+        if name in owner:
+            if owner[name] is None:
+                del owner[name]
+            else:
+                owner[name] = _number_text(owner[name])

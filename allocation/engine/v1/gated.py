@@ -8,10 +8,12 @@ the paths it dropped, each with its gate.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from typing import Any
 
 from allocation.engine.v1.features import Profile
 
-__all__ = ["drop_disabled_fields"]
+__all__ = ["drop_disabled_fields", "as_mapping", "mappings"]
 
 _DEVICE = {
     "DRADeviceTaints": ("taints",),
@@ -24,6 +26,22 @@ _REQUEST = {  # exactly{} and firstAvailable[] entries
     "DRADeviceTaints": ("tolerations",),
     "DRAConsumableCapacity": ("capacity",),
 }
+
+
+def as_mapping(value: Any) -> dict:
+    """``value`` if it is a mapping, else an empty one. For code that runs before the
+    schema check, which reports a part of the wrong type: here it is passed over, never
+    assumed (``drop_disabled_fields``, ``manifests/v1_convert``)."""
+    return value if isinstance(value, dict) else {}
+
+
+def mappings(value: Any) -> Iterator[tuple[int, dict]]:
+    """The mappings of ``value`` with their indexes if it is a list, else none (as
+    :func:`as_mapping`, before the schema check)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
 
 
 def _drop(obj: dict, names: tuple[str, ...], gate: str, path: str, profile: Profile,
@@ -60,18 +78,18 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
         off = [(gate, names) for gate, names in _DEVICE.items() if not profile.enabled(gate)]
         policies = not profile.consumable_capacity
         if off or policies:
-            for i, dev in enumerate(spec.get("devices") or ()):
+            for i, dev in mappings(spec.get("devices")):
                 for gate, names in off:
                     _drop(dev, names, gate, f"spec.devices[{i}]", profile, dropped)
                 if policies:
-                    for name, cap in (dev.get("capacity") or {}).items():
-                        _drop(cap, ("requestPolicy",), "DRAConsumableCapacity",
+                    for name, cap in as_mapping(dev.get("capacity")).items():
+                        _drop(as_mapping(cap), ("requestPolicy",), "DRAConsumableCapacity",
                               f"spec.devices[{i}].capacity[{name}]", profile, dropped)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
         prefix = "spec.spec" if kind == "ResourceClaimTemplate" else "spec"
-        claim_spec = spec.get("spec") if kind == "ResourceClaimTemplate" else spec
-        devices = (claim_spec or {}).get("devices") or {}
-        for i, req in enumerate(devices.get("requests") or ()):
+        claim_spec = as_mapping(spec.get("spec")) if kind == "ResourceClaimTemplate" else spec
+        devices = as_mapping(claim_spec.get("devices"))
+        for i, req in mappings(devices.get("requests")):
             path = f"{prefix}.devices.requests[{i}]"
             _drop(req, ("firstAvailable",), "DRAPrioritizedList", path, profile, dropped)
             exactly = req.get("exactly")
@@ -80,10 +98,10 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
                       dropped)
                 for gate, names in _REQUEST.items():
                     _drop(exactly, names, gate, f"{path}.exactly", profile, dropped)
-            for j, sub in enumerate(req.get("firstAvailable") or ()):
+            for j, sub in mappings(req.get("firstAvailable")):
                 for gate, names in _REQUEST.items():
                     _drop(sub, names, gate, f"{path}.firstAvailable[{j}]", profile, dropped)
-        for i, con in enumerate(devices.get("constraints") or ()):
+        for i, con in mappings(devices.get("constraints")):
             _drop(con, ("distinctAttribute",), "DRAConsumableCapacity",
                   f"{prefix}.devices.constraints[{i}]", profile, dropped)
     return doc, dropped
