@@ -80,6 +80,8 @@ def _network_data(data: dict, path: str, problems: ProblemList) -> None:
 def check_claim_status(devices: dict, status: dict, problems: ProblemList) -> None:
     """Report what is wrong with the ``status`` of a schema-valid claim whose
     ``spec.devices`` is ``devices``."""
+    if not status:
+        return  # nearly every claim of an input: nothing below could be reported
     names = request_names(devices)
     allocation = status.get("allocation")
     allocated = (allocation or {}).get("devices") or {}

@@ -8,7 +8,8 @@ would store (spec section 6, input versions; docs/v1.md, reading v1 manifests):
   request's fields directly on the request instead of in ``exactly``;
 - the fields of disabled feature gates are dropped, each with a warning
   (``allocation.engine.v1.gated``), as the API server drops them on create;
-- API-server defaults are set (``allocationMode: ExactCount``, ``count: 1``, a toleration's
+- API-server defaults are set (``allocationMode: ExactCount``, ``count: 1`` also for a
+  count of 0, a toleration's
   ``operator: Equal``, a pool's ``generation: 0``, a taint's ``timeAdded``);
 - a quantity written as a JSON number (``value: 80``, as the API server takes it) becomes
   its text, and a null policy bound (``max:`` left empty) is absent, as Go decodes a null
@@ -133,14 +134,26 @@ def _claim_devices(doc: dict) -> dict | None:
 
 
 def _default_request(request: dict) -> None:
-    wanted = as_mapping(as_mapping(request.get("capacity")).get("requests"))
-    for name, amount in wanted.items():
-        wanted[name] = _number_text(amount)
-    request.setdefault("allocationMode", "ExactCount")
-    if request["allocationMode"] == "ExactCount":
-        request.setdefault("count", 1)
-    for _index, toleration in mappings(request.get("tolerations")):
-        toleration.setdefault("operator", "Equal")
+    if request.get("capacity"):  # rare: the loop below costs every request otherwise
+        wanted = as_mapping(as_mapping(request["capacity"]).get("requests"))
+        for name, amount in wanted.items():
+            wanted[name] = _number_text(amount)
+    # SetDefaults_ExactDeviceRequest and _DeviceSubRequest: an empty mode is ExactCount,
+    # and ExactCount's count 0 is 1 (absent, null and 0 are all Go's zero)
+    if _unset(request.get("allocationMode"), ""):
+        request["allocationMode"] = "ExactCount"
+    if request["allocationMode"] == "ExactCount" and _unset(request.get("count"), 0):
+        request["count"] = 1
+    if request.get("tolerations"):
+        for _index, toleration in mappings(request["tolerations"]):
+            if _unset(toleration.get("operator"), ""):
+                toleration["operator"] = "Equal"  # the field's +default
+
+
+def _unset(value: Any, zero: str | int) -> bool:
+    """Whether ``value`` is absent, null or Go's zero value ``zero`` (not a bool that
+    equals 0: that is the schema's to refuse)."""
+    return value is None or (value == zero and type(value) is type(zero))
 
 
 def _defaults(doc: dict) -> None:
@@ -152,20 +165,28 @@ def _defaults(doc: dict) -> None:
             pool["generation"] = 0  # absent or null: Go's int64 decodes both as 0
         added = as_mapping(doc.get("metadata")).get("creationTimestamp") or DEFAULT_TIME_ADDED
         for _index, device in mappings(spec.get("devices")):
-            for _position, taint in mappings(device.get("taints")):
-                taint.setdefault("timeAdded", added)
-            for capacity in as_mapping(device.get("capacity")).values():
-                _quantity_texts(capacity)
-            for _position, use in mappings(device.get("consumesCounters")):
-                _counter_texts(use)
+            # every device of a cluster: each step only where its field is there
+            if device.get("taints"):
+                for _position, taint in mappings(device["taints"]):
+                    taint.setdefault("timeAdded", added)
+            capacity = device.get("capacity")
+            if capacity and type(capacity) is dict:
+                for entry in capacity.values():
+                    if type(entry) is not dict or type(entry.get("value")) is not str \
+                            or "requestPolicy" in entry:
+                        _quantity_texts(entry)
+            if device.get("consumesCounters"):
+                for _position, use in mappings(device["consumesCounters"]):
+                    _counter_texts(use)
         for _index, counter_set in mappings(spec.get("sharedCounters")):
             _counter_texts(counter_set)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
         for _index, request in mappings(as_mapping(_claim_devices(doc)).get("requests")):
             if isinstance(request.get("exactly"), dict):
                 _default_request(request["exactly"])
-            for _position, sub in mappings(request.get("firstAvailable")):
-                _default_request(sub)
+            if request.get("firstAvailable"):
+                for _position, sub in mappings(request["firstAvailable"]):
+                    _default_request(sub)
 
 
 def _number_text(value: Any) -> Any:

@@ -26,6 +26,8 @@ _REQUEST = {  # exactly{} and firstAvailable[] entries
     "DRADeviceTaints": ("tolerations",),
     "DRAConsumableCapacity": ("capacity",),
 }
+_CLAIM_GATES = ("DRAPrioritizedList", "DRAAdminAccess", *_REQUEST)
+"""The gates of a claim's fields: with all of them on, nothing of a claim is dropped."""
 
 
 def as_mapping(value: Any) -> dict:
@@ -85,7 +87,8 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
                     for name, cap in as_mapping(dev.get("capacity")).items():
                         _drop(as_mapping(cap), ("requestPolicy",), "DRAConsumableCapacity",
                               f"spec.devices[{i}].capacity[{name}]", profile, dropped)
-    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate") and not all(
+            profile.enabled(gate) for gate in _CLAIM_GATES):  # (every claim: 1.36's gates)
         prefix = "spec.spec" if kind == "ResourceClaimTemplate" else "spec"
         claim_spec = as_mapping(spec.get("spec")) if kind == "ResourceClaimTemplate" else spec
         devices = as_mapping(claim_spec.get("devices"))

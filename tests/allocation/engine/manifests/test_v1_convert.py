@@ -90,11 +90,11 @@ def test_v1beta1_problems_name_the_fields_as_written():
                     "devices": [{"name": "gpu-0", "basic": {"atributes": {}}}]}}
     claim = {"apiVersion": BETA1, "kind": "ResourceClaim", "metadata": {"name": "c"},
              "spec": {"devices": {"requests": [{"name": "a", "deviceClassName": "gpu",
-                                                "count": 0}]}}}
+                                                "count": -1}]}}}
     assert problems([doc, claim]) == [
         "spec.devices[0].basic.atributes: unknown field (did you mean attributes?)",
         "spec.devices.requests[0].count: must be greater than zero for allocationMode "
-        "ExactCount, not 0"]
+        "ExactCount, not -1"]
 
 
 def test_source_path():

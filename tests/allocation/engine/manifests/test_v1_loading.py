@@ -130,9 +130,9 @@ def test_a_mistyped_v1_kind_has_a_did_you_mean():
 def test_v1_documents_in_a_list():
     listed = {"apiVersion": "v1", "kind": "List", "items": [
         slice_doc([device(taints=[{"key": "k", "effect": "NoSchedule"}])]),
-        claim_doc([request(count=0)])]}
+        claim_doc([request(count=-1)])]}
     lines = problems([listed], "1.34")
     assert lines == ["items[1].spec.devices.requests[0].exactly.count: must be greater than "
-                     "zero for allocationMode ExactCount, not 0"]
+                     "zero for allocationMode ExactCount, not -1"]
     result = load([{**listed, "items": listed["items"][:1]}], "1.34")
     assert [w.path for w in result.warnings] == ["items[0].spec.devices[0].taints"]

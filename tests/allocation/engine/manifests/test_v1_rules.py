@@ -11,6 +11,7 @@ from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
     device,
+    load,
     problems,
     request,
     slice_doc,
@@ -262,9 +263,12 @@ def test_extended_resource_name():
 
 
 def test_count_rules():
-    assert problems([claim_doc([request(count=0)])]) == [
+    assert problems([claim_doc([request(count=-1)])]) == [
         "spec.devices.requests[0].exactly.count: must be greater than zero for "
-        "allocationMode ExactCount, not 0"]
+        "allocationMode ExactCount, not -1"]
+    # ExactCount's count 0 is Go's zero value, which the API server defaults to 1
+    [claim] = load([claim_doc([request(count=0)])]).objects
+    assert claim.to_manifest()["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
     assert problems([claim_doc([request(allocationMode="All", count=2)])]) == [
         "spec.devices.requests[0].exactly.count: must not be set for allocationMode All, "
         "not 2"]

@@ -139,7 +139,7 @@ BAD = [
      "ResourceClaim", "default/c", "spec.devices.constraints"),
     ("claim config 33", _cluster(claim=claim_doc(config=[_OPAQUE] * 33)),
      "ResourceClaim", "default/c", "spec.devices.config"),
-    ("count 0", _cluster(claim=claim_doc([request(count=0)])),
+    ("count -1", _cluster(claim=claim_doc([request(count=-1)])),
      "ResourceClaim", "default/c", "spec.devices.requests[0].exactly.count"),
     ("CEL over 10 KiB", _cluster(claim=claim_doc([request(selectors=[{"cel": {
         "expression": "true && " * 1300 + "true"}}])])),
