@@ -281,7 +281,26 @@ def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
         if "integer string conversion" in message:
             message = "an integer with more than 4300 digits"
         raise DocumentError(f"invalid JSON: {message}") from None
+    if _SURROGATE_ESCAPE.search(text):  # orjson refused it; json keeps a lone surrogate
+        value = _without_lone_surrogates(value)
     return value, _check_json(value, duplicates)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with each lone surrogate (``"\\ud800"``, no text in UTF-8) read as U+FFFD,
+    as Go's encoding/json reads it; a pair is one character already."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v)
+                for k, v in value.items()}
+    return value
 
 
 _JSON_KIND = re.compile(r'"kind"\s*:\s*"([A-Za-z0-9]+)"')

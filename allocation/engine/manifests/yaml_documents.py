@@ -14,7 +14,8 @@ twice (usually two objects with no ``---`` between them), and keys that are not 
 (``5: x``, ``~: x``, ``2024-01-01: x``: Kubernetes keys are strings).
 
 Scalars are resolved exactly as PyYAML's SafeLoader does (YAML 1.1: ``yes`` is true,
-``0o7``, ``1_000``, timestamps, merge keys ``<<``), so documents are the same as before.
+``0o7``, ``1_000``, merge keys ``<<``), so documents are the same as before, except a
+timestamp, kept as its text as kubectl keeps it (``yaml_fast.kube_loader``).
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ from allocation.engine.manifests.limits import (
     MAX_EXPANDED_NODES,
     MAX_NESTING_DEPTH,
 )
-from allocation.engine.manifests.yaml_fast import fast_documents
+from allocation.engine.manifests.yaml_fast import fast_documents, kube_loader
 
 __all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents"]
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader = kube_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 _SCALAR, _MAPPING_START, _MAPPING_END, _SEQUENCE_START, _SEQUENCE_END = (
     yaml.ScalarEvent, yaml.MappingStartEvent, yaml.MappingEndEvent, yaml.SequenceStartEvent,
     yaml.SequenceEndEvent)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from allocation.engine.manifests import reader
 from allocation.engine.manifests.reader import MAX_DOCUMENT_BYTES, read_json_value, read_text
+from allocation.engine.manifests.yaml_documents import iter_yaml_documents
 from tests.factories import problems_of
 
 BOMB = """
@@ -180,3 +181,20 @@ def test_a_list_item_is_sized_as_ascii_json(text, over):
                              "(4 MiB) limit") and doc.path == "items[1]"
     else:
         assert doc.error is None
+
+
+def test_a_timestamp_is_read_as_its_text_as_kubectl_reads_it():
+    # go-yaml gives an untyped timestamp-like value as a string: a value passed through
+    # (an Event's lastTimestamp, opaque parameters) is written back as it was
+    text = "kind: Event\nlastTimestamp: 2025-01-01T00:00:00Z\nparameters: {since: 2025-01-01}\n"
+    for fast in (True, False):  # the line reader and libyaml
+        [doc] = iter_yaml_documents(text, fast=fast)
+        assert doc.data["lastTimestamp"] == "2025-01-01T00:00:00Z"
+        assert doc.data["parameters"] == {"since": "2025-01-01"}
+
+
+def test_a_lone_surrogate_escape_in_json_is_the_replacement_character():
+    # as Go's encoding/json; a pair is one character (orjson refuses the lone one)
+    [doc] = read_text('{"kind": "Event", "message": "a\\ud800b", "k\\udc00": "\\ud83d\\ude00"}',
+                      json_hint=True)
+    assert doc.data == {"kind": "Event", "message": "a\ufffdb", "k\ufffd": "\U0001F600"}
