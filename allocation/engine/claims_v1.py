@@ -141,8 +141,10 @@ class V1ClaimController:
                 claim = objects.get(("ResourceClaim", namespace, current)) if current else None
                 deps.append(claim.key if claim is not None else
                             ObjectKey("ResourceClaim", namespace, current))
-                if isinstance(claim, ResourceClaimV1) and claim.owner_pod == (
-                        pod.meta.name, pod.meta.uid):
+                # the pod's own claim: its controller owner is the pod, by uid alone, as
+                # upstream's IsForPod (a stored claim may carry another owner name)
+                if isinstance(claim, ResourceClaimV1) and claim.owner_pod is not None \
+                        and claim.owner_pod[1] == pod.meta.uid:
                     # made already; reserved for this pod alone (running: checked above),
                     # as the scheduler leaves it, its own visit would read this pod alone
                     # (``_still_reserved``): answered here, it is not visited after the pods
@@ -158,7 +160,10 @@ class V1ClaimController:
                         ObjectKey("ResourceClaimTemplate", namespace, template_name))
             if not isinstance(template, ResourceClaimTemplateV1):
                 continue  # a seed template (claims.py) or missing: the scheduler says so
-            _record(state, pod, entry.name, _claim_for(state, pod, entry.name, template, made))
+            name = _claim_for(state, pod, entry.name, template, made)
+            if recorded is not None and recorded.get("resourceClaimName") == name:
+                continue  # recorded already: a change every round would never settle
+            _record(state, pod, entry.name, name)
             changed = True
         if not changed:
             self.quiet.remember(pod, deps)
