@@ -281,9 +281,11 @@ def read_json_value(text: str) -> tuple[Any, list[tuple[str, str]]]:
         if "integer string conversion" in message:
             message = "an integer with more than 4300 digits"
         raise DocumentError(f"invalid JSON: {message}") from None
+    problems = _check_json(value, duplicates)  # (duplicates are known by the dicts' ids)
     if _SURROGATE_ESCAPE.search(text):  # orjson refused it; json keeps a lone surrogate
         value = _without_lone_surrogates(value)
-    return value, _check_json(value, duplicates)
+        problems = _without_lone_surrogates(problems)
+    return value, problems
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -295,8 +297,8 @@ def _without_lone_surrogates(value: Any) -> Any:
     as Go's encoding/json reads it; a pair is one character already."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, list | tuple):
+        return type(value)(_without_lone_surrogates(item) for item in value)
     if isinstance(value, dict):
         return {_without_lone_surrogates(k): _without_lone_surrogates(v)
                 for k, v in value.items()}

@@ -11,7 +11,7 @@ event stream with an explicit stack instead, and enforces while it reads, never 
 
 It also reports what PyYAML accepts silently, as problems at the field's path: a key given
 twice (usually two objects with no ``---`` between them), and keys that are not strings
-(``5: x``, ``~: x``, ``2024-01-01: x``: Kubernetes keys are strings).
+(``5: x``, ``~: x``, ``true: x``: Kubernetes keys are strings).
 
 Scalars are resolved exactly as PyYAML's SafeLoader does (YAML 1.1: ``yes`` is true,
 ``0o7``, ``1_000``, merge keys ``<<``), so documents are the same as before, except a

@@ -198,3 +198,7 @@ def test_a_lone_surrogate_escape_in_json_is_the_replacement_character():
     [doc] = read_text('{"kind": "Event", "message": "a\\ud800b", "k\\udc00": "\\ud83d\\ude00"}',
                       json_hint=True)
     assert doc.data == {"kind": "Event", "message": "a\ufffdb", "k\ufffd": "\U0001F600"}
+    # a key given twice is still found, and named without the surrogate
+    value, problems = read_json_value('{"m\\ud800": {"a": 1, "a": 2}}')
+    assert value == {"m\ufffd": {"a": 2}}
+    assert [path for path, _ in problems] == ["m\ufffd.a"]
