@@ -15,7 +15,7 @@ twice (usually two objects with no ``---`` between them), and keys that are not 
 
 Scalars are resolved exactly as PyYAML's SafeLoader does (YAML 1.1: ``yes`` is true,
 ``0o7``, ``1_000``, merge keys ``<<``), so documents are the same as before, except a
-timestamp, kept as its text as kubectl keeps it (``yaml_fast.kube_loader``).
+timestamp, kept as its text as kubectl keeps it (``yaml_loader.kube_loader``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from allocation.engine.manifests.limits import (
     MAX_EXPANDED_NODES,
     MAX_NESTING_DEPTH,
 )
-from allocation.engine.manifests.yaml_fast import fast_documents, kube_loader
+from allocation.engine.manifests.yaml_fast import fast_documents
+from allocation.engine.manifests.yaml_loader import kube_loader
 
 __all__ = ["YamlDocument", "YamlLimitError", "iter_yaml_documents"]
 

@@ -36,7 +36,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["kube_loader", "fast_documents"]
+from allocation.engine.manifests.yaml_loader import kube_loader
+
+__all__ = ["fast_documents"]
 
 _PLAIN = r"[A-Za-z0-9_./(][A-Za-z0-9_./=+() -]*(?<! )"  # no ':', '#', quote or indicator
 _DOUBLE = r'"[ !#-\[\]-~]*"'  # printable ASCII, no escape
@@ -61,21 +63,6 @@ _DASH, _KEY, _PAIR, _VALUE = range(4)
 
 class _GiveUp(Exception):
     """The text leaves the subset read here."""
-
-
-def kube_loader(base: type) -> type:
-    """``base`` (PyYAML's SafeLoader or CSafeLoader) reading a timestamp as its text, as
-    kubectl's YAML reader (go-yaml into an untyped value) does: ``lastTimestamp:
-    2025-01-01T00:00:00Z`` unquoted is the string a typed field checks, and a value passed
-    through (opaque parameters, an Event) is written back as it was, not as a datetime.
-
-    Returns:
-        The loader class.
-    """
-    loader = type(f"Kube{base.__name__}", (base,), {})
-    loader.add_constructor("tag:yaml.org,2002:timestamp",
-                           lambda self, node: self.construct_scalar(node))
-    return loader
 
 
 _SAFE_LOADER = kube_loader(yaml.SafeLoader)

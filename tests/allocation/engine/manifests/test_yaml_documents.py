@@ -9,7 +9,7 @@ import yaml
 
 from allocation.engine.manifests.limits import MAX_NESTING_DEPTH
 from allocation.engine.manifests.yaml_documents import iter_yaml_documents
-from allocation.engine.manifests.yaml_fast import kube_loader
+from allocation.engine.manifests.yaml_loader import kube_loader
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
 
