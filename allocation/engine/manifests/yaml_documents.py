@@ -15,7 +15,8 @@ twice (usually two objects with no ``---`` between them), and keys that are not 
 
 Scalars are resolved exactly as PyYAML's SafeLoader does (YAML 1.1: ``yes`` is true,
 ``0o7``, ``1_000``, merge keys ``<<``), so documents are the same as before, except a
-timestamp, kept as its text as kubectl keeps it (``yaml_loader.kube_loader``).
+timestamp, kept as its text, and ``!!binary`` data, decoded to text, as kubectl reads them
+(``yaml_loader.kube_loader``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
 import yaml
@@ -111,8 +111,8 @@ class _MergeKey:
 _MERGE_KEY = _MergeKey()
 
 
-_KEY_TYPES = {bool: "a boolean", int: "an integer", float: "a number", date: "a date",
-              datetime: "a timestamp", bytes: "binary data"}
+# the non-text scalars a key can be (a timestamp and binary data are read as text)
+_KEY_TYPES = {bool: "a boolean", int: "an integer", float: "a number"}
 
 
 def _describe_key(key: Any) -> str:

@@ -128,7 +128,7 @@ class _Reader:
             if isinstance(value, float) and not math.isfinite(value):
                 raise _GiveUp
             if not isinstance(value, int | float | bool) and value is not None:
-                raise _GiveUp  # a date, binary data, ...: the builder's own way
+                raise _GiveUp  # a text of another tag, ...: the builder's own way
             if len(self.values) < _CACHED:
                 self.values[text] = value
         return value
