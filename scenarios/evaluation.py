@@ -188,7 +188,8 @@ def outcome_json(result: Evaluation) -> dict:
             "scheduled": scheduled,
             "pending": len(pods) - scheduled,
             "nodes": len(result.outcome.nodes),
-            "diff": result.diff.to_dict()}
+            "diff": result.diff.to_dict(),
+            "warnings": result.warnings}
 
 
 def clear_caches() -> None:

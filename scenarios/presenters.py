@@ -103,6 +103,8 @@ class ScenarioPage:
     queue_groups: list[QueueGroup] = field(default_factory=list)
     match: str = ""  # the canvas's node search: name contains
     group: str = ""  # the canvas's node-group filter
+    # what loading the scenario's added objects warned of (a field its gate drops)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _selectors(obj: Any, path: str = "") -> list[tuple[str, str]]:
@@ -310,7 +312,8 @@ def page(result: Evaluation, limit: int = 60, match: str = "",
                         # a state's node_order is replaced, never changed (ClusterState),
                         # so its forks share it with the baseline, and so do their pages
                         node_names=state.node_order, pod_refs=pods.refs,
-                        queue_groups=queue_groups(queue), match=match, group=group)
+                        queue_groups=queue_groups(queue), match=match, group=group,
+                        warnings=result.warnings)
 
 
 def describe_change(change: dict) -> str:

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.test import override_settings
 
 from allocation.engine.manifests import InvalidManifests, load_documents
 from allocation.engine.scenarios import ChangeError, evaluate, summarize
 from allocation.engine.simulation import simulate
+from allocation.engine.v1 import make_profile
 from allocation.services.manifests import export_documents, import_texts
 from allocation.services.reconcile import reconcile
 from scenarios import evaluation
@@ -215,3 +217,30 @@ def test_requests_asking_at_once_wait_for_one_build(monkeypatch):
     evaluation.clear_caches()
     assert len(built) == 1
     assert len(found) == 2 and found[0] is found[1]
+
+
+@override_settings(DRA_KUBERNETES_VERSION="1.35")
+def test_scenarios_are_evaluated_under_the_consoles_profile():
+    # 1.35 has device taints off: a request's tolerations are dropped, and said so
+    _store(_example("v1-gpus.yaml"))
+    base, documents, _expected = _same_baseline()
+    assert base.simulation.state.profile.release == "1.35"
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "tolerant", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu.example.com",
+                 "tolerations": [{"operator": "Exists"}]}}]}}}
+    changes = [{"op": "add-object", "manifest": claim}]
+    actual, _base = evaluation.evaluate_changes(changes)
+    assert actual.state.profile.release == "1.35"
+    old = evaluate(documents, changes, now=base.now, profile=make_profile("1.35"))
+    new = evaluate(documents, changes, now=base.now, profile=make_profile("1.36"))
+    assert actual.documents() == old.documents()
+    # said, not silently ignored, on the fork and on a simulation of the documents alike
+    assert actual.base is not None and old.base is None
+    assert actual.warnings == old.warnings == [
+        "(ResourceClaim default/tolerant): spec.devices.requests[0].exactly."
+        "tolerations: field dropped: feature gate DRADeviceTaints is off in Kubernetes 1.35"]
+    assert new.warnings == []
+    # the profile decides here: the tolerations are kept under 1.36
+    assert old.documents() != new.documents()

@@ -194,3 +194,25 @@ def test_a_small_clusters_first_view_draws_the_planner(client, alice):
     assert 0 < stored_count() < evaluation.PREPARE_FROM
     page = client.get(f"/scenarios/{scenario.pk}/").content.decode()
     assert "Preparing the baseline" not in page and 'data-drop="node"' in page
+
+
+def test_a_field_the_profile_drops_from_an_added_object_is_said_on_the_page(client, alice):
+    from django.test import override_settings
+
+    from tests import v1_cluster as v1
+
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "tolerant", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu", "tolerations": [{"operator": "Exists"}]}}]}}}
+    with override_settings(DRA_KUBERNETES_VERSION="1.35"):
+        store(v1.cluster())
+        scenario = services.add_change(alice, services.create(alice, "plan"),
+                                       {"op": "add-object", "manifest": claim})
+        page = client.get(f"/scenarios/{scenario.pk}/").content.decode()
+    assert scenario.outcome["warnings"] == [
+        "(ResourceClaim default/tolerant): spec.devices.requests[0].exactly.tolerations: "
+        "field dropped: feature gate DRADeviceTaints is off in Kubernetes 1.35"]
+    assert ('<li class="warning">(ResourceClaim default/tolerant): spec.devices.requests[0].'
+            'exactly.tolerations: field dropped: feature gate DRADeviceTaints is off in '
+            'Kubernetes 1.35</li>') in page

@@ -30,9 +30,14 @@ class Problem:
         ident = f"{self.namespace}/{name}" if self.namespace else name
         return f"{self.kind or '<no kind>'} {ident}"
 
+    @property
+    def in_object(self) -> str:
+        """``(Kind namespace/name): field.path: message``, without the file and document
+        number: for documents a person did not number (a scenario's added objects)."""
+        return _one_line(f"({self.object_ref}): {self.path or '<document>'}: {self.message}")
+
     def __str__(self) -> str:
-        path = self.path or "<document>"
-        return _one_line(f"{self.file}:{self.doc} ({self.object_ref}): {path}: {self.message}")
+        return f"{_one_line(f'{self.file}:{self.doc}')} {self.in_object}"
 
 
 _BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")

@@ -38,7 +38,10 @@ class Evaluation:
     simulation: object
     outcome: Outcome
     diff: Diff
-    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What loading the added or changed documents warned of, ``Problem.in_object`` (a
+    field dropped because its feature gate is off under the profile, an unsimulated kind):
+    the field is not used, and the page says so rather than ignore it silently."""
     base: Simulation | None = None
     """The settled simulation ``simulation`` is a fork of (its state differs from
     ``base.state`` only in ``state.changed``), or None when the documents were simulated."""
@@ -80,10 +83,11 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
         baseline = summarize(simulate(load_documents(((source, d) for d in documents),
                                                      profile=profile), strategy, now).state)
     applied = apply_changes(documents, changes, strategy, index)
+    warnings: list[str] = []
     if settled is not None:
         with paused_gc():  # allocation-heavy batch (gcpause.py)
             simulation = fork_state(settled, documents, applied, now, source, base_source,
-                                    positions)
+                                    positions, warnings)
             if simulation is not None:
                 simulation.settle()
                 # the fork differs from the settled baseline only in what it changed
@@ -92,14 +96,15 @@ def evaluate(documents: Sequence[dict], changes: Sequence[dict],
                 outcome = summarize(simulation.state, base, changed, settled.state)
                 # ``baseline`` is ``base``, or a summary of the same documents afresh
                 return Evaluation(applied, simulation, outcome,
-                                  diff(baseline, outcome, changed), base=settled)
+                                  diff(baseline, outcome, changed), warnings, base=settled)
     # The baseline's documents were validated when stored; only what changed is checked.
     unchanged = {id(d) for d in documents}
     loaded = load_documents(((source, d) for d in applied.documents),
                             trusted=lambda d: id(d) in unchanged, profile=profile)
     simulation = simulate(loaded, applied.strategy, now)
     outcome = summarize(simulation.state)
-    return Evaluation(applied, simulation, outcome, diff(baseline, outcome))
+    return Evaluation(applied, simulation, outcome, diff(baseline, outcome),
+                      [w.in_object for w in loaded.warnings])
 
 
 def refusal(evaluation: Evaluation, change: dict) -> str | None:

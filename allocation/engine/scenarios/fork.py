@@ -41,7 +41,8 @@ _at: WeakKeyDictionary[ClusterState, dict[str, dict[int, ObjectKey]]] = WeakKeyD
 def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
                now: datetime, source: str = "scenario",
                base_source: str = "baseline",
-               positions: Sequence[int] | None = None) -> Simulation | None:
+               positions: Sequence[int] | None = None,
+               warnings: list[str] | None = None) -> Simulation | None:
     """A simulation of a fork of ``settled``'s state with ``applied``'s changes, in
     ``applied``'s strategy, not yet settled (``Simulation.fork``: its controllers remember
     what ``settled``'s found quiet).
@@ -52,7 +53,9 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
     cluster's row positions have gaps); ``applied`` the result of applying the scenario's
     changes to ``documents``. The fork's objects are in the order a load of
     ``applied.documents`` would give them: a replaced object keeps its place, a new one
-    goes last.
+    goes last. ``warnings``, when given, gains what loading the changed documents warned
+    of (``LoadResult.warnings``, each ``Problem.in_object``: the documents are numbered
+    otherwise here than in a load of them all).
 
     Returns:
         The simulation, or None when a load or build of ``applied.documents`` would report
@@ -80,6 +83,8 @@ def fork_state(settled: Simulation, documents: Sequence[dict], applied: Applied,
         return None
     if loaded.events:
         return None  # an Event is history, not state
+    if warnings is not None:
+        warnings.extend(w.in_object for w in loaded.warnings)
     replaced = {obj.key for obj in loaded.objects}
     simulation = settled.fork(applied.strategy)
     fork = simulation.state
