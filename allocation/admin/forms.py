@@ -72,9 +72,9 @@ class ManifestForm(forms.ModelForm):
         except LookupError as exc:
             name = next(n for n, p in self.cel_paths.items() if p == exc.args[0])
             self.add_error(name, f"the manifest no longer has {exc.args[0]}")
-        except ValueError:
-            self.add_error("manifest", "the manifest must be one object (a mapping) to put "
-                                       "the CEL fields back into")
+        except ValueError as exc:
+            self.add_error("manifest", f"the CEL fields cannot be put back into the manifest: "
+                                       f"{exc}")
         return None
 
     def _document(self, text: str) -> dict | None:

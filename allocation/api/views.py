@@ -18,7 +18,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, renderers, status, viewsets
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import NotFound, ParseError, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
@@ -73,6 +73,18 @@ class ListPagination(CursorPagination):
     page_size = PAGE_SIZE
     page_size_query_param = "limit"
     max_page_size = MAX_PAGE_SIZE
+
+    def decode_cursor(self, request):
+        """DRF's cursor, refused as invalid (404, as DRF refuses a cursor it cannot decode)
+        when its position is not a stored position: it is compared with the integer column
+        ``position`` (an edited ``p=abc`` was a 500)."""
+        cursor = super().decode_cursor(request)
+        if cursor is not None and cursor.position is not None:
+            try:
+                int(cursor.position)
+            except ValueError:
+                raise NotFound(self.invalid_cursor_message) from None
+        return cursor
 
     def get_paginated_response(self, data) -> Response:
         listing = as_list(data)

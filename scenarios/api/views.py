@@ -9,7 +9,7 @@ answered by ``console.api.exception_handler``).
 from __future__ import annotations
 
 from django.db.models import Q
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -63,7 +63,11 @@ class ScenarioViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin,
         """Apply one change; 400 if it is not valid, 409 with the reason if the engine
         refuses it."""
         scenario = self.get_object()
-        return self._done(services.add_change(request.user, scenario, dict(request.data)))
+        data = request.data
+        # a form's fields, one value each; a JSON body as it is (not an object: the
+        # engine's reading of the change says so, as for any malformed change)
+        change = data.dict() if isinstance(data, QueryDict) else data
+        return self._done(services.add_change(request.user, scenario, change))
 
     @extend_schema(request=None, responses=ScenarioSerializer)
     @action(detail=True, methods=["post"])

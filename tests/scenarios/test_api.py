@@ -68,3 +68,38 @@ def test_an_expensive_selector_edit_is_refused_with_400_naming_the_field():
         f"(ResourceClaimParameters default/big): {path}: CEL expression too "
         "expensive: estimated cost 1,048,575,734 exceeds the limit of 1,000,000")
     assert alice.get(f"/api/scenarios/{scenario['id']}/").json()["position"] == 0
+
+
+@pytest.mark.parametrize(("body", "kind", "refused"), [
+    ("5", "application/json", "changes[0].op: a change must be an object with an op"),
+    ('["set-strategy"]', "application/json",
+     "changes[0].op: a change must be an object with an op"),
+    ('{"op": ["pin-pod"]}', "application/json",
+     "changes[0].op: unknown operation ['pin-pod']; one of pin-pod, unpin-pod, add-nodes, "
+     "remove-node, add-object, remove-object, edit-selector, set-strategy"),
+    ('{"op": "remove-node", "node": ["worker-1"]}', "application/json",
+     "changes[0].node: must be a string, not a list"),
+    ('{"op": "add-object", "manifest": {"kind": "Node", "metadata": {"name": {"a": 1}}}}',
+     "application/json", "changes[0].manifest: metadata.name: must be a string, not an object"),
+    ("op=add-nodes&group=g&count=2", "application/x-www-form-urlencoded",
+     "changes[0].count: must be an integer, not a string"),
+])
+def test_a_change_of_the_wrong_shape_is_a_400_naming_the_field(body, kind, refused):
+    store()
+    alice = _client("alice")
+    scenario = alice.post("/api/scenarios/", {"name": "shapes"}, format="json").json()
+    answer = alice.generic("POST", f"/api/scenarios/{scenario['id']}/changes/", body,
+                           content_type=kind)
+    assert answer.status_code == 400, answer.content
+    assert answer.json() == {"refused": refused}
+    assert alice.get(f"/api/scenarios/{scenario['id']}/").json()["changes"] == []
+
+
+def test_a_change_may_come_as_form_fields():
+    store()
+    alice = _client("alice")
+    scenario = alice.post("/api/scenarios/", {"name": "form"}, format="json").json()
+    answer = alice.post(f"/api/scenarios/{scenario['id']}/changes/",
+                        {"op": "remove-node", "node": "worker-1"})  # multipart
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["changes"] == [{"op": "remove-node", "node": "worker-1"}]

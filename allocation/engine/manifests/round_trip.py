@@ -21,6 +21,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from allocation.engine.manifests.flow_depth import cap_flow_depth
+from allocation.engine.manifests.limits import MAX_NESTING_DEPTH
+
 __all__ = ["editable_yaml", "line_of", "lines_of", "merge_document", "set_values"]
 
 #: Keys written first, in this order, at the top and in ``metadata``: the order of
@@ -28,6 +31,30 @@ __all__ = ["editable_yaml", "line_of", "lines_of", "merge_document", "set_values
 _TOP_ORDER = ("apiVersion", "kind", "metadata", "spec")
 _META_ORDER = ("name", "generateName", "namespace", "labels", "annotations")
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+# ruamel.yaml composes a node per nesting level by recursion, and its scanner slows down
+# with every open flow level (seconds at a thousand): a text nested deeper than the
+# loader's bound is read only up to one level past it (``cap_flow_depth``: same lines), or
+# not at all where it must be kept whole. A deep block nesting still recurses: caught.
+_DEPTH_CUT = MAX_NESTING_DEPTH + 1
+
+
+class _TooDeep(ValueError):
+    """The text nests deeper than the loader's bound (``limits.MAX_NESTING_DEPTH``)."""
+
+
+def _load_whole(text: str) -> Any:
+    """The one document of ``text`` as a round-trip tree, kept whole (it is written back).
+
+    Raises:
+        _TooDeep: the text nests too deep to be read here.
+        YAMLError: the text is not YAML.
+    """
+    if cap_flow_depth(text, _DEPTH_CUT) is not text:
+        raise _TooDeep(f"nested more than {MAX_NESTING_DEPTH} levels deep")
+    try:
+        return _yaml().load(text)
+    except RecursionError:
+        raise _TooDeep(f"nested more than {MAX_NESTING_DEPTH} levels deep") from None
 
 
 def _yaml() -> YAML:
@@ -78,8 +105,8 @@ def merge_document(text: str, document: dict) -> str:
     keys appended, removed keys dropped. Returns :func:`editable_yaml` when ``text`` is not
     one YAML mapping."""
     try:
-        tree = _yaml().load(text)
-    except YAMLError:
+        tree = _load_whole(text)
+    except (YAMLError, _TooDeep):
         tree = None
     if not isinstance(tree, CommentedMap):
         return editable_yaml(document)
@@ -118,16 +145,17 @@ def set_values(text: str, values: dict[str, str]) -> str:
     becomes a ``|`` block.
 
     Raises:
-        ValueError: ``text`` is not one YAML mapping.
+        ValueError: ``text`` is not one YAML mapping (the message says why: not YAML, not
+            a mapping, nested too deep).
         LookupError: (``KeyError``/``IndexError``) the text has no such field; ``args[0]``
             is the path.
     """
     try:
-        tree = _yaml().load(text)
+        tree = _load_whole(text)
     except YAMLError as exc:
-        raise ValueError(f"not YAML: {exc}") from None
+        raise ValueError(f"it is not YAML: {exc}") from None
     if not isinstance(tree, CommentedMap):
-        raise ValueError("not one YAML mapping")
+        raise ValueError("it is not one object (a mapping)")
     for path, value in values.items():
         steps = [int(i) if i else k for k, i in _STEP.findall(path)]
         target = tree
@@ -148,8 +176,8 @@ def set_values(text: str, values: dict[str, str]) -> str:
 
 def _tree(text: str, doc: int) -> Any:
     try:
-        documents = list(_yaml().load_all(text))
-    except YAMLError:
+        documents = list(_yaml().load_all(cap_flow_depth(text, _DEPTH_CUT)))
+    except (YAMLError, RecursionError):
         return None
     return documents[doc - 1] if 0 < doc <= len(documents) else None
 
@@ -185,8 +213,8 @@ def _walk(node: Any, path: str) -> int | None:
             node, rest = node[int(index)], rest[end + 1:]
         elif isinstance(node, CommentedMap):
             key = _key_at(node, rest.removeprefix("."))
-            if key is None:
-                break
+            if key is None or key not in node.lc.data:
+                break  # none, or merged in by ``<<`` (no line of its own here)
             line = node.lc.key(key)[0] + 1
             node, rest = node[key], rest.removeprefix(".")[len(key):]
         else:

@@ -250,15 +250,20 @@ class AddObject(Operation):
     manifest: dict
 
     def check(self) -> None:
-        if not isinstance(self.manifest, dict):
-            raise self.fail("manifest", "must be a manifest object")
+        manifest = self.manifest
+        meta = manifest.get("metadata")
+        if not isinstance(meta, dict) or not meta.get("name") or not manifest.get("kind"):
+            raise self.fail("manifest", "needs kind and metadata.name")
+        # the object's key is made of these before the loader sees the manifest: each a
+        # string, or the loader's own message would never come (an unhashable key)
+        for path, value in (("kind", manifest["kind"]), ("metadata.name", meta["name"]),
+                            ("metadata.namespace", meta.get("namespace", ""))):
+            if not isinstance(value, str):
+                raise self.fail("manifest", f"{path}: must be a string, not "
+                                f"{_json_type(value)}")
 
     def apply(self, docs: Documents, applied: Applied) -> None:
-        manifest = self.manifest
-        if not isinstance(manifest.get("metadata"), dict) or not manifest["metadata"].get(
-                "name") or not manifest.get("kind"):
-            raise self.fail("manifest", "needs kind and metadata.name")
-        docs.put(copy.deepcopy(manifest))
+        docs.put(copy.deepcopy(self.manifest))
 
     def describe(self) -> str:
         meta = self.manifest.get("metadata") or {}
@@ -357,6 +362,35 @@ OPERATIONS: dict[str, type[Operation]] = {cls.op: cls for cls in (
 
 OPS: tuple[str, ...] = tuple(OPERATIONS)
 
+# The JSON type each annotation of an operation's fields takes (``int`` also refuses a
+# bool, which Python counts as one); a field of another annotation is its check's.
+_FIELD_TYPES: dict[str, tuple[type, str]] = {
+    "str": (str, "a string"), "str | None": (str, "a string"),
+    "int": (int, "an integer"), "dict": (dict, "an object")}
+
+
+def _json_type(value: Any) -> str:
+    """``value``'s type as JSON names it, for a message."""
+    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
+                       (str, "a string"), (list, "a list"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return "null"
+
+
+def _checked_types(cls: type[Operation], index: int, values: dict[str, Any]) -> None:
+    """Raise :class:`ChangeError` for a value of ``values`` that is not its field's JSON
+    type: a change arrives as JSON from the API or a page, and an operation's code (and
+    the object keys it makes) assumes its fields' types."""
+    annotations = {f.name: f.type for f in fields(cls)}  # type: ignore[arg-type]
+    for name, value in values.items():
+        expected = _FIELD_TYPES.get(str(annotations.get(name)))
+        if expected is None:
+            continue
+        kind, said = expected
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ChangeError(index, name, f"must be {said}, not {_json_type(value)}")
+
 
 def read(change: Any, index: int = 0) -> Operation:
     """The operation ``change`` (a stored mapping) asks for.
@@ -367,7 +401,8 @@ def read(change: Any, index: int = 0) -> Operation:
     """
     if not isinstance(change, dict):
         raise ChangeError(index, "op", "a change must be an object with an op")
-    cls = OPERATIONS.get(change.get("op"))  # type: ignore[arg-type]
+    op = change.get("op")
+    cls = OPERATIONS.get(op) if isinstance(op, str) else None
     if cls is None:
         raise ChangeError(index, "op", f"unknown operation {change.get('op')!r}; "
                           f"one of {', '.join(OPS)}")
@@ -376,6 +411,8 @@ def read(change: Any, index: int = 0) -> Operation:
             raise ChangeError(index, name, "required field is missing")
     optional = {f.name: change[f.name] for f in fields(cls)  # type: ignore[arg-type]
                 if f.name not in (*cls.required, "index") and change.get(f.name) is not None}
-    operation = cls(index, **{name: change[name] for name in cls.required}, **optional)
+    given = {**{name: change[name] for name in cls.required}, **optional}
+    _checked_types(cls, index, given)
+    operation = cls(index, **given)
     operation.check()
     return operation

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from allocation.engine.constants import NODE_GROUP_LABEL
@@ -40,6 +42,13 @@ def test_a_list_is_paged_by_cursor(user_client, settled):
 
     assert [i["metadata"]["name"] for i in rest["items"]] == ["w3", "w4"]
     assert "continue" not in rest["metadata"] and "previous" in rest["metadata"]
+
+
+@pytest.mark.parametrize("cursor", [b"p=abc", b"o=1&p=1.5", b"p="])
+def test_a_cursor_edited_by_hand_is_refused_as_invalid(user_client, settled, cursor):
+    # the position is compared with an integer column: a 404 as DRF's own bad cursor
+    answer = user_client.get("/api/pods/", {"cursor": base64.b64encode(cursor).decode()})
+    assert answer.status_code == 404 and answer.json() == {"detail": "Invalid cursor"}
 
 
 def test_the_whole_list_fits_one_page_by_default(user_client, settled):

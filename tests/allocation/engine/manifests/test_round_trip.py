@@ -124,3 +124,31 @@ def test_set_values_changes_only_the_named_fields():
         set_values(EDITED, {"spec.selectors[3].cel": "x"})
     with pytest.raises(ValueError):
         set_values("- a\n", {"a": "b"})
+
+
+def test_a_key_merged_in_by_a_merge_key_is_placed_at_the_mapping():
+    # ``<<`` keys have no line of their own in the round-trip tree: the mapping's is used
+    text = "kind: Node\nmetadata:\n  <<: {a: 1}\n  name: n\n"
+    assert lines_of(text, ["metadata.a", "metadata.name", "metadata.a.b"]) == [2, 4, 2]
+
+
+DEEP = 5000  # past Python's recursion limit, and seconds for ruamel's scanner uncut
+
+
+def test_a_text_nested_past_the_loaders_bound_is_read_up_to_it():
+    text = "kind: Node\nmetadata: {name: n}\nzz: " + "[" * DEEP + "]" * DEEP + "\nyy: 1\n"
+    # the loader refuses it at level 65; its lines are found up to there (the rest of the
+    # document is cut, flow_depth.py: a later key is not found, the document's first line)
+    assert lines_of(text, ["zz" + "[0]" * 70, "yy"]) == [3, 1]
+    block = "zz:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(DEEP)) + "yy: 1\n"
+    assert lines_of(block, ["yy"]) == [None]  # too deep for ruamel's recursion: no line
+
+
+def test_a_text_nested_too_deep_is_not_merged_into_or_edited():
+    doc = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
+    flow = "kind: Node\nzz: " + "[" * DEEP + "]" * DEEP + "\n"
+    block = "zz:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(DEEP)) + "yy: 1\n"
+    for text in (flow, block):
+        assert merge_document(text, doc) == editable_yaml(doc)
+        with pytest.raises(ValueError, match="^nested more than 64 levels deep$"):
+            set_values(text, {"kind": "Pod"})
