@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from allocation.engine.gcpause import paused_gc
+from allocation.engine.kinds import scope
 from allocation.engine.manifests import InvalidManifests, Problem, load_documents
 from allocation.services.bulk import insert_rows
 from allocation.services.profile import console_profile
@@ -57,8 +58,15 @@ class SyncReport:
 
 
 def _ident(document: dict) -> Identity:
-    metadata = document.get("metadata") or {}
-    return ("", str(document.get("kind", "")), str(metadata.get("namespace") or ""),
+    """The identity of the row ``document`` would be (``store.identity_of`` of the object the
+    loader makes of it): a pod listed without a namespace is keyed under ``default``, as
+    the loader keys it. A malformed document still has one, for the loader to refuse."""
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+    kind = str(document.get("kind", ""))
+    namespace = metadata.get("namespace")
+    return ("", kind, str(scope(kind, namespace if isinstance(namespace, str) else None) or ""),
             str(metadata.get("name", "")))
 
 

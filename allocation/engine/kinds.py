@@ -14,12 +14,13 @@ are matched by ``(apiVersion, kind)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from allocation.engine.constants import PLANNER_GROUP, PROVISIONING_GROUP, RESOURCE_GROUP
 
 __all__ = [
     "KindSpec", "KINDS", "UNSIMULATED_KINDS", "lookup", "specs_named", "specs_in_group",
-    "namespaced",
+    "namespaced", "scope",
     "NODE_RESOURCE_SLICE", "NODE_RESOURCE_CAPACITY", "RESOURCE_CLASS",
     "RESOURCE_CLASS_PARAMETERS", "RESOURCE_CLAIM_PARAMETERS", "RESOURCE_CLAIM",
     "RESOURCE_CLAIM_TEMPLATE", "POD_SCHEDULING_CONTEXT", "NODE_GROUP", "DRIVER_SIMULATION",
@@ -146,6 +147,7 @@ def specs_in_group(group: str) -> tuple[KindSpec, ...]:
     return tuple(k for k in KINDS if k.group == group)
 
 
+@lru_cache(maxsize=256)  # per object of an import or a scenario change: a set made once
 def namespaced(name: str) -> bool | None:
     """Whether objects of the kind ``name`` are namespaced; None for a kind not listed.
 
@@ -156,3 +158,17 @@ def namespaced(name: str) -> bool | None:
     if len(scopes) > 1:
         raise ValueError(f"kind {name} is namespaced in some API versions only")
     return next(iter(scopes), None)
+
+
+def scope(kind: str, namespace: str | None) -> str | None:
+    """The namespace an object of ``kind`` is keyed under, as the loader keys it
+    (``ObjectMeta.from_raw``): a namespaced kind's absent namespace is ``default``, a
+    cluster-scoped kind has none, a kind not listed (a vendor object's) keeps what it says.
+
+    Raises:
+        ValueError: as :func:`namespaced`.
+    """
+    scoped = namespaced(kind)
+    if scoped is None:
+        return namespace  # vendor objects: scope as written
+    return (namespace or "default") if scoped else None

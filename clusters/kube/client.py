@@ -21,7 +21,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
 __all__ = ["Connection", "SourceError", "AccessDenied", "Gone", "NotServed", "connect",
-           "parse_json", "IN_CLUSTER"]
+           "parse_json", "mapping_at", "list_at", "IN_CLUSTER"]
 
 IN_CLUSTER = "in-cluster"
 """The context name shown for the service account of the pod the planner runs in."""
@@ -121,16 +121,50 @@ class Connection:
         raise _refusal(response.status, verb, path, body)
 
 
-def parse_json(body: bytes, path: str) -> Any:
-    """The JSON document of an answer to GET ``path``.
+def parse_json(body: bytes, path: str) -> dict:
+    """The JSON object of an answer to GET ``path`` (every answer of the Kubernetes API is
+    one: a list, a discovery document, a status).
 
     Raises:
-        SourceError: the answer is not JSON.
+        SourceError: the answer is not JSON, or not an object.
     """
     try:
-        return json.loads(body)
+        document = json.loads(body)
     except ValueError as exc:
         raise SourceError(f"GET {path}: the answer is not JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise SourceError(f"GET {path}: the answer is not a JSON object: {body[:200]!r}")
+    return document
+
+
+def mapping_at(document: dict, key: str, path: str) -> dict:
+    """``document[key]`` of an answer to GET ``path``: an object, or ``{}`` when absent or
+    null.
+
+    Raises:
+        SourceError: it is something else.
+    """
+    value = document.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SourceError(f"GET {path}: {key} is not an object: {str(value)[:200]}")
+    return value
+
+
+def list_at(document: dict, key: str, path: str) -> list:
+    """``document[key]`` of an answer to GET ``path``: a list, or ``[]`` when absent or
+    null.
+
+    Raises:
+        SourceError: it is something else.
+    """
+    value = document.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise SourceError(f"GET {path}: {key} is not a list: {str(value)[:200]}")
+    return value
 
 
 def _refusal(status: int, verb: str, path: str, body: str) -> SourceError:

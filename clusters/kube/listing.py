@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from allocation.engine.gcpause import paused_gc
-from clusters.kube.client import Connection, Gone, SourceError, parse_json
+from clusters.kube.client import (
+    Connection,
+    Gone,
+    SourceError,
+    list_at,
+    mapping_at,
+    parse_json,
+)
 from clusters.kube.resources import Resource
 
 __all__ = ["Snapshot", "list_all", "items_of", "PageHook", "PAGE_SIZE"]
@@ -60,9 +67,13 @@ def list_all(connection: Connection, resource: Resource, page_size: int = PAGE_S
 
 def items_of(page: dict, resource: Resource) -> list[dict]:
     """The objects of a list ``page`` of ``resource``, each with its ``apiVersion`` and
-    ``kind`` (set in place)."""
+    ``kind`` (set in place); an item that is not an object is left out.
+
+    Raises:
+        SourceError: the page's ``items`` is not a list.
+    """
     items = []
-    for item in page.get("items") or []:
+    for item in list_at(page, "items", resource.path):
         if isinstance(item, dict):
             item.setdefault("apiVersion", resource.api_version)
             item.setdefault("kind", resource.kind)
@@ -87,7 +98,7 @@ def _pages(connection: Connection, resource: Resource, page_size: int,
         items.extend(listed)
         if progress is not None:
             progress(resource, len(items))
-        metadata = page.get("metadata") or {}
+        metadata = mapping_at(page, "metadata", resource.path)
         token = metadata.get("continue") or ""
         if not token:
             return Snapshot(resource, items, str(metadata.get("resourceVersion", "")))

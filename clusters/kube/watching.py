@@ -126,7 +126,11 @@ class Watcher:
             if code == 410:
                 raise Gone(f"watch {self.resource.name}: {message}")
             raise SourceError(f"watch {self.resource.name}: {code}: {message}")
-        version = str(((obj or {}).get("metadata") or {}).get("resourceVersion", ""))
+        if not isinstance(obj, dict) or not isinstance(obj.get("metadata") or {}, dict):
+            # the same event comes again on the reconnect: said each time, never skipped
+            raise SourceError(f"watch {self.resource.name}: {kind} event whose object is "
+                              f"not an object with metadata: {line[:200]!r}")
+        version = str((obj.get("metadata") or {}).get("resourceVersion", ""))
         if kind == "BOOKMARK":
             self.resource_version = version or self.resource_version
             return

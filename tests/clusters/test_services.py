@@ -75,6 +75,38 @@ def test_an_object_the_whole_cluster_refuses_is_left_out():
     assert Pod.objects.count() == 2
 
 
+def test_an_object_without_usable_metadata_is_left_out_not_the_whole_store():
+    documents = [*small_cluster(), {"apiVersion": "v1", "kind": "Node", "metadata": "broken"}]
+    report = services.store_snapshots("prod-eu", _snapshots(documents))
+    assert [str(p).split(" ", 1)[1] for p in report.rejected] == [
+        "(Node <unnamed>): metadata: must be an object, not string"]
+    assert Pod.objects.count() == 2
+
+
+def test_a_pod_listed_without_a_namespace_is_keyed_as_the_loader_keys_it():
+    # under ``default``: the whole-cluster refusal (a uid two pods share) then finds its
+    # document to offer again (a KeyError dropped the whole batch of changes)
+    services.store_snapshots("prod-eu", _snapshots(small_cluster()))
+    runner = Pod.objects.get(name="runner").manifest["metadata"]["uid"]
+    twin = pod("twin", uid=runner)
+    del twin["metadata"]["namespace"]
+    report = services.apply_changes("prod-eu", [_change("Pod", "ADDED", twin)])
+    assert [(p.namespace, p.name) for p in report.rejected] == [("default", "twin")]
+    assert "duplicate uid" in report.rejected[0].message
+    assert list(report.deferred) == [("", "Pod", "default", "twin")]
+    alone = pod("alone")
+    del alone["metadata"]["namespace"]
+    services.apply_changes("prod-eu", [_change("Pod", "ADDED", alone)])
+    assert MirroredObject.objects.filter(kind="Pod", namespace="default", name="alone").exists()
+    # a relist of the same pods keeps it: the listed identity is the mirrored one
+    listed = [d for d in small_cluster() if d["kind"] == "Pod"] + [alone]
+    from dataclasses import replace
+    relist = Change(replace(by_kind("Pod"), version="v1"), "RELIST",
+                    snapshot=Snapshot(replace(by_kind("Pod"), version="v1"), listed, "9"))
+    assert services.apply_changes("prod-eu", [relist]).rejected == []
+    assert Pod.objects.filter(name="alone").exists()
+
+
 def test_a_second_snapshot_deletes_what_the_cluster_no_longer_has():
     services.store_snapshots("prod-eu", _snapshots(small_cluster()))
     smaller = [d for d in small_cluster() if d["metadata"]["name"] != "waiting"]

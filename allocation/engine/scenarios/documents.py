@@ -16,7 +16,7 @@ from allocation.engine import kinds
 from allocation.engine.constants import EXPLAIN_ANNOTATION, V1_CLAIM_FINALIZER
 from allocation.engine.objects import ObjectKey
 
-__all__ = ["ChangeError", "Applied", "Delta", "Documents", "DocumentIndex", "scope", "key_of",
+__all__ = ["ChangeError", "Applied", "Delta", "Documents", "DocumentIndex", "key_of",
            "unbind", "is_v1_claim", "deallocate_v1"]
 
 
@@ -74,19 +74,11 @@ class Applied:
         return self._documents
 
 
-def scope(kind: str, namespace: str | None) -> str | None:
-    """The namespace an object of ``kind`` is keyed under, as the loader keys it."""
-    scoped = kinds.namespaced(kind)
-    if scoped is None:
-        return namespace  # vendor objects: scope as written
-    return (namespace or "default") if scoped else None
-
-
 def key_of(doc: dict) -> ObjectKey:
     """The key the loader gives the object ``doc`` describes."""
     meta = doc.get("metadata") or {}
     kind = doc.get("kind", "")
-    return ObjectKey(kind, scope(kind, meta.get("namespace")), meta.get("name"))
+    return ObjectKey(kind, kinds.scope(kind, meta.get("namespace")), meta.get("name"))
 
 
 class DocumentIndex:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
+from allocation.engine import kinds
 from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
 from allocation.engine.manifests import load_documents
@@ -24,7 +25,6 @@ from allocation.engine.scenarios.documents import (
     Documents,
     deallocate_v1,
     is_v1_claim,
-    scope,
     unbind,
 )
 from allocation.engine.state import ClusterState
@@ -143,8 +143,8 @@ class AddNodes(Operation):
             raise self.fail("group", f"node group {self.group!r} not found")
         # The autoscaler's own blueprint makes the nodes, so a what-if node is exactly the
         # node a scale-up would add; it needs only the nodes, their resources and the groups.
-        kinds = ("Node", "NodeResourceSlice", "NodeResourceCapacity", "NodeGroup")
-        infrastructure = [docs.by_key[k] for kind in kinds for k in docs.of_kind(kind)]
+        needed = ("Node", "NodeResourceSlice", "NodeResourceCapacity", "NodeGroup")
+        infrastructure = [docs.by_key[k] for kind in needed for k in docs.of_kind(kind)]
         state = ClusterState.build(load_documents((("scenario", d) for d in infrastructure),
                                                   trusted=lambda d: True))
         blueprint = next(b for b in blueprints(state) if b.name == self.group)
@@ -280,7 +280,7 @@ class RemoveObject(Operation):
     namespace: str | None = None
 
     def apply(self, docs: Documents, applied: Applied) -> None:
-        key = ObjectKey(self.kind, scope(self.kind, self.namespace), self.name)
+        key = ObjectKey(self.kind, kinds.scope(self.kind, self.namespace), self.name)
         if key not in docs.by_key:
             raise self.fail("name", f"{self.kind} {self.name} not found")
         if self.kind == "Node":
@@ -311,7 +311,7 @@ class EditSelector(Operation):
 
     def apply(self, docs: Documents, applied: Applied) -> None:
         namespace, _, name = str(self.object).rpartition("/")
-        key = ObjectKey(self.kind, scope(self.kind, namespace or None), name)
+        key = ObjectKey(self.kind, kinds.scope(self.kind, namespace or None), name)
         if key not in docs.by_key:
             raise self.fail("object", f"{self.kind} {self.object} not found")
         target: Any = docs.writable(key)

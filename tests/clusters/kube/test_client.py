@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from clusters.kube.client import AccessDenied, NotServed, SourceError, connect
+from clusters.kube.client import (
+    AccessDenied,
+    NotServed,
+    SourceError,
+    connect,
+    list_at,
+    mapping_at,
+    parse_json,
+)
 
 
 def test_connect_names_context_and_server(fake, kubeconfig):
@@ -67,3 +75,26 @@ def test_only_get_is_sent(fake, connection):
     connection.get_json("/api/v1/nodes")
     list(connection.stream_lines("/api/v1/nodes", {"watch": "true", "timeoutSeconds": 0}))
     assert fake.verbs() == {"GET"}
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"[]", "GET /api/v1/nodes: the answer is not a JSON object: b'[]'"),
+    (b"5", "GET /api/v1/nodes: the answer is not a JSON object: b'5'"),
+    (b"{", "GET /api/v1/nodes: the answer is not JSON: "),
+])
+def test_an_answer_that_is_not_a_json_object_is_a_source_error(body, message):
+    with pytest.raises(SourceError) as raised:
+        parse_json(body, "/api/v1/nodes")
+    assert str(raised.value).startswith(message)
+
+
+def test_parts_of_an_answer_are_checked_for_their_shape():
+    path = "/api/v1/nodes"
+    assert mapping_at({}, "metadata", path) == {} == mapping_at({"metadata": None},
+                                                                "metadata", path)
+    assert list_at({"items": None}, "items", path) == [] == list_at({}, "items", path)
+    with pytest.raises(SourceError, match=r"^GET /api/v1/nodes: items is not a list: 5$"):
+        list_at({"items": 5}, "items", path)
+    with pytest.raises(SourceError, match=r"^GET /api/v1/nodes: metadata is not an object: "
+                                          r"\['x'\]$"):
+        mapping_at({"metadata": ["x"]}, "metadata", path)

@@ -46,3 +46,27 @@ def test_import_order(connection):
     assert kinds.index("Node") < kinds.index("Pod")
     assert kinds.index("ResourceClaim") < kinds.index("Pod")
     assert kinds[0] == "Namespace"
+
+
+
+class _Answers:
+    """A connection answering each discovery path with a given document."""
+
+    def __init__(self, answers: dict) -> None:
+        self.answers = answers
+
+    def get_json(self, path: str, query=None, verb: str = "get") -> dict:
+        return self.answers[path]
+
+
+def test_a_discovery_answer_of_another_shape_is_a_source_error():
+    with pytest.raises(SourceError, match=r"^GET /apis/resource.k8s.io: versions is not a "
+                                          r"list: 5$"):
+        discover(_Answers({"/apis/resource.k8s.io": {"versions": 5}}))
+
+
+def test_a_version_that_is_not_a_string_is_not_served():
+    answers = {"/apis/resource.k8s.io": {"versions": [{"version": 1}, {"version": ["v1"]},
+                                                      "v1", {"version": "v1beta2"}]},
+               "/apis/autoscaling.x-k8s.io": {"versions": None}}
+    assert _versions(discover(_Answers(answers)))["ResourceSlice"] == "resource.k8s.io/v1beta2"

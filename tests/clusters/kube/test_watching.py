@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from clusters.kube.client import SourceError
 from clusters.kube.listing import list_all
 from clusters.kube.resources import by_kind
 from clusters.kube.watching import Backoff, Watcher
@@ -122,3 +123,24 @@ def test_backoff_doubles_to_a_ceiling():
     assert [backoff.next() for _ in range(6)] == [0.5, 1, 2, 4, 4, 4]
     backoff.reset()
     assert backoff.next() == 0.5
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type": "ADDED", "object": null}',
+    b'{"type": "MODIFIED", "object": [1]}',
+    b'{"type": "DELETED", "object": {"metadata": ["x"]}}',
+    b'{"type": "BOOKMARK", "object": "x"}',
+])
+def test_an_event_without_an_object_is_a_source_error_not_a_dead_thread(line):
+    # run() pauses and reconnects on a SourceError (said to ``failed``); any other
+    # exception ended the kind's watch thread silently
+    delivered = []
+    watcher = Watcher(None, by_kind("Pod"), "1", delivered.append, threading.Event())
+    with pytest.raises(SourceError, match=r"^watch pods: \w+ event whose object is not an "
+                                          r"object with metadata: "):
+        watcher._handle(line)
+    assert delivered == [] and watcher.resource_version == "1"
+    watcher._handle(b'{"type": "ADDED", "object": {"metadata": {"name": "p", '
+                    b'"resourceVersion": "7"}}}')
+    assert [c.object["metadata"]["name"] for c in delivered] == ["p"]
+    assert watcher.resource_version == "7"
