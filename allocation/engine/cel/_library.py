@@ -113,7 +113,7 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
         expression = env.compile(source)
     except RuntimeError as error:
         raise library_compile_error(str(error)) from None
-    return Program(_type_name(expression.return_type()), expression)
+    return Program(_result_type(expression), expression)
 
 
 def compile_device_program(source: str, consumable_capacity: bool,
@@ -153,8 +153,21 @@ def compile_device_program(source: str, consumable_capacity: bool,
     renamed = retargeted if dynamic is None else dynamic
     if renamed is not None:
         expression = env.deserialize(renamed)
-    return Program(_type_name(expression.return_type()), expression, forms,
+    return Program(_result_type(expression), expression, forms,
                    dynamic is not None and _dynamic.MAY_PANIC in dynamic)
+
+
+def _result_type(expression: cel.Expression) -> str:
+    """The name of ``expression``'s checked result type. cel-cpp cannot represent a map
+    type keyed by double (``{1.5: 1}``), which cel-go's checker accepts: such a result is
+    named by its shape (never bool, so a selector giving it is refused as cel-go refuses
+    it); inside a larger expression it is no result type and needs no name."""
+    try:
+        return _type_name(expression.return_type())
+    except RuntimeError as error:
+        if "map key type" not in str(error):
+            raise
+        return "a map or list holding a map with double keys"
 
 
 def _type_name(value_type: cel.Type) -> str:

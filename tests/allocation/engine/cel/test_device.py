@@ -112,6 +112,12 @@ def test_a_result_that_is_not_bool_is_an_error() -> None:
         == "selector gave string, not bool"
     error = compile_error('device.driver')
     assert error.message == "must evaluate to bool or the unknown type, not string"
+    # cel-cpp has no type for a map keyed by double, which cel-go's checker accepts: such a
+    # result is refused as not bool (as cel-go refuses it), never a crash
+    for source in ("{1.5: 1}", "[{1.5: 1}]"):
+        assert compile_error(source).message == ("must evaluate to bool or the unknown type, "
+                                                 "not a map or list holding a map with "
+                                                 "double keys")
 
 
 def test_allow_multiple_allocations_exists_only_with_consumable_capacity() -> None:

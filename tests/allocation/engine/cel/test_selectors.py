@@ -135,6 +135,9 @@ def test_type_errors_and_non_bool_results_fail_to_compile() -> None:
         compile_selector('ints["cores"] == "x"')
     with pytest.raises(CelCompileError, match="must evaluate to bool, not int"):
         compile_selector("ints.cores + 1")
+    with pytest.raises(CelCompileError, match="must evaluate to bool, not a map or list "
+                                              "holding a map with double keys"):
+        compile_selector("{1.5: 1}")
     with pytest.raises(CelCompileError, match="undeclared reference"):
         compile_selector("device.attributes.model == 'x'")
     assert validate_selector("true") == []
