@@ -12,7 +12,9 @@ are either kind too: a spec or a copy gets the new node's name as ``nodeName`` a
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from allocation.engine import kinds
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
 
 __all__ = ["CAPACITY_ANNOTATION", "Blueprint", "blueprints", "group_size", "group_nodes",
-           "free_names", "grow"]
+           "free_names", "iter_free_names", "grow"]
 
 CAPACITY_ANNOTATION = "autoscaling.k8s.io/node-resource-capacity"
 
@@ -173,13 +175,20 @@ def group_size(state: ClusterState, group: str) -> int:
 
 
 def free_names(state: ClusterState, group: str, count: int) -> list[str]:
-    names, n = [], 0
-    while len(names) < count:
+    """The first ``count`` names ``<group>-<n>`` (n from 1) that no node of ``state`` has."""
+    return list(islice(iter_free_names(state, group), count))
+
+
+def iter_free_names(state: ClusterState, group: str) -> Iterator[str]:
+    """The names :func:`free_names` gives, one at a time and without end: a caller adding
+    each node as it takes its name gets the names ``free_names`` would give it one by one,
+    without a scan of the names before it at each (quadratic for thousands of nodes)."""
+    n = 0
+    while True:
         n += 1
         name = f"{group}-{n}"
         if name not in state.nodes:
-            names.append(name)
-    return names
+            yield name
 
 
 def grow(state: ClusterState, blueprint: Blueprint, count: int) -> list[str]:

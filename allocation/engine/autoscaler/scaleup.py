@@ -7,11 +7,17 @@ leave a partial scale-up behind.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from allocation.engine.autoscaler.messages import demand
-from allocation.engine.autoscaler.nodegroups import Blueprint, free_names, group_size
+from allocation.engine.autoscaler.nodegroups import (
+    Blueprint,
+    free_names,
+    group_size,
+    iter_free_names,
+)
 from allocation.engine.autoscaler.plugin import AutoscalerSimulation, pod_from_template
 from allocation.engine.objects import Pod, PodTemplate
 
@@ -90,27 +96,39 @@ def add_group_nodes(sim: AutoscalerSimulation, blueprint: Blueprint, count: int)
 
 
 def _estimate(state: ClusterState, base: AutoscalerSimulation, pods: list[Pod],
-              blueprint: Blueprint, room: int) -> tuple[int | None, str]:
-    """Greedy node count: unplaced pods go on new nodes one after another."""
+              sets: list[int], blueprint: Blueprint, room: int) -> tuple[int | None, str]:
+    """Greedy node count: unplaced pods go on new nodes one after another.
+
+    ``sets[i]`` is the pod set of ``pods[i]`` (the sets' pods come one set after another).
+    The pods of one set are alike and a node only fills up, so once one is refused a new
+    node its twins are not tried there: the waiting pods of each set are a queue, taken
+    from the front while they fit (each node tried every waiting pod: 2,048 pods took
+    50 s, 16,384 hours)."""
     sim = base.fork()
-    waiting = [p for p in pods if not sim.state.get("Pod", p.namespace, p.name).node_name]
+    queues: dict[int, deque[Pod]] = {}  # by set, in the pods' order
+    for pod, pod_set in zip(pods, sets, strict=True):
+        if not sim.state.get("Pod", pod.namespace, pod.name).node_name:
+            queues.setdefault(pod_set, deque()).append(pod)
+    names = iter_free_names(sim.state, blueprint.name)
     added = 0
-    while waiting:
+    while queues:
         if added == room:
             return None, (f"node group {blueprint.name} is at maxSize "
                           f"{blueprint.group.max_size}" if room == 0 else
                           f"node group {blueprint.name} would need more than its "
                           f"{room} free node(s) (maxSize {blueprint.group.max_size})")
-        [name] = add_group_nodes(sim, blueprint, 1)
+        name = next(names)
+        sim.add_node(*blueprint.make(name))
         added += 1
-        still = []
-        for pod in waiting:
-            if not sim.bind_pod(pod, name).ok:
-                still.append(pod)
-        if len(still) == len(waiting):
-            why = sim.fits(still[0], name).message
+        placed = False
+        for queue in queues.values():
+            while queue and sim.bind_pod(queue[0], name).ok:
+                queue.popleft()
+                placed = True
+        if not placed:
+            why = sim.fits(next(iter(queues.values()))[0], name).message
             return None, f"node group {blueprint.name} cannot fit pod: {why}"
-        waiting = still
+        queues = {s: queue for s, queue in queues.items() if queue}
     return added, ""
 
 
@@ -124,6 +142,7 @@ def plan_atomic(state: ClusterState, prefix: str, pod_sets: list[PodSet], groups
     """
     base = AutoscalerSimulation(state, strategy)
     pods = make_pods(prefix, pod_sets)
+    sets = [i for i, pod_set in enumerate(pod_sets) for _ in range(pod_set.count)]
     placement = place_pods(base, pods)
     decision = ScaleUp()
     if placement.fit == placement.total:
@@ -134,7 +153,7 @@ def plan_atomic(state: ClusterState, prefix: str, pod_sets: list[PodSet], groups
             decision.notes.append(f"node group {blueprint.name}: {blueprint.problem}")
             continue
         room = max(blueprint.group.max_size - group_size(state, blueprint.name), 0)
-        estimate, why = _estimate(state, base, pods, blueprint, room)
+        estimate, why = _estimate(state, base, pods, sets, blueprint, room)
         if estimate is None:
             decision.notes.append(why)
             continue

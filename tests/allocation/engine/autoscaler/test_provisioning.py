@@ -269,6 +269,45 @@ def test_atomic_is_all_or_nothing(existing, per_node, max_size, count):
         assert found["status"] == "False" and added == 0
 
 
+@settings(max_examples=25, deadline=None)
+@given(sets=st.lists(st.tuples(st.integers(1, 8), st.integers(1, 5)), min_size=1, max_size=3))
+def test_atomic_scale_up_of_several_pod_sets_adds_the_greedy_least(sets):
+    # 8-CPU nodes; each set's pods ask for ``cpu`` CPUs. The estimate fills each new node
+    # with the waiting pods in order (a set's twins skipped once one is refused there);
+    # the count then grows until the pods fit in scheduling order (first fit by name)
+    templates = [pod_template(f"t{i}", claims={}, cpu=str(cpu)) for i, (cpu, _) in
+                 enumerate(sets)]
+    docs = [node("n1", cpu="0"), *templates,
+            node_group(max_size=40, devices=0),
+            provreq(pod_sets=[(f"t{i}", count) for i, (_, count) in enumerate(sets)])]
+    state = run(docs).state
+    pods = [cpu for cpu, count in sets for _ in range(count)]
+    free: list[int] = []  # the greedy estimate, as written in the docstring
+    waiting = list(pods)
+    while waiting:
+        free.append(8)
+        still = []
+        for cpu in waiting:
+            if cpu <= free[-1]:
+                free[-1] -= cpu
+            else:
+                still.append(cpu)
+        waiting = still
+    count = len(free)
+    while True:  # first fit by name, pods in order
+        room = [8] * count
+        for cpu in pods:
+            spot = next((i for i, left in enumerate(room) if cpu <= left), None)
+            if spot is None:
+                break
+            room[spot] -= cpu
+        else:
+            break
+        count += 1
+    assert len(state.nodes) - 1 == count
+    assert condition(_req(state), "Provisioned")["status"] == "True"
+
+
 def test_spec_limits_and_immutable_spec():
     doc = provreq(pod_sets=[("worker", 0)] + [("w", 1)] * 32, valid_until="soon")
     lines = problems_of(to_yaml([doc]))
