@@ -185,8 +185,11 @@ def _entries(lines: list[str], reader: _Reader) -> list[tuple]:
     known = reader.lines
     entries = list(map(known.get, lines))
     index = -1
-    while None in entries:  # the few new lines of a document (its name), found in C
-        index = entries.index(None, index + 1)
+    while True:  # the few new lines of a document (its name), found in C, each scan
+        try:     # going on from the last (from the start each time was quadratic in a
+            index = entries.index(None, index + 1)  # large document of new lines)
+        except ValueError:
+            break
         line = lines[index]
         found = entries[index] = _entry(line, reader)
         if len(known) < _CACHED and not (found[2] and found[2][-1][3].__class__ in _FRESH):

@@ -123,6 +123,20 @@ def test_the_bounds_of_the_caches_change_nothing(monkeypatch, bounds):
         _assert_same("\n---\n".join([path.read_text(encoding="utf-8")] * 3))
 
 
+def test_one_list_document_of_many_new_lines_reads_the_same(monkeypatch):
+    # ``kubectl get -o yaml`` writes one ``kind: List``: its new lines (names, labels) are
+    # found one after another in one pass, and past the line cache's bound every line is
+    # new (a 1 MB list of such lines took minutes while each search began at the start)
+    from allocation.engine.manifests import yaml_fast
+
+    monkeypatch.setattr(yaml_fast, "_CACHED", 16)
+    items = "".join(f"- kind: Node\n  metadata:\n    name: n{i}\n    labels:\n      rack: r{i}\n"
+                    for i in range(300))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items
+    assert fast_documents(text, lambda t: None) is not None
+    _assert_same(text)
+
+
 def test_documents_of_one_shape_differ_in_their_scalars_only():
     shape = "kind: Pod\nmetadata:\n  name: {}\nspec:\n  a: {{}}\n  b: []\n  c:\n  - x: {}\n"
     text = "---\n".join(shape.format(name, value) for name, value in
