@@ -194,6 +194,8 @@ def _number_text(value: Any) -> Any:
     it); anything else unchanged, for the schema to judge."""
     if type(value) is str or isinstance(value, bool) or not isinstance(value, int | float):
         return value
+    if isinstance(value, int):  # always finite (``isfinite`` overflows past 1e308)
+        return str(value)
     return str(value) if math.isfinite(value) else value
 
 

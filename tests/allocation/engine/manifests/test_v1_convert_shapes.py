@@ -90,3 +90,13 @@ def test_a_number_that_is_no_quantity_is_still_refused():
     with pytest.raises(InvalidManifests) as caught:
         load_texts([("v1.yaml", text)], make_profile("1.36"))
     assert "spec.devices[0].capacity.a.value" in str(caught.value)
+
+
+def test_an_integer_past_a_float_s_range_is_refused_as_out_of_range():
+    # math.isfinite(10**400) overflows: an integer is finite, its text the schema's to judge
+    doc = slice_doc([device(capacity={"a": {"value": 10 ** 400}})])
+    assert prepare(doc, make_profile("1.36")).data["spec"]["devices"][0]["capacity"] == {
+        "a": {"value": "1" + "0" * 400}}
+    [line] = problems([doc])
+    assert "spec.devices[0].capacity.a.value: '10000000000000000000...' (401 chars) is out " \
+        "of range" in line
