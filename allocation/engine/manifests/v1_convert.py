@@ -181,6 +181,12 @@ def _defaults(doc: dict) -> None:
         for _index, counter_set in mappings(spec.get("sharedCounters")):
             _counter_texts(counter_set)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        claim_spec = spec.get("spec") if kind == "ResourceClaimTemplate" and \
+            isinstance(spec, dict) else spec
+        if isinstance(claim_spec, dict) and claim_spec.get("devices") is None:
+            # a struct in Go, not a pointer: absent or null, the API server writes it empty
+            # (a claim of no request, allocated with no device, as upstream allocates it)
+            claim_spec["devices"] = {}
         for _index, request in mappings(as_mapping(_claim_devices(doc)).get("requests")):
             if isinstance(request.get("exactly"), dict):
                 _default_request(request["exactly"])

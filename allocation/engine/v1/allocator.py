@@ -49,7 +49,7 @@ def dra_score(claims: list[dict], allocations: list[dict]) -> int:
         for req in claim["spec"]["devices"].get("requests") or ():
             for i, sub in enumerate(req.get("firstAvailable") or ()):
                 positions[f"{req['name']}/{sub['name']}"] = i
-        chosen = {r["request"] for r in allocation["devices"]["results"]}
+        chosen = {r["request"] for r in allocation["devices"].get("results") or ()}
         score += sum(8 - positions[name] for name in chosen if name in positions)
     return score
 

@@ -53,7 +53,8 @@ def build_allocation(claim: dict, picks: list, chosen: dict[int, int], classes: 
                 # the formats upstream serializes (capacity.consumed_texts), not ours
                 r["consumedCapacity"] = dict(sorted(p.consumed_text.items()))
         results.append(r)
-    allocation: dict = {"devices": {"results": results}}
+    # ``results`` is omitempty in Go: a claim of no request is allocated ``devices: {}``
+    allocation: dict = {"devices": {"results": results} if results else {}}
     config = None if config_free else allocation_config(claim, chosen, classes)
     if config:
         allocation["devices"]["config"] = config

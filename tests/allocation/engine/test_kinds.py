@@ -47,6 +47,7 @@ def test_one_kind_name_may_be_served_by_several_specs(monkeypatch):
     cluster = dataclasses.replace(newer, namespaced=False)
     # the index by name (kinds.KINDS is a constant, indexed once at import)
     monkeypatch.setitem(kinds._BY_NAME, "ResourceClaim", (kinds.RESOURCE_CLAIM, newer, cluster))
+    kinds.namespaced.cache_clear()  # the answers by name are kept (the table is constant)
     with pytest.raises(ValueError, match="namespaced in some API versions only"):
         kinds.namespaced("ResourceClaim")
 

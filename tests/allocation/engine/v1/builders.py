@@ -184,5 +184,5 @@ def allocator(slices: list[dict], classes: list[dict] | None = None, *,
 def picked(outcome) -> list[list[tuple[str, str]]]:
     """``[(request, device), ...]`` per claim of a successful outcome."""
     assert outcome.allocations is not None, outcome.reason
-    return [[(r["request"], r["device"]) for r in a["devices"]["results"]]
+    return [[(r["request"], r["device"]) for r in a["devices"].get("results", [])]
             for a in outcome.allocations]

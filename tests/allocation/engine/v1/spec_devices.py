@@ -93,7 +93,7 @@ class Book:
         self.shared_sums: dict = defaultdict(lambda: defaultdict(Fraction))
         self.shared_held: set = set()
         for allocation in allocations.values():
-            for r in allocation["devices"]["results"]:
+            for r in allocation["devices"].get("results", []):
                 key = (r["driver"], r["pool"], r["device"])
                 if r.get("adminAccess"):
                     continue

@@ -274,7 +274,7 @@ def check_fit(rules: Rules, outcome) -> None:
             for name, body in _bodies(request):
                 chosen[name] = body
         counted = defaultdict(int)
-        for r in allocation["devices"]["results"]:
+        for r in allocation["devices"].get("results", []):
             dev = rules.by_key.get((r["driver"], r["pool"], r["device"]))
             assert dev is not None, f"{r} is not a usable device on the node"
             body = chosen[r["request"]]

@@ -171,7 +171,7 @@ def _oracle(a, claims, counters_total) -> bool:
 def _results(out, a):
     devs = {d.key: d for p in a.pools_for(node()) for v in p.slices for d in v.devices}
     for ci, alloc in enumerate(out.allocations):
-        for r in alloc["devices"]["results"]:
+        for r in alloc["devices"].get("results", []):
             yield ci, r, devs[(r["driver"], r["pool"], r["device"])]
 
 
@@ -287,7 +287,7 @@ def test_committed_allocations_never_overbook(data):
     consumed = defaultdict(lambda: defaultdict(Fraction))
     allocated = set()
     for allocation in trace.allocations.values():
-        for r in allocation["devices"]["results"]:
+        for r in allocation["devices"].get("results", []):
             key = (r["driver"], r["pool"], r["device"])
             raw = devices[key]
             if r.get("adminAccess"):

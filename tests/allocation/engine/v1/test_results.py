@@ -118,3 +118,20 @@ def test_allocated_node_name_reads_the_node_local_selector_only():
     assert allocated_node_name(selector(rack)) is None
     assert allocated_node_name(selector({**local, **rack})) is None
     assert allocated_node_name(selector(local, local)) is None
+
+
+def test_a_claim_of_no_request_is_allocated_with_no_device():
+    # ``spec: {}``: the API server writes the Go struct ``devices: {}``; the allocator
+    # gives it an allocation of no result (``results`` is omitempty), and its pod runs
+    from tests.factories import node, run
+
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "empty", "namespace": "default"}, "spec": {}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "main", "resources": {"claims": [{"name": "c"}]}}],
+                    "resourceClaims": [{"name": "c", "resourceClaimName": "empty"}]}}
+    state = run([node("n1"), claim, pod]).state
+    assert state.get("Pod", "default", "p").node_name == "n1"
+    written = state.get("ResourceClaim", "default", "empty").to_manifest()
+    assert written["spec"] == {"devices": {}}
+    assert written["status"]["allocation"]["devices"] == {}
