@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from allocation.engine.cel import CelCompileError, CelEvaluationError, compile_expression
 from allocation.engine.constants import COUNTER_API_VERSIONS
 from allocation.engine.manifests.common import label_selector
 from allocation.engine.manifests.problems import ProblemList
+from allocation.engine.manifests.reader import read_text
 from allocation.engine.manifests.schema import Int, MapOf, Obj, Str
 from allocation.engine.templates import OBJECT_VARIABLES, PLACEHOLDER
 
@@ -87,11 +86,21 @@ def expand_template(template: str, obj: Any) -> str:
 
 
 def decode_parameters(text: str) -> Demand:
-    """The counter Parameters an expanded template describes; TemplateError if invalid."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise TemplateError(f"expands to invalid YAML: {' '.join(str(exc).split())}") from None
+    """The counter Parameters an expanded template describes; TemplateError if invalid.
+
+    The text is read as a manifest file is (``reader.read_text``): within the same bounds
+    (an alias bomb expanding to millions of values is refused at once, not checked value
+    by value for every pod) and to the same values (no lone surrogate, which no output can
+    hold)."""
+    documents = read_text(text)
+    data = documents[0].data if documents else None
+    if len(documents) > 1:
+        raise TemplateError("expands to more than one YAML document")
+    if documents and documents[0].error is not None:
+        raise TemplateError(f"expands to invalid YAML: {documents[0].error}")
+    if documents and documents[0].problems:
+        raise TemplateError("expands to invalid YAML: " + "; ".join(
+            f"{path or '<document>'}: {message}" for path, message in documents[0].problems))
     if not isinstance(data, dict):
         raise TemplateError("must expand to a mapping with required (and optional selector), "
                             f"got {type(data).__name__}: {text.strip()!r}")

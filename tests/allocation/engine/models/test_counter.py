@@ -161,6 +161,24 @@ def test_expand_and_decode_both_spellings() -> None:
         decode_parameters("- 1")
 
 
+@pytest.mark.parametrize(("text", "reason"), [
+    # read as a manifest is: within its bounds, to its values, its problems said
+    ("a: &a [" + ", ".join(["x" * 200] * 2000) + "]\nb: [" + ", ".join(["*a"] * 2000) + "]",
+     "expands to invalid YAML: the document is larger than the 4194304-byte (4 MiB) limit "
+     "once its aliases are expanded"),
+    ('Required: 1\nSelector: {matchLabels: {"\\uD800": a}}',
+     "expands to invalid YAML: invalid YAML at line 2, column 29: found invalid Unicode "
+     "character escape code"),
+    ("Required: 1\nRequired: 2",
+     "expands to invalid YAML: Required: duplicate key 'Required' at line 2"),
+    ("Required: 1\n---\nRequired: 2", "expands to more than one YAML document"),
+])
+def test_an_expanded_template_is_read_as_a_manifest(text: str, reason: str) -> None:
+    with pytest.raises(TemplateError) as raised:
+        decode_parameters(text)
+    assert str(raised.value).startswith(reason)
+
+
 @pytest.mark.parametrize(("template", "reason"), [
     ("Required: {{object.spec.missing}}", "placeholder {{object.spec.missing}} failed"),
     ("Required: [1", "expands to invalid YAML"),
