@@ -110,6 +110,10 @@ class DriverController:
         self.answered: dict[tuple, tuple] = {}  # what each context answer was computed from
         self.reported: set[tuple[str, str]] = set()  # (claim, node) failures already reported
         self.demand: dict[str, tuple[Any, int]] = {}
+        # claim -> the reason its last allocation failed with (its handleData): the claim
+        # check leaves it, or the check cleared it and the next allocation set it again,
+        # each round, without end
+        self.failed: dict[str, str] = {}
 
     def carry(self, other: DriverController, state: ClusterState) -> None:
         """Start from the reservations ``other`` (on the state ``state`` was forked from) saw
@@ -119,6 +123,7 @@ class DriverController:
         passes before the fork, reserved them (docs/scenarios.md, "The baseline"). Without
         this, a claim whose last reservation the fork takes away was not deallocated."""
         self.reserved = dict(other.reserved)
+        self.failed = dict(other.failed)
 
     # -- the pass -----------------------------------------------------------------------
     def reconcile(self, state: ClusterState) -> bool:
@@ -242,6 +247,9 @@ class DriverController:
         if error is None:
             self.demand[claim.ref] = (params, count)
         if error is not None or not claim.immediate or claim.deallocation_requested:
+            if reason is None and claim.pending_reason is not None \
+                    and claim.pending_reason == self.failed.get(claim.ref):
+                return False  # the allocation's own failure stands until one succeeds
             return _set_reason(state, claim, reason, ALLOCATION_FAILED, sim.controller_name)
         pool = book.for_immediate(count, rc.suitable_nodes, state.nodes)
         if pool is None:
@@ -259,8 +267,9 @@ class DriverController:
             "object": params, "claim": {"name": claim.name, "namespace": claim.namespace},
             "pool": pool.name, "count": count, "node": node or ""})
         if error:
-            return _set_reason(state, claim, f"resourceclaim \"{claim.ref}\": {error}",
-                               ALLOCATION_FAILED, sim.controller_name)
+            reason = self.failed[claim.ref] = f"resourceclaim \"{claim.ref}\": {error}"
+            return _set_reason(state, claim, reason, ALLOCATION_FAILED, sim.controller_name)
+        self.failed.pop(claim.ref, None)
         claim = state.writable(claim)
         handle: dict[str, Any] = {"driverName": rc.driver_name}
         if data is not None:

@@ -159,3 +159,16 @@ def test_a_fork_deallocates_a_claim_its_parent_reserved_once_its_pod_is_gone():
     assert _claim(fork, "c").allocation is None
     assert reasons(fork, "ResourceClaim", "c")[-2:] == ["DeallocationRequested", "Deallocated"]
     assert _claim(sim, "c").allocation is not None  # the parent's own claim is untouched
+
+
+def test_a_failing_handle_data_keeps_its_reason_and_the_run_settles():
+    # the claim check cleared the allocation's failure and the next allocation set it
+    # again, every round: "no fixed point after 10000 rounds"
+    sim = run([*RACKS, driver_sim(CTRL, POOLS, handle_data="{{ object.spec.missing }}"),
+               cp_class("acc", CTRL), vendor_params("one"), cp_claim("c", "acc", "one"),
+               pod("p", claims={"acc": "c"})])
+    assert _claim(sim, "c").allocation is None
+    assert "spec.handleData: placeholder {{object.spec.missing}} failed" in \
+        _claim(sim, "c").pending_reason
+    message = sim.state.get("Pod", "default", "p").condition("PodScheduled")["message"]
+    assert "spec.handleData: placeholder {{object.spec.missing}} failed" in message
