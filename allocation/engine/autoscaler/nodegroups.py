@@ -175,7 +175,10 @@ def group_size(state: ClusterState, group: str) -> int:
 
 
 def free_names(state: ClusterState, group: str, count: int) -> list[str]:
-    """The first ``count`` names ``<group>-<n>`` (n from 1) that no node of ``state`` has."""
+    """The first ``count`` names ``<group>-<n>`` (n from 1) that no node of ``state`` has,
+    and under which no slice or capacity of ``state`` is named (``Blueprint.make`` names a
+    new node's ``<node>-slice-<i>``, ``<node>-capacity-<i>``, ``<node>-<driver>-<i>``:
+    one taken would replace another node's object)."""
     return list(islice(iter_free_names(state, group), count))
 
 
@@ -183,12 +186,25 @@ def iter_free_names(state: ClusterState, group: str) -> Iterator[str]:
     """The names :func:`free_names` gives, one at a time and without end: a caller adding
     each node as it takes its name gets the names ``free_names`` would give it one by one,
     without a scan of the names before it at each (quadratic for thousands of nodes)."""
+    taken = _named_under(state)
     n = 0
     while True:
         n += 1
         name = f"{group}-{n}"
-        if name not in state.nodes:
+        if name not in state.nodes and name not in taken:
             yield name
+
+
+def _named_under(state: ClusterState) -> set[str]:
+    """Every ``x`` such that a slice or capacity of ``state`` is named ``x-...``."""
+    stems: set[str] = set()
+    for obj in state.of_kind(NodeResourceSlice | NodeResourceCapacity | ResourceSlice):
+        name = obj.name
+        dash = name.find("-")
+        while dash >= 0:
+            stems.add(name[:dash])
+            dash = name.find("-", dash + 1)
+    return stems
 
 
 def grow(state: ClusterState, blueprint: Blueprint, count: int) -> list[str]:

@@ -114,3 +114,18 @@ def test_a_groups_template_taints_its_new_nodes_and_only_a_tolerating_pod_scales
     assert state.nodes["gpu-pool-1"].taints == [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
     assert state.get("Pod", "default", "plain").node_name is None
     assert list(state.nodes) == ["gpu-pool-1"]  # the plain pod grew nothing
+
+
+def test_a_new_node_is_not_named_so_its_objects_would_replace_another_nodes():
+    # n1's slices are named as nodes gpu-pool-1's and -3's would be: those names are passed
+    from allocation.engine.autoscaler.nodegroups import free_names
+    from allocation.engine.manifests import load_texts
+    from allocation.engine.state import ClusterState
+    from tests.factories import named_slice
+
+    taken = named_slice("n1", [])
+    taken["metadata"]["name"] = "gpu-pool-1-slice-0"
+    v1 = slice_doc([], name="gpu-pool-3-gpu.example.com-0", nodeName="n1")
+    state = ClusterState.build(load_texts([("c.yaml", to_yaml([node("n1"), taken, v1,
+                                                               node("gpu-pool-2")]))]))
+    assert free_names(state, "gpu-pool", 2) == ["gpu-pool-4", "gpu-pool-5"]
