@@ -11,7 +11,6 @@ Every failure is a message naming the DriverSimulation and the field; nothing he
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ from allocation.engine.cel import (
 from allocation.engine.constants import HANDLE_DATA_MAX
 from allocation.engine.objects import DriverSimulation, ResourceClaim
 from allocation.engine.parameters import claim_parameters, vendor_snapshot
-from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, PLACEHOLDER
+from allocation.engine.templates import HANDLE_VARIABLES, OBJECT_VARIABLES, PLACEHOLDER, json_text
 
 if TYPE_CHECKING:
     from allocation.engine.state import ClusterState
@@ -69,9 +68,14 @@ def request_count(sim: DriverSimulation, params: Any) -> tuple[int, str | None]:
 
 
 def _text(value: Any) -> str:
+    """A placeholder's value in handle data: a string as it is, else its JSON text.
+
+    Raises:
+        ValueError: as ``templates.json_text``.
+    """
     if isinstance(value, str):
         return value
-    return "" if value is None else json.dumps(value, sort_keys=True)
+    return "" if value is None else json_text(value)
 
 
 def render_handle_data(sim: DriverSimulation, variables: dict[str, Any]
@@ -92,8 +96,12 @@ def render_handle_data(sim: DriverSimulation, variables: dict[str, Any]
             return None, f"{where}: placeholder {{{{{source}}}}} is not valid CEL: {exc}"
         except CelEvaluationError as exc:
             return None, f"{where}: placeholder {{{{{source}}}}} failed: {exc}"
+        try:
+            text = _text(value)
+        except ValueError as exc:
+            return None, f"{where}: placeholder {{{{{source}}}}} gave no JSON value: {exc}"
         out.append(template[last:match.start()])
-        out.append(_text(value))
+        out.append(text)
         last = match.end()
     out.append(template[last:])
     data = "".join(out)

@@ -8,7 +8,6 @@ The expansion decodes into the counter Parameters type ``{required, selector}``
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +19,7 @@ from allocation.engine.manifests.common import label_selector
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.reader import read_text
 from allocation.engine.manifests.schema import Int, MapOf, Obj, Str
-from allocation.engine.templates import OBJECT_VARIABLES, PLACEHOLDER
+from allocation.engine.templates import OBJECT_VARIABLES, PLACEHOLDER, json_text
 
 __all__ = ["Demand", "TemplateError", "expand_template", "decode_parameters"]
 
@@ -54,7 +53,7 @@ def _compiled(source: str):
 def _render(value: Any, whole: bool) -> str:
     if isinstance(value, str) and not whole:
         return value
-    return json.dumps(value, sort_keys=True)
+    return json_text(value)
 
 
 def expand_template(template: str, obj: Any) -> str:
@@ -73,16 +72,25 @@ def expand_template(template: str, obj: Any) -> str:
             raise TemplateError(f"placeholder {{{{{source}}}}} is not valid CEL: {exc}") from None
         except CelEvaluationError as exc:
             raise TemplateError(f"placeholder {{{{{source}}}}} failed: {exc}") from None
-        line_start = template.rfind("\n", 0, match.start()) + 1
-        line_end = template.find("\n", match.end())
-        before = template[line_start:match.start()]
-        after = template[match.end():len(template) if line_end < 0 else line_end]
-        whole = _WHOLE_VALUE.match(before) is not None and after.strip() == ""
+        try:
+            rendered = _render(value, _whole_value(template, match))
+        except ValueError as exc:
+            raise TemplateError(f"placeholder {{{{{source}}}}} gave no JSON value: {exc}") \
+                from None
         out.append(template[last:match.start()])
-        out.append(_render(value, whole))
+        out.append(rendered)
         last = match.end()
     out.append(template[last:])
     return "".join(out)
+
+
+def _whole_value(template: str, match: re.Match) -> bool:
+    """Whether the placeholder ``match`` is a whole YAML value of ``template``'s line."""
+    line_start = template.rfind("\n", 0, match.start()) + 1
+    line_end = template.find("\n", match.end())
+    before = template[line_start:match.start()]
+    after = template[match.end():len(template) if line_end < 0 else line_end]
+    return _WHOLE_VALUE.match(before) is not None and after.strip() == ""
 
 
 def decode_parameters(text: str) -> Demand:
