@@ -108,6 +108,11 @@ class _Converter:
                 obj.instances, obj.driver_name, obj.node_name, obj.node_name, self.counters,
                 "instances", warn), warn)
         if kind == "ResourceClass":
+            if self.state.get("DeviceClass", None, obj.name) is not None:
+                warn("metadata.name", f"the input has a DeviceClass {obj.name!r} already: "
+                     "the class would be two objects of one name (the input's is kept)",
+                     impossible=True)
+                return []
             return [device_class(self.state, obj, self.types, warn)]
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
             return [self._claim(obj, warn)]
@@ -140,15 +145,28 @@ class _Converter:
     def _pooled(self, obj: KObject, specs: list[tuple[str, dict]], warn) -> list[dict]:
         """The slices of ``obj``; a device name another seed object already put into the
         same v1 pool (node and driver) would make the pool invalid (spec section 3.2)."""
+        where = "spec" if obj.kind_name == "NodeResourceSlice" else "instances"
+        own: set[tuple[str, str, str]] = set()
         for _, spec in specs:
             names = self.devices.setdefault((spec["driver"], spec["pool"]["name"]), {})
+            kept = []
             for device in spec.get("devices") or ():
                 other = names.setdefault(device["name"], obj)
                 if other is not obj:
-                    where = "spec" if obj.kind_name == "NodeResourceSlice" else "instances"
                     warn(where, f"device {device['name']!r} is also in {other.kind_name} "
                          f"{other.name}, in the same v1 pool {spec['pool']['name']!r} of "
                          f"driver {spec['driver']!r}", impossible=True)
+                key = (spec["driver"], spec["pool"]["name"], device["name"])
+                if key in own:  # two seed names made one DNS label (a/b-c, a-b/c)
+                    warn(where, f"two devices become {device['name']!r} in the v1 pool "
+                         f"{spec['pool']['name']!r}: their seed names differ only in "
+                         "characters a DNS label cannot hold (the first is kept)",
+                         impossible=True)
+                    continue
+                own.add(key)
+                kept.append(device)
+            if "devices" in spec:
+                spec["devices"] = kept
         return self._slices(obj, specs)
 
     def _claim(self, obj: KObject, warn) -> dict:
@@ -190,7 +208,7 @@ class _Converter:
         if spec.get("requestCount"):
             warn("spec.requestCount", "a per-claim device count computed from the vendor "
                  "parameters has no v1 form (claims take one device)", impossible=True)
-        return self._slices(obj, driver_simulation_specs(spec))
+        return self._slices(obj, driver_simulation_specs(spec, warn))
 
     def _node_group(self, raw: dict, warn) -> dict:
         out = json_copy(raw)

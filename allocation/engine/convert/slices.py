@@ -20,10 +20,13 @@ from allocation.engine.convert.names import dns_label, label_attribute
 from allocation.engine.models.counter import COUNTER_API_VERSIONS
 
 __all__ = ["V1", "COUNTER_MODES", "resource_slice", "slice_specs", "capacity_specs",
-           "driver_simulation_specs", "node_selector", "MAX_DEVICES"]
+           "driver_simulation_specs", "node_selector", "MAX_DEVICES", "MAX_UNITS"]
 
 V1 = "resource.k8s.io/v1"
 MAX_DEVICES = 128
+MAX_UNITS = 32 * MAX_DEVICES
+"""The most devices one counter instance or DriverSimulation pool becomes (32 full slices;
+a claim takes at most 32 devices): a count of 10^8 was 10^8 devices, gigabytes of them."""
 _MAX_COUNTER_DEVICES = 64
 
 
@@ -103,6 +106,11 @@ def capacity_specs(instances: list[dict], driver: str, node: str | None, pool: s
         attrs = {**_labels(labels, f"{where}.data.metadata.labels", warn),
                  "instance": {"string": instance["id"]}}
         name = dns_label(instance["id"])
+        if mode != "consumable" and count > MAX_UNITS:
+            warn(f"{where}.data.count", f"{count} units would be {count} devices; the "
+                 f"conversion writes at most {MAX_UNITS} per instance (--counters "
+                 "consumable makes one device of any count)", True)
+            continue
         if mode == "consumable":
             device = Device(name, where, attrs, {"count": {"value": str(count)}})
             devices.append(device)
@@ -135,12 +143,17 @@ def node_selector(selector: dict) -> dict:
     return {"nodeSelectorTerms": [{"matchExpressions": expressions}]}
 
 
-def driver_simulation_specs(spec: dict) -> list[tuple[str, dict]]:
+def driver_simulation_specs(spec: dict, warn: Warn) -> list[tuple[str, dict]]:
     """The ``--lossy`` approximation of a DriverSimulation: per pool, a nodeSelector slice
-    with ``count`` attribute-less devices (spec section 5)."""
+    with ``count`` attribute-less devices (spec section 5); a pool of more than
+    :data:`MAX_UNITS` is left out (said)."""
     driver = spec["controllerName"]
     out = []
-    for pool in spec.get("pools") or ():
+    for index, pool in enumerate(spec.get("pools") or ()):
+        if pool["count"] > MAX_UNITS:
+            warn(f"spec.pools[{index}].count", f"{pool['count']} devices; the approximation "
+                 f"writes at most {MAX_UNITS} per pool", True)
+            continue
         devices = [{"name": f"{dns_label(pool['name'])}-{i}"} for i in range(pool["count"])]
         chunks = [devices[i:i + MAX_DEVICES] for i in range(0, len(devices), MAX_DEVICES)]
         for index, chunk in enumerate(chunks or [[]]):

@@ -220,6 +220,86 @@ def test_a_device_name_twice_in_one_v1_pool_is_impossible(convert):
     assert not result.complete
 
 
+def test_two_leaves_of_one_dns_label_are_impossible_and_lossy_keeps_the_first(convert):
+    text = """
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceSlice
+    metadata: {name: s}
+    spec:
+      nodeName: n1
+      driverName: gpu.example.com
+      partitionable:
+        resourceInstances:
+        - {name: a, partitions: [{name: b-c, resourceInstances: [{name: d}]}]}
+        - {name: a-b, partitions: [{name: c, resourceInstances: [{name: d}]}]}
+    """
+    items, warnings, result = convert(text)
+    assert items == [] and not result.complete
+    assert warnings[-1] == ("in.yaml:1 (NodeResourceSlice s): spec: cannot convert: two "
+                            "devices become 'a-b-c-d' in the v1 pool 'n1': their seed names "
+                            "differ only in characters a DNS label cannot hold (the first is "
+                            "kept)")
+    items, _warnings, _result = convert(text, lossy=True)
+    names = [d["name"] for i in items for d in i["spec"].get("devices") or ()]
+    assert names.count("a-b-c-d") == 1
+
+
+def test_a_class_the_input_has_in_v1_already_is_not_written_twice(convert):
+    text = """
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: ResourceClass
+    metadata: {name: gpu}
+    driverName: gpu.example.com
+    structuredParameters: true
+    ---
+    apiVersion: resource.k8s.io/v1
+    kind: DeviceClass
+    metadata: {name: gpu}
+    spec:
+      selectors: [{cel: {expression: device.driver == "gpu.example.com"}}]
+    """
+    for lossy in (False, True):
+        items, warnings, _result = convert(text, lossy=lossy)
+        assert [(i["kind"], i["metadata"]["name"]) for i in items] == [("DeviceClass", "gpu")]
+        assert items[0]["spec"]["selectors"][0]["cel"]["expression"] == \
+            'device.driver == "gpu.example.com"'
+        [warning] = warnings  # (with lossy, said to be written as an approximation)
+        assert warning.startswith("in.yaml:1 (ResourceClass gpu): metadata.name: cannot "
+                                  "convert: the input has a DeviceClass 'gpu' already: the "
+                                  "class would be two objects of one name (the input's is "
+                                  "kept)")
+
+
+def test_a_count_past_the_unit_bound_is_impossible_not_millions_of_devices(convert):
+    text = """
+    apiVersion: resource.k8s.io/v1alpha2
+    kind: NodeResourceCapacity
+    metadata: {name: vfs}
+    nodeName: n1
+    driverName: nic.example.com
+    instances:
+    - {id: vf, apiVersion: counter.dra.config.k8s.io/v1beta1, kind: Capacity,
+       data: {count: 100000000}}
+    ---
+    apiVersion: draplanner.io/v1alpha1
+    kind: DriverSimulation
+    metadata: {name: fpga}
+    spec:
+      controllerName: fpga.example.com
+      pools: [{name: p, count: 100000000}, {name: q, count: 2}]
+    """
+    _items, warnings, _result = convert(text)
+    assert "in.yaml:1 (NodeResourceCapacity vfs): instances[0].data.count: cannot convert: " \
+        "100000000 units would be 100000000 devices; the conversion writes at most 4096 " \
+        "per instance (--counters consumable makes one device of any count)" in warnings
+    assert "in.yaml:2 (DriverSimulation fpga): spec.pools[0].count: cannot convert: " \
+        "100000000 devices; the approximation writes at most 4096 per pool" in warnings
+    items, _warnings, _result = convert(text, lossy=True)
+    pools = {i["spec"]["pool"]["name"]: len(i["spec"].get("devices") or ())
+             for i in items if i["kind"] == "ResourceSlice"}
+    assert pools == {"n1": 0, "q": 2}
+
+
 def test_converted_demo_claims_never_fail_scheduling_on_devices_lacking_an_attribute():
     # full-a100 selects on "profile", which only the A100 partitions have: without the
     # presence guards every T4 node would raise a fatal CEL error in v1.
