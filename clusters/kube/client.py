@@ -21,7 +21,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
 __all__ = ["Connection", "SourceError", "AccessDenied", "Gone", "NotServed", "connect",
-           "parse_json", "mapping_at", "list_at", "IN_CLUSTER"]
+           "parse_json", "part_at", "IN_CLUSTER"]
 
 IN_CLUSTER = "in-cluster"
 """The context name shown for the service account of the pod the planner runs in."""
@@ -137,33 +137,20 @@ def parse_json(body: bytes, path: str) -> dict:
     return document
 
 
-def mapping_at(document: dict, key: str, path: str) -> dict:
-    """``document[key]`` of an answer to GET ``path``: an object, or ``{}`` when absent or
-    null.
+def part_at(document: dict, key: str, path: str, expected: type[dict] | type[list]
+            ) -> dict | list:
+    """``document[key]`` of an answer to GET ``path``: of the ``expected`` type (an object
+    or a list), or an empty one when absent or null.
 
     Raises:
         SourceError: it is something else.
     """
     value = document.get(key)
     if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise SourceError(f"GET {path}: {key} is not an object: {str(value)[:200]}")
-    return value
-
-
-def list_at(document: dict, key: str, path: str) -> list:
-    """``document[key]`` of an answer to GET ``path``: a list, or ``[]`` when absent or
-    null.
-
-    Raises:
-        SourceError: it is something else.
-    """
-    value = document.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise SourceError(f"GET {path}: {key} is not a list: {str(value)[:200]}")
+        return expected()
+    if not isinstance(value, expected):
+        said = "an object" if expected is dict else "a list"
+        raise SourceError(f"GET {path}: {key} is not {said}: {str(value)[:200]}")
     return value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clusters.kube.client import Connection, NotServed, SourceError, list_at
+from clusters.kube.client import Connection, NotServed, SourceError, part_at
 from clusters.kube.resources import OPTIONAL_KINDS, RESOURCES, Resource
 
 __all__ = ["discover"]
@@ -49,5 +49,5 @@ def _served_versions(connection: Connection, group: str) -> set[str]:
         document = connection.get_json(f"/apis/{group}")
     except NotServed:
         return set()
-    return {version for v in list_at(document, "versions", f"/apis/{group}")
+    return {version for v in part_at(document, "versions", f"/apis/{group}", list)
             if isinstance(v, dict) and isinstance(version := v.get("version"), str)}

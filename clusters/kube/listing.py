@@ -12,14 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from allocation.engine.gcpause import paused_gc
-from clusters.kube.client import (
-    Connection,
-    Gone,
-    SourceError,
-    list_at,
-    mapping_at,
-    parse_json,
-)
+from clusters.kube.client import Connection, Gone, SourceError, parse_json, part_at
 from clusters.kube.resources import Resource
 
 __all__ = ["Snapshot", "list_all", "items_of", "PageHook", "PAGE_SIZE"]
@@ -73,7 +66,7 @@ def items_of(page: dict, resource: Resource) -> list[dict]:
         SourceError: the page's ``items`` is not a list.
     """
     items = []
-    for item in list_at(page, "items", resource.path):
+    for item in part_at(page, "items", resource.path, list):
         if isinstance(item, dict):
             item.setdefault("apiVersion", resource.api_version)
             item.setdefault("kind", resource.kind)
@@ -98,7 +91,7 @@ def _pages(connection: Connection, resource: Resource, page_size: int,
         items.extend(listed)
         if progress is not None:
             progress(resource, len(items))
-        metadata = mapping_at(page, "metadata", resource.path)
+        metadata = part_at(page, "metadata", resource.path, dict)
         token = metadata.get("continue") or ""
         if not token:
             return Snapshot(resource, items, str(metadata.get("resourceVersion", "")))

@@ -9,9 +9,8 @@ from clusters.kube.client import (
     NotServed,
     SourceError,
     connect,
-    list_at,
-    mapping_at,
     parse_json,
+    part_at,
 )
 
 
@@ -90,11 +89,12 @@ def test_an_answer_that_is_not_a_json_object_is_a_source_error(body, message):
 
 def test_parts_of_an_answer_are_checked_for_their_shape():
     path = "/api/v1/nodes"
-    assert mapping_at({}, "metadata", path) == {} == mapping_at({"metadata": None},
-                                                                "metadata", path)
-    assert list_at({"items": None}, "items", path) == [] == list_at({}, "items", path)
+    assert part_at({}, "metadata", path, dict) == {} == part_at({"metadata": None},
+                                                                 "metadata", path, dict)
+    assert part_at({"items": None}, "items", path, list) == [] == part_at({}, "items", path,
+                                                                          list)
     with pytest.raises(SourceError, match=r"^GET /api/v1/nodes: items is not a list: 5$"):
-        list_at({"items": 5}, "items", path)
+        part_at({"items": 5}, "items", path, list)
     with pytest.raises(SourceError, match=r"^GET /api/v1/nodes: metadata is not an object: "
                                           r"\['x'\]$"):
-        mapping_at({"metadata": ["x"]}, "metadata", path)
+        part_at({"metadata": ["x"]}, "metadata", path, dict)
