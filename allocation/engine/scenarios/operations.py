@@ -19,6 +19,7 @@ from allocation.engine.allocator import STRATEGIES
 from allocation.engine.autoscaler.nodegroups import blueprints, free_names
 from allocation.engine.manifests import load_documents
 from allocation.engine.objects import ObjectKey
+from allocation.engine.scenarios.change_fields import check_field_types, json_type
 from allocation.engine.scenarios.documents import (
     Applied,
     ChangeError,
@@ -260,7 +261,7 @@ class AddObject(Operation):
                             ("metadata.namespace", meta.get("namespace", ""))):
             if not isinstance(value, str):
                 raise self.fail("manifest", f"{path}: must be a string, not "
-                                f"{_json_type(value)}")
+                                f"{json_type(value)}")
 
     def apply(self, docs: Documents, applied: Applied) -> None:
         docs.put(copy.deepcopy(self.manifest))
@@ -362,36 +363,6 @@ OPERATIONS: dict[str, type[Operation]] = {cls.op: cls for cls in (
 
 OPS: tuple[str, ...] = tuple(OPERATIONS)
 
-# The JSON type each annotation of an operation's fields takes (``int`` also refuses a
-# bool, which Python counts as one); a field of another annotation is its check's.
-_FIELD_TYPES: dict[str, tuple[type, str]] = {
-    "str": (str, "a string"), "str | None": (str, "a string"),
-    "int": (int, "an integer"), "dict": (dict, "an object")}
-
-
-def _json_type(value: Any) -> str:
-    """``value``'s type as JSON names it, for a message."""
-    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
-                       (str, "a string"), (list, "a list"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return "null"
-
-
-def _checked_types(cls: type[Operation], index: int, values: dict[str, Any]) -> None:
-    """Raise :class:`ChangeError` for a value of ``values`` that is not its field's JSON
-    type: a change arrives as JSON from the API or a page, and an operation's code (and
-    the object keys it makes) assumes its fields' types."""
-    annotations = {f.name: f.type for f in fields(cls)}  # type: ignore[arg-type]
-    for name, value in values.items():
-        expected = _FIELD_TYPES.get(str(annotations.get(name)))
-        if expected is None:
-            continue
-        kind, said = expected
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ChangeError(index, name, f"must be {said}, not {_json_type(value)}")
-
-
 def read(change: Any, index: int = 0) -> Operation:
     """The operation ``change`` (a stored mapping) asks for.
 
@@ -412,7 +383,7 @@ def read(change: Any, index: int = 0) -> Operation:
     optional = {f.name: change[f.name] for f in fields(cls)  # type: ignore[arg-type]
                 if f.name not in (*cls.required, "index") and change.get(f.name) is not None}
     given = {**{name: change[name] for name in cls.required}, **optional}
-    _checked_types(cls, index, given)
+    check_field_types(fields(cls), index, given)
     operation = cls(index, **given)
     operation.check()
     return operation
