@@ -32,8 +32,7 @@ def compile_errors(item: CelSource) -> list[str]:
         if item.kind == "selector":
             compile_selector(item.source)
         elif item.kind == "device selector":
-            compile_device_selector(item.source,
-                                    consumable_capacity=console_profile().consumable_capacity)
+            compile_device_selector(item.source, **console_profile().selector_options)
         elif item.kind == "expression":
             compile_expression(item.source, {"object": "dyn"})
         else:

@@ -107,7 +107,18 @@ def _text(value: Fraction) -> str:
 
 
 def _attribute_text(value: dict) -> str:
-    return str(next(iter(value.values()), "")) if isinstance(value, dict) else str(value)
+    """An attribute's value as the page shows it: ``a100``, ``true``, a list-type one's items
+    in brackets (``[0, 1]``)."""
+    if not isinstance(value, dict):
+        return str(value)
+    item = next(iter(value.values()), "")
+    if isinstance(item, list):
+        return "[" + ", ".join(_item_text(x) for x in item) + "]"
+    return _item_text(item)
+
+
+def _item_text(item: object) -> str:
+    return ("true" if item else "false") if isinstance(item, bool) else str(item)
 
 
 def holders_by_device(state: ClusterState, pools: Collection[tuple[str, str]] | None = None

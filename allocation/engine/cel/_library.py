@@ -21,6 +21,7 @@ from allocation.engine.cel import (
     _checked,
     _dynamic,
     _format,
+    _includes,
     _k8s,
     _lists,
     _literals,
@@ -117,11 +118,13 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
 
 
 def compile_device_program(source: str, consumable_capacity: bool,
-                           compatibility: tuple[int, int] | None = None) -> Program:
+                           compatibility: tuple[int, int] | None = None,
+                           list_type_attributes: bool = False) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
     :data:`DEVICE_VARIABLES`, the quantity, semver, IP, CIDR, lists and regex libraries, the
     standard extensions; ``device.allowMultipleAllocations`` only with
-    ``consumable_capacity``); raise CelCompileError with the first error's position.
+    ``consumable_capacity``, ``includes`` only with ``list_type_attributes``); raise
+    CelCompileError with the first error's position.
 
     ``compatibility`` (major, minor) compiles in the API server's new-expressions
     environment of that version: only the extensions Kubernetes had by then. Its error is
@@ -130,7 +133,7 @@ def compile_device_program(source: str, consumable_capacity: bool,
     # The format library's optional results are maps here, read with [?""] (``_format``).
     text, inserted = _format.optional_calls(source)
     forms = _qform.uses_forms(source)
-    env = _device_env(consumable_capacity, compatibility, forms)
+    env = _device_env(consumable_capacity, compatibility, forms, list_type_attributes)
     try:
         expression = env.compile(text)
     except RuntimeError as error:
@@ -325,7 +328,7 @@ DEVICE_VARIABLES = tuple(_device_variables(True))
 
 @lru_cache(maxsize=32)
 def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
-                forms: bool = False) -> cel.Env:
+                forms: bool = False, list_type_attributes: bool = False) -> cel.Env:
     pool = descriptor_pool_of_opaque_types()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
@@ -352,7 +355,10 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
             cel.FunctionDecl(name, overloads) for name, overloads in extending.items()]),
             # the library runs an implementation of dyn parameters only from an extension
             cel.CelExtension("draplanner.dynamic", [
-                cel.FunctionDecl(o.function, [_declared(o, o.impl)]) for o in _dynamic.FUNCTIONS])],
+                cel.FunctionDecl(o.function, [_declared(o, o.impl)]) for o in _dynamic.FUNCTIONS]),
+            *([cel.CelExtension("kubernetes.dra.lists", [  # gate DRAListTypeAttributes
+                cel.FunctionDecl(o.function, [_declared(o, o.impl)])
+                for o in _includes.FUNCTIONS])] if list_type_attributes else [])],
     )
 
 

@@ -35,6 +35,7 @@ from allocation.engine.cel._cost_shapes import (
 )
 from allocation.engine.cel._errors import CelCostError
 from allocation.engine.cel._parser import Node, ParseError, parse
+from allocation.engine.v1_attribute_types import MAX_ATTRIBUTE_VALUES
 
 __all__ = [
     "MAX_COST",
@@ -83,8 +84,10 @@ class InputBounds:
 #: are not refused: each evaluation over one is checked against the runtime budget instead.
 DECLARED_BOUNDS = InputBounds(string=256, list=128, map=128)
 #: The bounds resource.k8s.io/v1 declares for a device (``device`` variable, kind "device"):
-#: attribute values and names at most 64 characters, at most 32 attributes and capacities.
-DEVICE_BOUNDS = InputBounds(string=64, list=32, map=32)
+#: attribute values and names at most 64 characters, at most 32 attributes and capacities,
+#: a list-type attribute at most 48 items (upstream declares its attribute type's maximum as
+#: the larger of 64 and 48, for a string or a list alike: ``cel/compile.go`` newCompiler).
+DEVICE_BOUNDS = InputBounds(string=64, list=64, map=32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +278,8 @@ class _Coster:
             return args + factor(last, STRING_FACTOR), SCALAR
         if name == "dyn" and shapes:
             return args + 1, shapes[0]
+        if name == "includes":  # upstream's draCostEstimator: the longest list, whatever
+            return args + MAX_ATTRIBUTE_VALUES, SCALAR  # the target (cel/_includes.py)
         if name == "string" and shapes:
             longest = NET_TEXT if shapes[0].kind in ("ip", "cidr") else first
             text = Shape("string", max(longest, _SCALAR_TEXT))

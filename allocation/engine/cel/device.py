@@ -27,11 +27,12 @@ from allocation.engine.cel._opaque import FORM_FIELD, OPAQUE_FIELD, opaque_value
 from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source
+from allocation.engine.v1_attribute_types import ATTRIBUTE_TYPES, LIST_ATTRIBUTE_TYPES, item_type
 
 __all__ = ["DeviceSelector", "compile_device_selector"]
 
 _MISSING = ("<missing>",)  # a read value that is absent; tuples never equal a typed value
-_ATTRIBUTE_KINDS = ("int", "bool", "string", "version")
+_ITEM_TYPES = {"int": int, "bool": bool, "string": str}
 _Outcome = tuple[bool, Any]  # (True, matched) or (False, error message)
 _COMPILED: CompiledCache[DeviceSelector] = CompiledCache()
 
@@ -40,14 +41,16 @@ class DeviceSelector:
     """A compiled v1 device selector, reused for every device; ``estimated_cost`` is its
     estimated worst-case cost for devices within the v1 bounds."""
 
-    __slots__ = ("source", "estimated_cost", "consumable_capacity", "_program", "_budget",
-                 "_reads", "_readers", "_one", "_plans", "_cache")
+    __slots__ = ("source", "estimated_cost", "consumable_capacity", "list_type_attributes",
+                 "_program", "_budget", "_reads", "_readers", "_one", "_plans", "_cache")
 
     def __init__(self, source: str, program: Program, budget: Budget,
-                 reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool) -> None:
+                 reads: tuple[DeviceRead, ...] | None, consumable_capacity: bool,
+                 list_type_attributes: bool = False) -> None:
         self.source = source
         self.estimated_cost = budget.estimated
         self.consumable_capacity = consumable_capacity
+        self.list_type_attributes = list_type_attributes
         self._program = program
         self._budget = budget
         self._reads = reads
@@ -109,32 +112,37 @@ class DeviceSelector:
         return self._reads
 
 
-def compile_device_selector(expression: str, *, consumable_capacity: bool = True
-                            ) -> DeviceSelector:
-    """The v1 device selector for ``expression``, compiled once per distinct source and gate.
+def compile_device_selector(expression: str, *, consumable_capacity: bool = True,
+                            list_type_attributes: bool = False) -> DeviceSelector:
+    """The v1 device selector for ``expression``, compiled once per distinct source and gates.
 
     ``consumable_capacity`` is feature gate DRAConsumableCapacity: without it,
-    ``device.allowMultipleAllocations`` does not exist.
+    ``device.allowMultipleAllocations`` does not exist. ``list_type_attributes`` is gate
+    DRAListTypeAttributes: with it, ``includes`` exists (``_includes``). (A list attribute
+    reaches a selector only with the gate on: loading drops the lists of a gate that is off.)
 
     Raises:
         CelCompileError: longer than 10 KiB, a syntax or type error (message with line and
             column), an unknown function or field, a result that cannot be a bool;
             CelCostError (a CelCompileError) when the estimated cost exceeds 1,000,000.
     """
-    return _COMPILED.get((expression, consumable_capacity),
-                         lambda: _build(expression, consumable_capacity))
+    return _COMPILED.get((expression, consumable_capacity, list_type_attributes),
+                         lambda: _build(expression, consumable_capacity, list_type_attributes))
 
 
-def _build(source: str, consumable_capacity: bool) -> DeviceSelector:
+def _build(source: str, consumable_capacity: bool, list_type_attributes: bool
+           ) -> DeviceSelector:
     check_source(source)
-    program = compile_device_program(source, consumable_capacity)
+    program = compile_device_program(source, consumable_capacity,
+                                     list_type_attributes=list_type_attributes)
     _refuse_internals(source)
     _check_literals(source)
     if program.result_type not in ("bool", "dyn"):
         raise CelCompileError("must evaluate to bool or the unknown type, not "
                               f"{program.result_type}")
     budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
-    return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity)
+    return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity,
+                          list_type_attributes)
 
 
 def _refuse_internals(source: str) -> None:
@@ -224,6 +232,8 @@ def _typed_attribute(entry: Any) -> Hashable:
         return _MISSING
     if type(entry) is dict and len(entry) == 1:
         ((kind, item),) = entry.items()  # the usual {"int": 1}
+        if type(item) is list:  # a list-type attribute ({"ints": [1, 2]}): its items typed
+            return (kind, list, tuple((type(value), value) for value in item))
         return (kind, type(item), item)
     if isinstance(entry, Mapping):
         return tuple((kind, type(item), item) for kind, item in entry.items())
@@ -350,15 +360,23 @@ def _activation(driver: str, device: Mapping[str, Any], plans: Mapping[str, _Map
 
 
 def _attribute_value(entry: Mapping[str, Any]) -> object:
-    kinds = [kind for kind in _ATTRIBUTE_KINDS if kind in entry]
+    kinds = [kind for kind in ATTRIBUTE_TYPES if kind in entry]
     if len(kinds) != 1:
-        raise ValueError("an attribute needs exactly one of int, bool, string, version")
-    value = entry[kinds[0]]
-    if kinds[0] == "version":
+        raise ValueError("an attribute needs exactly one of " + ", ".join(ATTRIBUTE_TYPES))
+    kind, value = kinds[0], entry[kinds[0]]
+    if kind in LIST_ATTRIBUTE_TYPES:  # gate DRAListTypeAttributes: a CEL list
+        if type(value) is not list:
+            raise ValueError(f"{kind} value {value!r} is not a list")
+        return [_scalar_value(item_type(kind), item) for item in value]
+    return _scalar_value(kind, value)
+
+
+def _scalar_value(kind: str, value: object) -> object:
+    if kind == "version":
         return opaque_value(_k8s.SEMVER, _k8s.semver_text(value))
-    expected = {"int": int, "bool": bool, "string": str}[kinds[0]]
+    expected = _ITEM_TYPES[kind]
     if type(value) is not expected:
-        raise ValueError(f"{kinds[0]} value {value!r} has the wrong type")
+        raise ValueError(f"{kind} value {value!r} has the wrong type")
     if expected is int and not -(2**63) <= value < 2**63:
         raise ValueError(f"int value {value} is out of the int64 range")
     return value

@@ -24,7 +24,8 @@ __all__ = ["check_new_device_selector"]
 
 
 def check_new_device_selector(expression: str, *, compatibility: tuple[int, int],
-                              consumable_capacity: bool = True) -> None:
+                              consumable_capacity: bool = True,
+                              list_type_attributes: bool = False) -> None:
     """Refuse ``expression`` when the new-expressions environment of the API server's CEL
     ``compatibility`` version, (major, minor), does not compile it. Meant for an expression
     that ``compile_device_selector`` accepts: then the only possible cause is a function of
@@ -35,23 +36,25 @@ def check_new_device_selector(expression: str, *, compatibility: tuple[int, int]
             (``undeclared reference to 'sort' (in container '')``), followed by the
             extension and the compatibility version from which new selectors may use it.
     """
-    refusal = _refusal(expression, compatibility, consumable_capacity)
+    refusal = _refusal(expression, compatibility, consumable_capacity, list_type_attributes)
     if refusal is not None:  # a fresh error: raising the cached one would grow its traceback
         raise CelCompileError(refusal.message, refusal.line, refusal.column)
 
 
 @lru_cache(maxsize=4096)
-def _refusal(expression: str, compatibility: tuple[int, int],
-             consumable_capacity: bool) -> CelCompileError | None:
+def _refusal(expression: str, compatibility: tuple[int, int], consumable_capacity: bool,
+             list_type_attributes: bool) -> CelCompileError | None:
     """The error for ``expression`` at ``compatibility``, None when it compiles (cached: a
     load compiles each selector of every claim of a template once per claim)."""
     later, names = _later(compatibility)
     if names is None or names.search(expression) is None:
         return None  # it names nothing the missing extensions declare: nothing to compile
     try:
-        compile_device_program(expression, consumable_capacity, compatibility)
+        compile_device_program(expression, consumable_capacity, compatibility,
+                               list_type_attributes)
     except CelCompileError as error:
-        reason = _missing_extension(expression, later, compatibility, consumable_capacity)
+        reason = _missing_extension(expression, later, compatibility, consumable_capacity,
+                                    list_type_attributes)
         if reason is None:  # it does not compile with every extension either
             return error
         return CelCompileError(f"{error.message}: {reason}", error.line, error.column)
@@ -79,12 +82,13 @@ def _later(compatibility: tuple[int, int]) -> tuple[_Later, re.Pattern[str] | No
 
 
 def _missing_extension(expression: str, later: _Later, compatibility: tuple[int, int],
-                       consumable_capacity: bool) -> str | None:
+                       consumable_capacity: bool, list_type_attributes: bool) -> str | None:
     """Which extension the expression needs: those of the first later release whose
     new-expressions environment compiles it."""
     for introduced, names in later:
         try:
-            compile_device_program(expression, consumable_capacity, introduced)
+            compile_device_program(expression, consumable_capacity, introduced,
+                                   list_type_attributes)
         except CelCompileError:
             continue
         extensions = f"CEL {' and '.join(names)} extension{'s' if len(names) > 1 else ''}"

@@ -16,26 +16,22 @@ from allocation.engine.manifests.common import label_key_problem, label_value_pr
 from allocation.engine.manifests.problems import ProblemList
 from allocation.engine.manifests.schema import join
 from allocation.engine.manifests.schema_base import suggest
+from allocation.engine.manifests.v1_attribute_rules import check_device_attributes
 from allocation.engine.manifests.v1_claim_status import check_claim_status
 from allocation.engine.manifests.v1_names import (
-    MAX_ATTRIBUTES_AND_CAPACITIES,
     MAX_COUNTERS,
     MAX_DEVICES,
     MAX_DEVICES_TAINTED,
     MAX_OPAQUE_BYTES,
-    MAX_STRING_LENGTH,
     check_json_size,
     check_listed_once,
     check_references,
     qualified_name_problem,
     request_names,
 )
-from allocation.engine.manifests.v1_policy import check_request_policy
 from allocation.engine.v1.features import Profile
-from allocation.engine.versions import parse_strict_version
 
-__all__ = ["check_v1_document", "admin_access_paths", "attribute_value_ok",
-           "check_attribute_value"]
+__all__ = ["check_v1_document", "admin_access_paths"]
 
 
 def _opaque(opaque: dict, path: str, problems: ProblemList) -> None:
@@ -50,13 +46,13 @@ def _selectors(entries: list, path: str, profile: Profile, problems: ProblemList
         where = f"{join(path, index)}.cel.expression"
         expression = selector["cel"]["expression"]
         try:
-            compile_device_selector(expression, consumable_capacity=profile.consumable_capacity)
+            compile_device_selector(expression, **profile.selector_options)
         except CelCompileError as exc:
             problems.add(where, compile_problem(exc, "selector"))
             continue
         try:
             check_new_device_selector(expression, compatibility=profile.cel_compatibility,
-                                      consumable_capacity=profile.consumable_capacity)
+                                      **profile.selector_options)
         except CelCompileError as exc:
             problems.add(where, f"{compile_problem(exc, 'selector')} "
                          f"(Kubernetes {profile.release})")
@@ -115,59 +111,6 @@ def _slice_node_fields(spec: dict, profile: Profile, problems: ProblemList) -> N
                      "(Kubernetes 1.35 and later)")
 
 
-def _attributes(device: dict, path: str, problems: ProblemList) -> None:
-    # asked of every device of a cluster: as few steps as the checks allow
-    capacity = device.get("capacity") or {}
-    total = len(device.get("attributes") or ()) + len(capacity)
-    if total > MAX_ATTRIBUTES_AND_CAPACITIES:
-        problems.add(path, f"attributes and capacity have {total} entries together, more "
-                     f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
-    for name, entry in capacity.items():
-        if entry.get("requestPolicy") is not None:
-            where = join(join(path, "capacity"), name)
-            if device.get("allowMultipleAllocations") is not True:
-                problems.add(f"{where}.requestPolicy", "may only be set when "
-                             "allowMultipleAllocations is true")
-            check_request_policy(entry, where, problems)
-
-
-def check_attribute_value(value: dict, path: str, problems: ProblemList) -> None:
-    """What is wrong with a device attribute's value ``value`` (at ``path``) that its
-    schema's shape allows: a string or version longer than the limit, a version that is
-    not strict semver. The v1 schema runs it on an invalid document; a valid one's values
-    are judged by :func:`attribute_value_ok`, each distinct value once (``v1_schema``)."""
-    for typed in ("string", "version"):
-        text = value.get(typed)
-        if isinstance(text, str) and len(text) > MAX_STRING_LENGTH:
-            problems.add(f"{path}.{typed}", f"is {len(text)} characters, longer than the "
-                         f"limit of {MAX_STRING_LENGTH}")
-    if isinstance(value.get("version"), str):
-        try:
-            parse_strict_version(value["version"])
-        except ValueError as exc:
-            problems.add(f"{path}.version", f"{exc} (strict semver 2.0.0, e.g. 1.2.3)")
-
-
-def attribute_value_ok(value: dict) -> bool:
-    """Whether :func:`check_attribute_value` finds nothing wrong with ``value``, whose shape
-    the schema accepted (one value type set, strings where strings belong): its verdict
-    alone, without a problem list (a slice's thousands of devices each have a distinct
-    ``uuid``, so each is asked)."""
-    text = value.get("string")
-    if text is not None:  # the value's one type
-        return len(text) <= MAX_STRING_LENGTH
-    text = value.get("version")
-    if text is None:
-        return True
-    if len(text) > MAX_STRING_LENGTH:
-        return False
-    try:
-        parse_strict_version(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _conditions(device: dict, path: str, problems: ProblemList) -> None:
     if not device.get("bindingConditions") and not device.get("bindingFailureConditions"):
         return  # nearly every device: nothing below could be reported
@@ -202,7 +145,7 @@ _DEVICE_NODE_FIELDS = ("nodeName", "nodeSelector", "allNodes")
 
 def _device(device: dict, path: str, per_device: bool, profile: Profile,
             problems: ProblemList) -> None:
-    _attributes(device, path, problems)
+    check_device_attributes(device, path, profile, problems)
     if not per_device and _PLAIN_FIELDS.issuperset(device):
         return
     for index, use in enumerate(device.get("consumesCounters") or ()):

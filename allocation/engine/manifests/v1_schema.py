@@ -30,6 +30,7 @@ from allocation.engine.manifests.schema import (
     Schema,
     Str,
 )
+from allocation.engine.manifests.v1_attribute_rules import attribute_value_ok, check_attribute_value
 from allocation.engine.manifests.v1_names import (
     DRIVER_NAME,
     MAX_ALLOCATION_CONFIGS,
@@ -50,8 +51,8 @@ from allocation.engine.manifests.v1_names import (
     check_qualified_keys,
     qualified_keys,
 )
-from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from allocation.engine.v1 import MAX_RESULTS
+from allocation.engine.v1_attribute_types import ATTRIBUTE_TYPES
 
 __all__ = ["v1_schemas"]
 
@@ -70,9 +71,13 @@ _consumption = Obj({"counterSet": Str(DNS_LABEL), "counters": _counters},
 
 # Every slice of a cluster repeats the same attribute and capacity values (``string: A100``,
 # ``value: 80Gi``): each distinct one is checked once (remembered.py).
+# The list types (``ints`` ...) are 1.36's, behind gate DRAListTypeAttributes: loading drops
+# them with the gate off (v1/gated.py) and refuses them as unknown before 1.36 (v1_rules).
 _attribute = Remembered(Check(
-    Obj({"int": Int(), "bool": Bool(), "string": Str(), "version": Str()},
-        one_of=(("int", "bool", "string", "version"),)),
+    Obj({"int": Int(), "bool": Bool(), "string": Str(), "version": Str(),
+         "ints": ListOf(Int()), "bools": ListOf(Bool()), "strings": ListOf(Str()),
+         "versions": ListOf(Str())},
+        one_of=(ATTRIBUTE_TYPES,)),
     check_attribute_value, attribute_value_ok))
 _valid_range = Obj({"min": QuantityStr(), "max": QuantityStr(), "step": QuantityStr()},
                    required=("min",))

@@ -59,8 +59,8 @@ class Allocator:
 
     ``compile_selector(expression)`` returns an object with ``matches(driver, device)`` and
     ``source``; by default ``allocation.engine.cel.device.compile_device_selector`` with the
-    profile's DRAConsumableCapacity gate. ``index``: the slices already indexed under an
-    equal profile (instead of ``slices``), its devices' selector results made with that
+    profile's gates (``Profile.selector_options``). ``index``: the slices already indexed
+    under an equal profile (instead of ``slices``), its devices' selector results made with that
     default; its pools are shared, so that other allocators may use them too.
     """
 
@@ -69,8 +69,7 @@ class Allocator:
                  book: AllocationBook | None = None, index: SliceIndex | None = None) -> None:
         self.profile = profile
         if compile_selector is None:
-            compile_selector = partial(compile_device_selector,
-                                       consumable_capacity=profile.consumable_capacity)
+            compile_selector = partial(compile_device_selector, **profile.selector_options)
         self._compile = compile_selector
         self._compiled: dict[str, object] = {}
         # sources of compiled selectors that read only ``device.driver``, and their result

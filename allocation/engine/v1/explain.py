@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from allocation.engine.cel import CelCompileError
 from allocation.engine.quantity import Quantity
 from allocation.engine.v1.allocator import Allocator
-from allocation.engine.v1.constraints import lookup_attribute
+from allocation.engine.v1.constraints import attributes_meet, lookup_attribute
 from allocation.engine.v1.errors import (
     AllocationError,
     CelRuntimeError,
@@ -122,7 +122,7 @@ def explain_requests(alloc: Allocator, node: dict, claims: list[dict]
                       else [({**(req.get("exactly") or {}), "name": req["name"]}, None)])
             for body, parent in bodies:
                 requests.append(_explain_request(search, ci, claim, body, parent))
-        _constraints(claim, raw, requests, devices)
+        _constraints(claim, raw, requests, devices, search.profile.list_type_attributes)
     return requests
 
 
@@ -221,8 +221,9 @@ def _num(value) -> str:
 
 
 def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation],
-                 devices: dict) -> None:
-    """Move matched devices that no device of another covered request can accompany."""
+                 devices: dict, sets: bool) -> None:
+    """Move matched devices that no device of another covered request can accompany
+    (``sets``: list-type attributes, compared as sets, ``attributes_meet``)."""
     mine = [r for r in requests if r.claim == claim.key]
     for con in raw["spec"]["devices"].get("constraints") or ():
         attr = con.get("matchAttribute") or con.get("distinctAttribute")
@@ -244,7 +245,7 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
                 keep.append(ident)
             r.matched = keep
         if kind != "matchAttribute":
-            _distinct(covered, attr, devices)
+            _distinct(covered, attr, devices, sets)
             continue
         for r in covered:
             others = [o for o in covered if o is not r and o.request.split("/")[0]
@@ -254,8 +255,8 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
             keep = []
             for ident in r.matched:
                 value = lookup_attribute(devices.get(ident), attr)
-                partner = next((m for o in others for m in o.matched
-                                if lookup_attribute(devices.get(m), attr) == value),
+                partner = next((m for o in others for m in o.matched if attributes_meet(
+                                    lookup_attribute(devices.get(m), attr), value, sets)),
                                None)
                 if partner is None:
                     r.refused.append(DeviceVerdict(ident, "constraint",
@@ -266,7 +267,8 @@ def _constraints(claim: ClaimState, raw: dict, requests: list[RequestExplanation
             r.matched = keep
 
 
-def _distinct(covered: list[RequestExplanation], attr: str, devices: dict) -> None:
+def _distinct(covered: list[RequestExplanation], attr: str, devices: dict,
+              sets: bool) -> None:
     """distinctAttribute: refuse a matched device when another covered request can only
     use devices with the same value (every one of its matched devices has it)."""
     # (request, its only value, a device with it), taken before any device is moved
@@ -283,7 +285,7 @@ def _distinct(covered: list[RequestExplanation], attr: str, devices: dict) -> No
         keep = []
         for ident in r.matched:
             value = lookup_attribute(devices.get(ident), attr)
-            against = next((d for v, d in forced if v == value), None)
+            against = next((d for v, d in forced if attributes_meet(v, value, sets)), None)
             if against is None:
                 keep.append(ident)
             else:

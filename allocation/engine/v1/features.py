@@ -174,6 +174,19 @@ class Profile:
         return self.enabled("DRAListTypeAttributes")
 
     @cached_property
+    def list_type_fields(self) -> bool:
+        """Whether the release's API types have the list types of a device attribute
+        (``ints`` ...: 1.36 on, behind DRAListTypeAttributes); before, they are unknown."""
+        return self._minor >= 36
+
+    @cached_property
+    def selector_options(self) -> dict[str, bool]:
+        """The gates a v1 device selector compiles under, as keyword arguments of
+        ``cel.compile_device_selector`` and ``check_new_device_selector``."""
+        return {"consumable_capacity": self.consumable_capacity,
+                "list_type_attributes": self.list_type_attributes}
+
+    @cached_property
     def filter_timeout(self) -> bool:
         """kube-scheduler's DRA Filter gives up on a node after ``filterTimeout`` (10 s by
         default with this gate; ``search.TIMEOUT_STEPS`` here)."""

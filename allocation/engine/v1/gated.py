@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from allocation.engine.v1.features import Profile
+from allocation.engine.v1_attribute_types import LIST_ATTRIBUTE_TYPES
 
 __all__ = ["drop_disabled_fields", "as_mapping", "mappings"]
 
@@ -79,7 +80,9 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
         # profile) a slice's thousands of devices are not visited at all
         off = [(gate, names) for gate, names in _DEVICE.items() if not profile.enabled(gate)]
         policies = not profile.consumable_capacity
-        if off or policies:
+        # (before 1.36 the list types are unknown fields, which the rules refuse)
+        lists = profile.list_type_fields and not profile.list_type_attributes
+        if off or policies or lists:
             for i, dev in mappings(spec.get("devices")):
                 for gate, names in off:
                     _drop(dev, names, gate, f"spec.devices[{i}]", profile, dropped)
@@ -87,6 +90,10 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
                     for name, cap in as_mapping(dev.get("capacity")).items():
                         _drop(as_mapping(cap), ("requestPolicy",), "DRAConsumableCapacity",
                               f"spec.devices[{i}].capacity[{name}]", profile, dropped)
+                if lists:
+                    for name, attr in as_mapping(dev.get("attributes")).items():
+                        _drop(as_mapping(attr), LIST_ATTRIBUTE_TYPES, "DRAListTypeAttributes",
+                              f"spec.devices[{i}].attributes[{name}]", profile, dropped)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate") and not all(
             profile.enabled(gate) for gate in _CLAIM_GATES):  # (every claim: 1.36's gates)
         prefix = "spec.spec" if kind == "ResourceClaimTemplate" else "spec"

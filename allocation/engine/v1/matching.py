@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from allocation.engine.v1.constraints import lookup_attribute
+from allocation.engine.v1.constraints import lookup_attribute, value_set
 from allocation.engine.v1.errors import AllocationError
 
 if TYPE_CHECKING:
@@ -112,19 +112,32 @@ def _matched_by_value(demands: list[tuple[int, list]], owners: list[tuple[int, s
     values: list = []
     for i in covered:
         for dev in demands[i][1]:
-            attr = lookup_attribute(dev, con.attribute)
-            if attr is not None and attr not in values:
-                values.append(attr)
-                if len(values) > _MAX_VALUES:
-                    return True  # too many to ask each: assume it can
+            for value in _values(lookup_attribute(dev, con.attribute), con.sets):
+                if value not in values:
+                    values.append(value)
+                    if len(values) > _MAX_VALUES:
+                        return True  # too many to ask each: assume it can
     for value in values:
         narrowed = [(count, [dev for dev in devices
-                             if lookup_attribute(dev, con.attribute) == value])
+                             if value in _values(lookup_attribute(dev, con.attribute),
+                                                 con.sets)])
                     if i in covered else (count, devices)
                     for i, (count, devices) in enumerate(demands)]
         if _matched(narrowed):
             return True
     return False
+
+
+def _values(attr: tuple[str, object] | None, sets: bool) -> tuple:
+    """The values one device's attribute offers a matchAttribute: itself; with list types
+    (``sets``) each value of its set, typed, and none for an unknown type (a device every
+    pick of the set reading refuses). Devices that share one of them fit together."""
+    if attr is None:
+        return ()
+    if not sets:
+        return (attr,)
+    values = value_set(attr)
+    return () if values is None else tuple((values[0], item) for item in values[1])
 
 
 def _matched(demands: list[tuple[int, list]]) -> bool:

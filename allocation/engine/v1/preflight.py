@@ -208,10 +208,12 @@ def _preflight(search: Search, ci: int, claim: ClaimState) -> None:
     for i, con in enumerate(claim.raw["spec"]["devices"].get("constraints") or ()):
         if con.get("matchAttribute"):
             claim.constraints.append(MatchAttribute(con.get("requests") or [],
-                                                    con["matchAttribute"]))
+                                                    con["matchAttribute"],
+                                                    p.list_type_attributes))
         elif con.get("distinctAttribute") and p.distinct_attribute:
             claim.constraints.append(DistinctAttribute(
-                con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity))
+                con.get("requests") or [], con["distinctAttribute"], p.distinct_by_identity,
+                p.list_type_attributes))
         else:
             raise AllocationError(f"claim {claim.key}, constraint #{i}: empty constraint "
                                   "(unsupported constraint type?)")

@@ -128,3 +128,12 @@ def test_holders_of_some_pools_are_those_of_every_pool_for_those_pools():
     some = v1_devices.holders_by_device(state, {pool})
     assert some == {key: holders for key, holders in every.items() if key[:2] == pool}
     assert v1_devices.holders_by_device(state, set()) == {}
+
+
+def test_attribute_values_read_as_kubectl_writes_them_lists_in_brackets():
+    text = v1_devices._attribute_text
+    assert [text({"string": "a100"}), text({"int": 4}), text({"bool": True}),
+            text({"version": "1.2.3"})] == ["a100", "4", "true", "1.2.3"]
+    assert text({"ints": [0, 1]}) == "[0, 1]"
+    assert text({"bools": [True, False]}) == "[true, false]"
+    assert text({"strings": ["a", "b"]}) == "[a, b]"

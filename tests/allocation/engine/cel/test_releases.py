@@ -85,7 +85,7 @@ def test_expressions_naming_no_missing_function_are_not_compiled_again(monkeypat
     check_new_device_selector('device.driver == "sorted.example.com"', compatibility=(1, 33))
     assert compiled == []
     check_new_device_selector('device.driver == "sort.example.com"', compatibility=(1, 33))
-    assert compiled == [('device.driver == "sort.example.com"', True, (1, 33))]
+    assert compiled == [('device.driver == "sort.example.com"', True, (1, 33), False)]
 
 
 @pytest.mark.parametrize("expression", [

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.manifests.problems import ProblemList
-from allocation.engine.manifests.v1_rules import attribute_value_ok, check_attribute_value
 from tests.allocation.engine.manifests.v1_docs import (
     claim_doc,
     class_doc,
@@ -54,47 +52,6 @@ def test_consumed_counters_per_set_are_limited_to_32():
                                  "counters, more than the limit of 32"]
     assert problems(doc(0)) == ["spec.devices[0].consumesCounters[0].counters: must name at "
                                 "least one counter"]
-
-
-def test_attributes_and_capacity_together_at_most_32():
-    def doc(attributes, capacities):
-        return [slice_doc([device(
-            attributes={f"a{i}": {"int": i} for i in range(attributes)},
-            capacity={f"c{i}": {"value": "1"} for i in range(capacities)})])]
-    assert problems(doc(20, 12)) == []
-    assert problems(doc(20, 13)) == ["spec.devices[0]: attributes and capacity have 33 "
-                                     "entries together, more than the limit of 32"]
-
-
-def test_string_and_version_attributes_at_most_64_characters():
-    version = "1.0.0-" + "a" * 58
-    ok = {"s": {"string": "x" * 64}, "v": {"version": version}}
-    assert problems([slice_doc([device(attributes=ok)])]) == []
-    bad = {"s": {"string": "x" * 65}, "v": {"version": version + "a"}}
-    assert problems([slice_doc([device(attributes=bad)])]) == [
-        "spec.devices[0].attributes.s.string: is 65 characters, longer than the limit of 64",
-        "spec.devices[0].attributes.v.version: is 65 characters, longer than the limit of 64"]
-
-
-@pytest.mark.parametrize("value", [
-    {"string": "x" * 64}, {"string": "x" * 65}, {"string": ""}, {"int": 3}, {"bool": False},
-    {"version": "1.2.3"}, {"version": "1.0.0-" + "a" * 58}, {"version": "1.0.0-" + "a" * 59},
-    {"version": "v1.2.3"}, {"version": "1.2.3-01"}, {"string": None, "version": "1.2"},
-    {"string": None, "int": 1}, {"version": None, "string": "a"}])
-def test_an_attribute_values_verdict_alone_is_its_checks(value):
-    # the loader asks attribute_value_ok of a valid document, and check_attribute_value only
-    # of an invalid one: they must agree on every value the schema's shape allows
-    found = ProblemList()
-    check_attribute_value(value, "v", found)
-    assert attribute_value_ok(value) is (not found)
-
-
-@pytest.mark.parametrize("version", ["v1.2.3", "1.2", "01.2.3", "1.2.3-01"])
-def test_versions_are_strict_semver(version):
-    lines = problems([slice_doc([device(attributes={"v": {"version": version}})])])
-    assert len(lines) == 1
-    assert lines[0].startswith("spec.devices[0].attributes.v.version: ")
-    assert "strict semver 2.0.0" in lines[0]
 
 
 def test_qualified_names():

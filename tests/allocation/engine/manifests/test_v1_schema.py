@@ -141,8 +141,8 @@ def test_exactly_one_request_form_and_one_attribute_type():
                       slice_doc([device(attributes={"a": {"int": 1, "bool": True}})])])
     assert lines == [
         "spec.devices.requests[0]: exactly one of exactly, firstAvailable must be set",
-        "spec.devices[0].attributes.a: exactly one of int, bool, string, version may be set,"
-        " found int, bool"]
+        "spec.devices[0].attributes.a: exactly one of int, bool, string, version, ints, bools,"
+        " strings, versions may be set, found int, bool"]
 
 
 def test_subrequests_do_not_take_admin_access():

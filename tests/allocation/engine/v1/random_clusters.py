@@ -4,9 +4,9 @@
 with ``allNodes`` or a node selector, shared counters, an obsolete generation, an
 incomplete pool), DeviceClasses and pods (lists of claims) with selectors from a small CEL
 vocabulary, ExactCount/All, firstAvailable, matchAttribute/distinctAttribute, adminAccess,
-tolerations and consumable capacity. Fields whose feature gate is off in the profile are
-dropped with ``gated.drop_disabled_fields``, as the loader does, so every cluster is one
-the API server could hold.
+tolerations, consumable capacity and list-type attributes. Fields whose feature gate is off
+in the profile are dropped with ``gated.drop_disabled_fields``, as the loader does, so every
+cluster is one the API server could hold.
 
 ``schedule(allocator, nodes, pods)`` runs the pods the way the planner's scheduler does:
 nodes in name order, the first fit is committed claim by claim.
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from allocation.engine.v1 import AllocationError, Allocator, make_profile
 from allocation.engine.v1.gated import drop_disabled_fields
 
-__all__ = ["GPU", "NIC", "SELECTORS", "Cluster", "Trace", "clusters", "schedule"]
+__all__ = ["GPU", "NIC", "SELECTORS", "LIST_SELECTORS", "Cluster", "Trace", "clusters",
+           "schedule"]
 
 GPU = "gpu.example.com"
 NIC = "nic.example.com"
@@ -41,6 +42,13 @@ SELECTORS = (
     f'device.attributes["{GPU}"].ver.isGreaterThan(semver("1.2.0"))',
     'device.attributes["other.example.com"].size() == 0',
     f'device.attributes["{GPU}"].numa == 1',
+)
+# With list-type attributes (gate DRAListTypeAttributes): ``includes`` and a list's macros.
+LIST_SELECTORS = (
+    f'"numa" in device.attributes["{GPU}"] && device.attributes["{GPU}"].numa.includes(1)',
+    f'device.attributes["{GPU}"].model.includes("a")',
+    f'"numa" in device.attributes["{GPU}"] && '
+    f'device.attributes["{GPU}"].numa.includes(0) == false',
 )
 CLASSES = {
     "gpu": f'device.driver == "{GPU}"',
@@ -97,8 +105,16 @@ def _device(draw, name: str, driver: str, features: set[str], uses: set[str],
     d: dict = {"name": name, "attributes": {}}
     if driver == GPU:
         d["attributes"]["model"] = {"string": draw(st.sampled_from("ab"))}
+        if "lists" in features and draw(st.integers(0, 2)) == 0:
+            d["attributes"]["model"] = {"strings": sorted(draw(st.sets(
+                st.sampled_from("abc"), min_size=1, max_size=2)))}
+            uses.add("lists")
         if draw(st.integers(0, 3)):
             d["attributes"]["numa"] = {"int": draw(st.integers(0, 1))}
+            if "lists" in features and draw(st.booleans()):
+                d["attributes"]["numa"] = {"ints": sorted(draw(st.sets(
+                    st.integers(0, 2), min_size=1, max_size=2)))}
+                uses.add("lists")
         if draw(st.booleans()):
             d["attributes"][f"{GPU}/ver"] = {"version": draw(st.sampled_from(
                 ["1.0.0", "1.2.0", "1.10.1"]))}
@@ -196,7 +212,8 @@ def _body(draw, features: set[str], uses: set[str], sub: bool) -> dict:
         body["allocationMode"] = "ExactCount"
         body["count"] = draw(st.sampled_from([1, 1, 2]))
     if cls == "gpu" and draw(st.booleans()):
-        body["selectors"] = [{"cel": {"expression": draw(st.sampled_from(SELECTORS))}}]
+        vocabulary = SELECTORS + LIST_SELECTORS if "lists" in features else SELECTORS
+        body["selectors"] = [{"cel": {"expression": draw(st.sampled_from(vocabulary))}}]
     if draw(st.integers(0, 3)) == 0:
         body["tolerations"] = [draw(st.sampled_from(TOLERATIONS))]
     if "consumable" in features and draw(st.integers(0, 5)) == 0:
@@ -245,7 +262,8 @@ def clusters(draw, release: str = "1.36", gates: str = "") -> Cluster:
     features = {name for name, on in (
         ("counters", profile.partitionable_devices), ("taints", profile.device_taints),
         ("consumable", profile.consumable_capacity), ("admin", profile.admin_access),
-        ("binding", profile.binding_and_status)) if on}
+        ("binding", profile.binding_and_status),
+        ("lists", profile.list_type_attributes)) if on}
     uses: set[str] = set()
     nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {
         "name": n, "labels": {"rack": draw(st.sampled_from(["r1", "r2"]))}}} for n in NODES]

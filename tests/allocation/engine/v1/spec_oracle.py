@@ -81,6 +81,10 @@ class Rules:
         if any(b.get("allocationMode") == "All" for b in bodies) or any(
                 "distinctAttribute" in con for con in constraints):
             return False
+        # list-type attributes: matchAttribute's shared values narrow and never widen again
+        # when the search takes a device back (upstream's quirk), so it may miss one
+        if "lists" in self.cluster.uses and constraints:
+            return False
         for dev in self.devices:
             if dev.raw.get("consumesCounters") and (
                     constraints or dev.raw.get("taints") or dev.multi):
@@ -96,8 +100,7 @@ class Rules:
             key = (expr, dev.key)
             if key not in self._cache:
                 try:
-                    sel = compile_device_selector(
-                        expr, consumable_capacity=self.profile.consumable_capacity)
+                    sel = compile_device_selector(expr, **self.profile.selector_options)
                     self._cache[key] = sel.matches(dev.driver, dev.raw)
                 except CelEvaluationError:
                     self.cel_error = True
@@ -204,18 +207,33 @@ class Rules:
                     if value is None:
                         return False
                     values.append(value)
-                if con.get("matchAttribute") and len(set(values)) > 1:
+                if con.get("matchAttribute") and not _shared(values):
                     return False
         return True
 
 
 def _attribute(dev: Dev, name: str):
+    """(scalar type, set of values) of a device's attribute: a list type's items, a
+    scalar's one value (spec: list-type attributes compare as sets)."""
     attrs = dev.raw.get("attributes") or {}
     found = attrs.get(name)
     domain, _, ident = name.partition("/")
     if found is None and domain == dev.driver:
         found = attrs.get(ident)
-    return None if found is None else next(iter(found.items()))
+    if found is None:
+        return None
+    kind, value = next(iter(found.items()))
+    if isinstance(value, list):
+        return kind[:-1], frozenset(value)
+    return kind, frozenset([value])
+
+
+def _shared(values: list) -> bool:
+    """Whether the devices' values have one in common, of one type (matchAttribute)."""
+    if not values:
+        return True
+    kinds = {kind for kind, _ in values}
+    return len(kinds) == 1 and bool(frozenset.intersection(*(v for _, v in values)))
 
 
 def _bodies(request: dict) -> list[tuple[str, dict]]:

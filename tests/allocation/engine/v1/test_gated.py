@@ -50,3 +50,14 @@ def test_in_place_changes_the_document_itself_and_drops_the_same_fields():
     assert copied is not doc and "extendedResourceName" in doc["spec"]
     same, dropped_in_place = drop_disabled_fields(doc, make_profile("1.35"), in_place=True)
     assert same is doc and doc == copied and dropped_in_place == dropped
+
+
+def test_list_type_attributes_are_dropped_in_1_36_with_the_gate_off_only():
+    doc = {"kind": "ResourceSlice", "spec": {"driver": "d", "devices": [
+        {"name": "a", "attributes": {"numa": {"ints": [0, 1]}, "m": {"string": "x"}}}]}}
+    out, dropped = drop_disabled_fields(doc, make_profile("1.36"))
+    assert dropped == [("spec.devices[0].attributes[numa].ints", "DRAListTypeAttributes")]
+    assert out["spec"]["devices"][0]["attributes"] == {"numa": {}, "m": {"string": "x"}}
+    for profile in (make_profile("1.36", "DRAListTypeAttributes=true"),
+                    make_profile("1.35")):  # 1.35: an unknown field, refused by the rules
+        assert drop_disabled_fields(doc, profile)[1] == []

@@ -77,3 +77,9 @@ def test_135_default_fits_obey_the_spec_and_misses_are_confirmed(cluster):
 @given(clusters("1.35", "AllAlpha=true"))
 def test_135_all_alpha_fits_obey_the_spec_and_misses_are_confirmed(cluster):
     _run(cluster)
+
+
+@SETTINGS
+@given(clusters("1.36", "DRAListTypeAttributes=true"))
+def test_136_list_type_attributes_fits_obey_the_spec_and_misses_are_confirmed(cluster):
+    _run(cluster)

@@ -250,8 +250,8 @@ def test_committed_state_stays_within_capacities_and_counters(cluster, release, 
 
 SCHEDULING = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-PROFILES = st.sampled_from([("1.36", ""), ("1.35", ""), ("1.35", "AllAlpha=true"),
-                            ("1.34", ""), ("1.34", "AllAlpha=true")])
+PROFILES = st.sampled_from([("1.36", ""), ("1.36", "AllAlpha=true"), ("1.35", ""),
+                            ("1.35", "AllAlpha=true"), ("1.34", ""), ("1.34", "AllAlpha=true")])
 
 
 def _scheduled(cluster: Cluster):
