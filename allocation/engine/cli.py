@@ -29,7 +29,14 @@ from allocation.engine.allocator import STRATEGIES
 from allocation.engine.constants import COUNTER_MODES
 from allocation.engine.events import DEFAULT_START, format_time, parse_duration, parse_time
 from allocation.engine.manifests import InvalidManifests
-from allocation.engine.v1 import DEFAULT_RELEASE, RELEASES, FeatureGateError, Profile, make_profile
+from allocation.engine.v1 import (
+    DEFAULT_RELEASE,
+    RELEASES,
+    FeatureGateError,
+    Profile,
+    ignored_gates,
+    make_profile,
+)
 
 __all__ = ["SIMULATE_HELP", "CONVERT_HELP", "COMMANDS", "add_simulate_arguments",
            "add_convert_arguments", "run_simulate", "run_convert", "reported_failures",
@@ -133,6 +140,9 @@ def run_simulate(options: Mapping[str, Any], stdout: TextIO, stderr: TextIO) -> 
     except ValueError as exc:
         _line(stderr, f"error: {exc}")
         sys.exit(2)
+    for name in ignored_gates(options["feature_gates"]):
+        _line(stderr, f"warning: --feature-gates: {name} has no effect here (kube-scheduler "
+              "knows it; the planner models the DRA gates of docs/v1.md)")
     with reported_failures(stderr, "simulated"):  # the text goes out as it is written
         simulate_to(stdout.write, options["files"], options["strategy"], now, advance,
                     options["output"], profile,

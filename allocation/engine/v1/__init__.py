@@ -20,6 +20,7 @@ from allocation.engine.v1.features import (
     RELEASES,
     FeatureGateError,
     Profile,
+    ignored_gates,
     make_profile,
     parse_feature_gates,
 )
@@ -54,4 +55,5 @@ __all__ = [
     "claim_key",
     "make_profile",
     "parse_feature_gates",
+    "ignored_gates",
 ]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from allocation.engine.v1.kube_gates import KUBE_GATES
+
 __all__ = [
     "DEFAULT_RELEASE",
     "GATES",
@@ -19,6 +21,7 @@ __all__ = [
     "Profile",
     "make_profile",
     "parse_feature_gates",
+    "ignored_gates",
 ]
 
 RELEASES = ("1.34", "1.35", "1.36")
@@ -70,19 +73,24 @@ class FeatureGateError(ValueError):
     """A ``--feature-gates`` value kube-scheduler would refuse; the message is its own."""
 
 
-def _gate_table(release: str) -> dict[str, tuple]:
+def _gate_table(release: str, every: bool = False) -> dict[str, tuple]:
+    """The DRA gates ``release`` knows, or with ``every`` all kube-scheduler knows."""
     index = RELEASES.index(release)
-    return {name: spec[index] for name, spec in GATES.items() if spec[index] is not None}
+    tables = (GATES, KUBE_GATES) if every else (GATES,)
+    return {name: spec[index] for table in tables for name, spec in table.items()
+            if spec[index] is not None}
 
 
 def parse_feature_gates(text: str, release: str = DEFAULT_RELEASE) -> dict[str, bool]:
     """Parse ``Name=true,Other=false`` (plus ``AllAlpha``/``AllBeta``) for ``release``.
 
-    Returns the explicit settings, AllAlpha/AllBeta expanded onto the gates not set by name.
+    Returns the explicit settings of the DRA gates (:data:`GATES`), AllAlpha/AllBeta
+    expanded onto those not set by name. Every other gate kube-scheduler knows
+    (``kube_gates.KUBE_GATES``) is checked as it checks it, and has no effect here.
     Raises FeatureGateError as kube-scheduler does: an unknown gate, a value that is not a
     bool, a missing value, or a locked gate set against its locked value.
     """
-    table = _gate_table(release)
+    table = _gate_table(release, every=True)
     explicit: dict[str, bool] = {}
     alls: dict[str, bool] = {}
     for part in (p.strip() for p in text.split(",")):
@@ -104,13 +112,22 @@ def parse_feature_gates(text: str, release: str = DEFAULT_RELEASE) -> dict[str, 
                 f"cannot set feature gate {name} to {str(value).lower()}, "
                 f"feature is locked to {str(default).lower()}")
         explicit[name] = value
-    result = dict(explicit)
+    result = {name: value for name, value in explicit.items() if name in GATES}
     for all_name, stage in (("AllAlpha", _ALPHA), ("AllBeta", _BETA)):
         if all_name in alls:
-            for name, (gate_stage, _default, locked) in table.items():
+            for name, (gate_stage, _default, locked) in _gate_table(release).items():
                 if gate_stage == stage and name not in explicit and not locked:
                     result[name] = alls[all_name]
     return result
+
+
+def ignored_gates(text: str) -> list[str]:
+    """The gates ``--feature-gates`` ``text`` sets by name that the planner does not model:
+    kube-scheduler's other gates, accepted by :func:`parse_feature_gates` without effect
+    (for a warning)."""
+    names = (part.partition("=")[0].strip() for part in text.split(","))
+    return [name for name in names if name and name not in GATES
+            and name not in ("AllAlpha", "AllBeta")]
 
 
 def _parse_bool(name: str, raw: str) -> bool:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from allocation.engine.v1 import FeatureGateError, make_profile, parse_feature_gates
+from allocation.engine.v1 import (
+    FeatureGateError,
+    ignored_gates,
+    make_profile,
+    parse_feature_gates,
+)
+from allocation.engine.v1.features import GATES
 
 
 def test_default_profile_is_136_incubating_with_every_feature():
@@ -99,3 +105,26 @@ def test_locked_gate_may_be_set_to_its_value_and_bad_release_is_refused():
     assert parse_feature_gates("DRAAdminAccess=true", "1.36") == {"DRAAdminAccess": True}
     with pytest.raises(FeatureGateError, match="unsupported Kubernetes version"):
         make_profile("1.33")
+
+
+def test_kube_schedulers_other_gates_are_checked_as_it_checks_them_and_have_no_effect():
+    # kube_gates.KUBE_GATES: every gate kube-scheduler knows beside the DRA ones
+    assert parse_feature_gates("SchedulerQueueingHints=true,DRAConsumableCapacity=true",
+                               "1.35") == {"DRAConsumableCapacity": True}
+    with pytest.raises(FeatureGateError, match="cannot set feature gate "
+                       "SchedulerQueueingHints to false, feature is locked to true"):
+        parse_feature_gates("SchedulerQueueingHints=false", "1.36")
+    # a gate's stage and lock follow the release: beta in 1.34, GA and locked from 1.35
+    assert parse_feature_gates("InPlacePodVerticalScaling=false", "1.34") == {}
+    with pytest.raises(FeatureGateError, match="locked to true"):
+        parse_feature_gates("InPlacePodVerticalScaling=false", "1.35")
+    # 1.36's newer DRA gates the planner does not model: known to 1.36 only
+    assert parse_feature_gates("DRAWorkloadResourceClaims=true", "1.36") == {}
+    with pytest.raises(FeatureGateError, match="unrecognized feature gate"):
+        parse_feature_gates("DRAWorkloadResourceClaims=true", "1.35")
+    # AllAlpha reaches them too, but a profile holds only the gates it models
+    assert set(make_profile("1.36", "AllAlpha=true").gates) <= set(GATES)
+    assert ignored_gates("SchedulerQueueingHints=true,AllAlpha=true,DRAAdminAccess=true,"
+                         "DRAWorkloadResourceClaims=false") == [
+        "SchedulerQueueingHints", "DRAWorkloadResourceClaims"]
+

@@ -225,6 +225,12 @@ def test_the_profile_flags_warn_about_dropped_fields(tmp_path):
     enabled = simulate(str(path), "--kubernetes-version", "1.35",
                        "--feature-gates", "DRAConsumableCapacity=true")
     assert enabled.returncode == 0 and enabled.stderr == ""
+    # another gate of kube-scheduler's flag is taken, and said to change nothing here
+    other = simulate(str(path), "--feature-gates", "SchedulerQueueingHints=true")
+    assert other.returncode == 0 and other.stdout == simulate(str(path)).stdout
+    assert other.stderr.splitlines() == [
+        "warning: --feature-gates: SchedulerQueueingHints has no effect here (kube-scheduler "
+        "knows it; the planner models the DRA gates of docs/v1.md)"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
