@@ -119,7 +119,8 @@ def compile_program(source: str, variables: Mapping[str, str] | None = None) -> 
 
 def compile_device_program(source: str, consumable_capacity: bool,
                            compatibility: tuple[int, int] | None = None,
-                           list_type_attributes: bool = False) -> Program:
+                           list_type_attributes: bool = False,
+                           unknown_attributes: bool = False) -> Program:
     """Check ``source`` in the resource.k8s.io/v1 device-selector environment (variables
     :data:`DEVICE_VARIABLES`, the quantity, semver, IP, CIDR, lists and regex libraries, the
     standard extensions; ``device.allowMultipleAllocations`` only with
@@ -129,11 +130,17 @@ def compile_device_program(source: str, consumable_capacity: bool,
     ``compatibility`` (major, minor) compiles in the API server's new-expressions
     environment of that version: only the extensions Kubernetes had by then. Its error is
     the first, in cel-go's order (by position), at a call: the function a missing extension
-    would declare. None: every extension, the stored-expressions environment."""
+    would declare. None: every extension, the stored-expressions environment.
+
+    ``unknown_attributes`` declares an attribute value as the unknown type
+    (``google.protobuf.Any``, upstream's type without list-type attributes) instead of
+    ``dyn``: a program for the type check only, which cannot run (the library then wants
+    an Any message for each value)."""
     # The format library's optional results are maps here, read with [?""] (``_format``).
     text, inserted = _format.optional_calls(source)
     forms = _qform.uses_forms(source)
-    env = _device_env(consumable_capacity, compatibility, forms, list_type_attributes)
+    env = _device_env(consumable_capacity, compatibility, forms, list_type_attributes,
+                      unknown_attributes)
     try:
         expression = env.compile(text)
     except RuntimeError as error:
@@ -178,6 +185,8 @@ def _type_name(value_type: cel.Type) -> str:
                        ("double", _T.DOUBLE), ("string", _T.STRING), ("uint", _T.UINT)):
         if value_type == kind:
             return name
+    if value_type == _T.ERROR:  # how the library names a checked google.protobuf.Any
+        return "any"
     return value_type.name().lower()
 
 
@@ -311,10 +320,15 @@ def _cel_type(kind: str) -> cel.Type:
     return _LIBRARY_KINDS.get(kind) or _KINDS[kind]
 
 
-def _device_variables(consumable_capacity: bool) -> dict[str, cel.Type]:
+_UNKNOWN = _T("google.protobuf.Any")
+
+
+def _device_variables(consumable_capacity: bool, unknown_attributes: bool = False
+                      ) -> dict[str, cel.Type]:
+    value = _UNKNOWN if unknown_attributes else _T.DYN
     variables = {
         "device.driver": _T.STRING,
-        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, _T.DYN)),
+        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, value)),
         "device.capacity": _T.Map(_T.STRING, _T.Map(_T.STRING, _cel_type(_k8s.QUANTITY))),
     }
     if consumable_capacity:
@@ -328,7 +342,8 @@ DEVICE_VARIABLES = tuple(_device_variables(True))
 
 @lru_cache(maxsize=32)
 def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None,
-                forms: bool = False, list_type_attributes: bool = False) -> cel.Env:
+                forms: bool = False, list_type_attributes: bool = False,
+                unknown_attributes: bool = False) -> cel.Env:
     pool = descriptor_pool_of_opaque_types()
     declarations = {name: list(overloads) for name, overloads in _STANDARD.items()}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[_k8s.Overload]] = {}
@@ -348,7 +363,7 @@ def _device_env(consumable_capacity: bool, compatibility: tuple[int, int] | None
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(_extensions_yaml(compatibility)),
         descriptor_pool=pool,
-        variables=_device_variables(consumable_capacity),
+        variables=_device_variables(consumable_capacity, unknown_attributes),
         functions=[cel.FunctionDecl(name, overloads) for name, overloads in declarations.items()],
         function_impls=impls,
         extensions=[cel.CelExtension("kubernetes.lists", [

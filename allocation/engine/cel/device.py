@@ -19,11 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from allocation.engine.cel import _k8s, _qform
-from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_reads, tokenize
+from allocation.engine.cel._analysis import DRIVER_DOMAIN, DeviceRead, device_reads
 from allocation.engine.cel._cache import CompiledCache, ResultCache
+from allocation.engine.cel._device_checks import (
+    COMPREHENSIONS,
+    check_literals,
+    check_unknown_attributes,
+    refuse_internals,
+)
 from allocation.engine.cel._errors import CelCompileError, CelEvaluationError
 from allocation.engine.cel._library import Program, compile_device_program
-from allocation.engine.cel._opaque import FORM_FIELD, OPAQUE_FIELD, opaque_value
+from allocation.engine.cel._opaque import opaque_value
 from allocation.engine.cel.budget import Budget
 from allocation.engine.cel.cost import DEVICE_BOUNDS
 from allocation.engine.cel.selectors import check_source
@@ -135,81 +141,17 @@ def _build(source: str, consumable_capacity: bool, list_type_attributes: bool
     check_source(source)
     program = compile_device_program(source, consumable_capacity,
                                      list_type_attributes=list_type_attributes)
-    _refuse_internals(source)
-    _check_literals(source)
+    refuse_internals(source)
+    check_literals(source)
     if program.result_type not in ("bool", "dyn"):
         raise CelCompileError("must evaluate to bool or the unknown type, not "
                               f"{program.result_type}")
+    if not list_type_attributes and (program.result_type == "dyn"
+                                     or COMPREHENSIONS.search(source)):
+        check_unknown_attributes(source, consumable_capacity)
     budget = Budget(source, {"device": "device"}, DEVICE_BOUNDS)
     return DeviceSelector(source, program, budget, device_reads(source), consumable_capacity,
                           list_type_attributes)
-
-
-def _refuse_internals(source: str) -> None:
-    """Quantity, Semver, URL, NamedFormat, IP and CIDR are messages underneath: refuse
-    naming their field, the type of the first four (``kubernetes.Quantity{}``; upstream's
-    object types that no type provider knows), or a literal of the others, which
-    Kubernetes' opaque types do not have."""
-    tokens = tokenize(source)
-    for index, token in enumerate(tokens):
-        typed = [t.text for t in tokens[index : index + 3]] in (
-            ["kubernetes", ".", "Quantity"], ["kubernetes", ".", "Semver"],
-            ["kubernetes", ".", "URL"], ["kubernetes", ".", "NamedFormat"])
-        # A root name, not a field (x.kubernetes.Quantity; a leading dot is the root scope).
-        before = tokens[max(index - 2, 0) : index]
-        field = bool(before) and before[-1].text == "." and len(before) == 2 and (
-            before[0].kind in ("ident", "string", "number") or before[0].text in ")]}")
-        if token.kind == "ident" and typed and not field:
-            # cel-go's words: the qualified name at a message literal's brace, else the
-            # first name where it stands.
-            brace = tokens[index + 3] if index + 3 < len(tokens) else None
-            if brace is not None and brace.text == "{":
-                root = "." if index and tokens[index - 1].text == "." else ""
-                name = root + "".join(t.text for t in tokens[index : index + 3])
-                raise CelCompileError.at(
-                    f"undeclared reference to '{name}' (in container '')", source, brace.start)
-            raise CelCompileError.at("undeclared reference to 'kubernetes' (in container '')",
-                                     source, token.start)
-        if token.kind == "ident" and token.text in (OPAQUE_FIELD, FORM_FIELD):
-            raise CelCompileError.at(f"undeclared reference to '{token.text}'", source,
-                                     token.start)
-        # net.IP and net.CIDR are types a selector may name (``type(x) == net.IP``), but
-        # opaque ones: no message literal (``net.IP{}``), with cel-go's error at the brace.
-        after = [t.text for t in tokens[index : index + 4]]
-        if after in (["net", ".", "IP", "{"], ["net", ".", "CIDR", "{"]) and not field:
-            raise CelCompileError.at(f"'net.{after[2]}' is not a message type", source,
-                                     tokens[index + 3].start)
-
-
-#: Functions whose literal argument Kubernetes validates at compile time (its AST validators
-#: for regex, duration and timestamp literals), with a probe that uses the literal.
-_LITERAL_PROBES = {"matches": '"".matches({})', "duration": "duration({})",
-                   "timestamp": "timestamp({})", "find": '"".find({})',
-                   "findAll": '"".findAll({})'}
-#: Those upstream checks when it makes the program (regex.go's cel.OptimizeRegex), not
-#: with a validator, so its message is the program's, with Go's own text.
-_AT_PROGRAM = ("find", "findAll")
-#: What may follow the literal: findAll(re, limit); matches(text, re) is the global form.
-_LITERAL_ENDS = {"findAll": (")", ",")}
-
-
-def _check_literals(source: str) -> None:
-    """A literal regular expression, duration or timestamp that cannot be parsed is a compile
-    error, as in Kubernetes, not an error of every evaluation."""
-    tokens = tokenize(source)
-    for index, token in enumerate(tokens[:-3]):
-        if token.kind != "ident" or token.text not in _LITERAL_PROBES:
-            continue
-        literal = tokens[index + 2]
-        if tokens[index + 1].text != "(" or literal.kind != "string" \
-                or tokens[index + 3].text not in _LITERAL_ENDS.get(token.text, (")",)):
-            continue
-        probe = _LITERAL_PROBES[token.text].format(literal.text)
-        ok, message = compile_device_program(probe, False).run({})
-        if not ok:
-            text = (f"program instantiation failed: {message}".replace("Illegal regex: ", "")
-                    if token.text in _AT_PROGRAM else f"invalid {token.text} argument: {message}")
-            raise CelCompileError.at(text, source, literal.start)
 
 
 # The values read, as cache keys -----------------------------------------------------------
