@@ -29,7 +29,7 @@ def test_a_dyn_result_needs_list_type_attributes_an_attribute_result_does_not():
                                               "not dyn"):
         compile_device_selector("dyn(true)")
     compile_device_selector("dyn(true)", list_type_attributes=True)
-    for expression in (_X, f"[{_X}][0]", f'device.attributes["dra.example.com"]["x"]'):
+    for expression in (_X, f"[{_X}][0]", 'device.attributes["dra.example.com"]["x"]'):
         compile_device_selector(expression)  # the unknown type itself is a valid result
 
 
