@@ -37,6 +37,7 @@ from allocation.engine.objects import (
     ResourceClaim,
     ResourceSlice,
     stable_uid,
+    unique_derived_uids,
 )
 from allocation.engine.objects.clone import clone
 
@@ -188,8 +189,10 @@ class ClusterState:
         state = cls(clock)
         state.profile = loaded.profile
         state.events.adopt(loaded.events)
+        unnamed = [obj for obj in loaded.objects if not obj.meta.uid]
         for obj in loaded.objects:
             state.add(obj, index=False)
+        unique_derived_uids(loaded.objects, [obj for obj in unnamed if obj.meta.uid])
         state.reindex(record=True)
         check_input(state)
         if state.problems:

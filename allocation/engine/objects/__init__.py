@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from allocation.engine.kinds import KindSpec
 from allocation.engine.objects.core import Node, OpaqueObject, Pod, PodClaim, PodTemplate
-from allocation.engine.objects.meta import KObject, ObjectKey, ObjectMeta, Source, stable_uid
+from allocation.engine.objects.meta import (
+    KObject,
+    ObjectKey,
+    ObjectMeta,
+    Source,
+    stable_uid,
+    unique_derived_uids,
+)
 from allocation.engine.objects.planner import DriverSimulation, NodeGroup, ProvisioningRequest
 from allocation.engine.objects.resource import (
     Allocation,
@@ -27,7 +34,8 @@ from allocation.engine.objects.v1 import (
 )
 
 __all__ = [
-    "KObject", "ObjectKey", "ObjectMeta", "Source", "stable_uid", "Node", "Pod", "PodClaim",
+    "KObject", "ObjectKey", "ObjectMeta", "Source", "stable_uid", "unique_derived_uids",
+    "Node", "Pod", "PodClaim",
     "PodTemplate", "OpaqueObject", "NodeResourceSlice", "NodeResourceCapacity",
     "ResourceClass", "ResourceClassParameters", "ResourceClaimParameters", "ResourceClaim",
     "ResourceClaimTemplate", "PodSchedulingContext", "Allocation", "ProvisioningRequest",

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from allocation.engine.kinds import KindSpec
 
 __all__ = ["ObjectMeta", "ObjectKey", "KObject", "Source", "json_copy", "top_level_copy",
-           "share", "stable_uid"]
+           "share", "stable_uid", "unique_derived_uids"]
 
 _UID_NAMESPACE = uuid.UUID("6f1c3f7e-4a8e-4d59-9a57-0d1ad3a0c0de")
 _UID_PREFIX = _UID_NAMESPACE.bytes
@@ -62,6 +62,23 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
 
 _VARIANT_DIGIT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 """A hex digit with its top two bits set to the RFC 4122 variant (``10``)."""
+
+
+def unique_derived_uids(objects: list[KObject], derived: list[KObject]) -> None:
+    """Give each of ``derived`` (objects of ``objects`` whose uid :func:`stable_uid` made)
+    that another object of the input already has (a uid copied from an earlier output)
+    the next free ``stable_uid`` of ``<name>#1``, ``#2``...: the API server never gives two
+    objects one uid, and the planner follows objects by uid."""
+    mine = {id(obj) for obj in derived}
+    given = {obj.meta.uid for obj in objects if id(obj) not in mine and obj.meta.uid}
+    for obj in derived:
+        if obj.meta.uid not in given:
+            continue
+        attempt = 1
+        while (uid := stable_uid(obj.kind, obj.namespace, f"{obj.name}#{attempt}")) in given:
+            attempt += 1
+        obj.meta.uid = uid
+        given.add(uid)
 
 
 class ObjectKey(NamedTuple):

@@ -246,3 +246,21 @@ def test_in_order_sorts_keys_as_the_objects_are_ordered():
         picked = set(rng.sample(keys, min(len(keys), rng.randint(0, 6))))
         picked.add(ObjectKey("Pod", "default", "nowhere"))
         assert state.in_order(picked) == [k for k in state.objects if k in picked]
+
+
+def test_an_object_without_a_uid_never_gets_one_the_input_gave_another():
+    # a uid copied from an earlier output onto another object (the derived uid of claim c)
+    from allocation.engine.objects import stable_uid
+
+    taken = stable_uid("ResourceClaim", "default", "c")
+    text = to_yaml([
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "c", "namespace": "default"}, "spec": {}},
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "p", "namespace": "default", "uid": taken},
+         "spec": {"containers": [{"name": "main", "image": "x"}]}}])
+    state = ClusterState.build(load_texts([("in.yaml", text)]))
+    uids = [obj.meta.uid for obj in state.objects.values()]
+    assert len(uids) == len(set(uids)) and taken in uids
+    assert state.objects[next(k for k in state.objects if k.kind == "ResourceClaim")
+                         ].meta.uid == stable_uid("ResourceClaim", "default", "c#1")

@@ -115,3 +115,22 @@ def test_stable_uid_is_uuid5_of_the_identity():
         assert made == expected
         variants.add(made[19])
     assert variants == set("89ab")
+
+
+def test_a_derived_uid_another_object_was_given_moves_to_the_next_free_one():
+    from allocation.engine.objects import Pod
+    from allocation.engine.objects.meta import stable_uid, unique_derived_uids
+
+    taken = stable_uid("Pod", "default", "a")
+    given = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "b", "namespace": "default", "uid": taken}})
+    derived = Pod({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": "a", "namespace": "default"}})
+    other = Pod({"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "c", "namespace": "default"}})
+    derived.meta.uid = taken
+    other.meta.uid = stable_uid("Pod", "default", "c")
+    unique_derived_uids([given, derived, other], [derived, other])
+    assert derived.meta.uid == stable_uid("Pod", "default", "a#1")
+    assert other.meta.uid == stable_uid("Pod", "default", "c")  # free: kept
+    assert given.meta.uid == taken
