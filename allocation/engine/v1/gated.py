@@ -16,6 +16,8 @@ from allocation.engine.v1_attribute_types import LIST_ATTRIBUTE_TYPES
 
 __all__ = ["drop_disabled_fields", "as_mapping", "mappings"]
 
+_LIST_TYPES = frozenset(LIST_ATTRIBUTE_TYPES)
+
 _DEVICE = {
     "DRADeviceTaints": ("taints",),
     "DRAPartitionableDevices": ("consumesCounters", "nodeName", "nodeSelector", "allNodes"),
@@ -90,10 +92,11 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
                     for name, cap in as_mapping(dev.get("capacity")).items():
                         _drop(as_mapping(cap), ("requestPolicy",), "DRAConsumableCapacity",
                               f"spec.devices[{i}].capacity[{name}]", profile, dropped)
-                if lists:
+                if lists:  # every attribute of every device: one C-level test each
                     for name, attr in as_mapping(dev.get("attributes")).items():
-                        _drop(as_mapping(attr), LIST_ATTRIBUTE_TYPES, "DRAListTypeAttributes",
-                              f"spec.devices[{i}].attributes[{name}]", profile, dropped)
+                        if type(attr) is dict and not _LIST_TYPES.isdisjoint(attr):
+                            _drop(attr, LIST_ATTRIBUTE_TYPES, "DRAListTypeAttributes",
+                                  f"spec.devices[{i}].attributes[{name}]", profile, dropped)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate") and not all(
             profile.enabled(gate) for gate in _CLAIM_GATES):  # (every claim: 1.36's gates)
         prefix = "spec.spec" if kind == "ResourceClaimTemplate" else "spec"
