@@ -61,3 +61,13 @@ def test_list_type_attributes_are_dropped_in_1_36_with_the_gate_off_only():
     for profile in (make_profile("1.36", "DRAListTypeAttributes=true"),
                     make_profile("1.35")):  # 1.35: an unknown field, refused by the rules
         assert drop_disabled_fields(doc, profile)[1] == []
+
+
+def test_slices_without_list_attributes_are_told_apart_at_c_speed():
+    from allocation.engine.v1.gated import _any_list_attribute
+
+    plain = [{"name": "a", "attributes": {"m": {"string": "x"}}}, {"name": "b"}]
+    assert not _any_list_attribute(plain) and not _any_list_attribute(())
+    assert _any_list_attribute([*plain, {"attributes": {"n": {"ints": [1]}}}])
+    # a part of the wrong type: the full visit sorts it out (the schema reports it)
+    assert _any_list_attribute([{"attributes": {"n": 5}}]) and _any_list_attribute([5])
