@@ -189,10 +189,11 @@ class ClusterState:
         state = cls(clock)
         state.profile = loaded.profile
         state.events.adopt(loaded.events)
-        unnamed = [obj for obj in loaded.objects if not obj.meta.uid]
+        derived: list[KObject] = []
         for obj in loaded.objects:
-            state.add(obj, index=False)
-        unique_derived_uids(loaded.objects, [obj for obj in unnamed if obj.meta.uid])
+            state.add(obj, index=False, derived=derived)
+        if derived:
+            unique_derived_uids(loaded.objects, derived)
         state.reindex(record=True)
         check_input(state)
         if state.problems:
@@ -200,8 +201,9 @@ class ClusterState:
         v1_pools.warm(state)
         return state
 
-    def add(self, obj: KObject, index: bool = True) -> None:
-        """Add an object (input or generated); ``index`` refreshes node indexes if needed."""
+    def add(self, obj: KObject, index: bool = True, derived: list | None = None) -> None:
+        """Add an object (input or generated); ``index`` refreshes node indexes if needed;
+        ``derived`` collects it when its uid is made here (``stable_uid``)."""
         if isinstance(obj, OpaqueObject):
             self.vendor[(obj.api_group, obj.kind_name, obj.namespace, obj.name)] = obj
             if not (obj.raw.get("metadata") or {}).get("namespace"):
@@ -213,6 +215,8 @@ class ClusterState:
         if not obj.meta.uid and (isinstance(obj, _GIVEN_UID)
                                  or obj.kind_spec in kinds.V1_KIND_SET):
             obj.meta.uid = stable_uid(obj.kind, obj.namespace, obj.name)
+            if derived is not None:
+                derived.append(obj)
         key = obj.key
         current = self.objects.get(key)
         if current is None:

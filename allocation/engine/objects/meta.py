@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
@@ -64,11 +65,17 @@ _VARIANT_DIGIT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcd
 """A hex digit with its top two bits set to the RFC 4122 variant (``10``)."""
 
 
+_UID = attrgetter("meta.uid")
+
+
 def unique_derived_uids(objects: list[KObject], derived: list[KObject]) -> None:
     """Give each of ``derived`` (objects of ``objects`` whose uid :func:`stable_uid` made)
     that another object of the input already has (a uid copied from an earlier output)
     the next free ``stable_uid`` of ``<name>#1``, ``#2``...: the API server never gives two
     objects one uid, and the planner follows objects by uid."""
+    uids = list(filter(None, map(_UID, objects)))
+    if len(set(uids)) == len(uids):  # nearly always: every uid once, at C speed
+        return
     mine = {id(obj) for obj in derived}
     given = {obj.meta.uid for obj in objects if id(obj) not in mine and obj.meta.uid}
     for obj in derived:
