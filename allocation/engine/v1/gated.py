@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from itertools import chain
 from typing import Any
 
 from allocation.engine.v1.features import Profile
@@ -18,7 +17,6 @@ from allocation.engine.v1_attribute_types import LIST_ATTRIBUTE_TYPES
 __all__ = ["drop_disabled_fields", "as_mapping", "mappings"]
 
 _LIST_TYPES = frozenset(LIST_ATTRIBUTE_TYPES)
-_NONE: dict = {}
 
 _DEVICE = {
     "DRADeviceTaints": ("taints",),
@@ -63,14 +61,20 @@ def _drop(obj: dict, names: tuple[str, ...], gate: str, path: str, profile: Prof
 
 def _any_list_attribute(devices: object) -> bool:
     """Whether a device of ``devices`` may have a list-type attribute: asked of every slice
-    under 1.36's defaults, so at C speed over the attributes (True, for the full visit to
-    sort out, when a part is not of its type)."""
+    under 1.36's defaults, in the fewest steps (a plain loop beats ``map`` and ``chain``
+    over a device's three or four attributes); True, for the full visit to sort out, when
+    a part is not of its type."""
     try:
-        attributes = [device.get("attributes") or _NONE for device in devices]
-        return not all(map(_LIST_TYPES.isdisjoint,
-                           chain.from_iterable(map(dict.values, attributes))))
+        for device in devices:
+            attributes = device.get("attributes")
+            if attributes:
+                for entry in attributes.values():
+                    for key in entry:
+                        if key in _LIST_TYPES:
+                            return True
     except (TypeError, AttributeError):
         return True
+    return False
 
 
 def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False

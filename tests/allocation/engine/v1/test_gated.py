@@ -63,7 +63,7 @@ def test_list_type_attributes_are_dropped_in_1_36_with_the_gate_off_only():
         assert drop_disabled_fields(doc, profile)[1] == []
 
 
-def test_slices_without_list_attributes_are_told_apart_at_c_speed():
+def test_slices_without_list_attributes_are_told_apart_before_a_device_is_visited():
     from allocation.engine.v1.gated import _any_list_attribute
 
     plain = [{"name": "a", "attributes": {"m": {"string": "x"}}}, {"name": "b"}]
