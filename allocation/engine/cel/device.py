@@ -129,8 +129,10 @@ def compile_device_selector(expression: str, *, consumable_capacity: bool = True
 
     Raises:
         CelCompileError: longer than 10 KiB, a syntax or type error (message with line and
-            column), an unknown function or field, a result that cannot be a bool;
-            CelCostError (a CelCompileError) when the estimated cost exceeds 1,000,000.
+            column), an unknown function or field, a result that cannot be a bool; without
+            ``list_type_attributes``, a comprehension over an attribute or a ``dyn`` result
+            (upstream's unknown attribute type: ``_device_checks``); CelCostError (a
+            CelCompileError) when the estimated cost exceeds 1,000,000.
     """
     return _COMPILED.get((expression, consumable_capacity, list_type_attributes),
                          lambda: _build(expression, consumable_capacity, list_type_attributes))
