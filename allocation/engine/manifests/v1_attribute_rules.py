@@ -38,8 +38,9 @@ def check_device_attributes(device: dict, path: str, profile: Profile,
                      f"than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}")
     # Only a list attribute (or one without a value: the schema's problem) can bring the
     # values past 48 (32 scalars at most), and only a device with one needs the list rules
-    # (a plain loop: cheaper than ``any(map(...))`` over a device's few attributes)
-    for entry in attributes.values() if attributes else ():
+    # (a plain loop: cheaper than ``any(map(...))`` over a device's few attributes); where
+    # loading dropped every list (1.36's defaults), none is left to look for
+    for entry in attributes.values() if attributes and not profile.drops_list_types else ():
         if _SCALAR_TYPES.isdisjoint(entry):
             _list_attributes(device, path, profile, problems)
             break

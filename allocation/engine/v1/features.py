@@ -90,6 +90,8 @@ def parse_feature_gates(text: str, release: str = DEFAULT_RELEASE) -> dict[str, 
     Raises FeatureGateError as kube-scheduler does: an unknown gate, a value that is not a
     bool, a missing value, or a locked gate set against its locked value.
     """
+    if not text.strip():  # the usual profile: no table of every gate to build
+        return {}
     table = _gate_table(release, every=True)
     explicit: dict[str, bool] = {}
     alls: dict[str, bool] = {}
@@ -195,6 +197,12 @@ class Profile:
         """Whether the release's API types have the list types of a device attribute
         (``ints`` ...: 1.36 on, behind DRAListTypeAttributes); before, they are unknown."""
         return self._minor >= 36
+
+    @cached_property
+    def drops_list_types(self) -> bool:
+        """Whether loading drops every list-type attribute (1.36 with the gate off, the
+        default): then none reaches a rule or the allocator."""
+        return self.list_type_fields and not self.list_type_attributes
 
     @cached_property
     def selector_options(self) -> dict[str, bool]:

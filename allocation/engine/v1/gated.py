@@ -101,8 +101,7 @@ def drop_disabled_fields(doc: dict, profile: Profile, *, in_place: bool = False
         off = [(gate, names) for gate, names in _DEVICE.items() if not profile.enabled(gate)]
         policies = not profile.consumable_capacity
         # (before 1.36 the list types are unknown fields, which the rules refuse)
-        lists = (profile.list_type_fields and not profile.list_type_attributes
-                 and _any_list_attribute(spec.get("devices") or ()))
+        lists = profile.drops_list_types and _any_list_attribute(spec.get("devices") or ())
         if off or policies or lists:
             for i, dev in mappings(spec.get("devices")):
                 for gate, names in off:
